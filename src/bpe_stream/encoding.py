@@ -1,0 +1,344 @@
+"""A tiktoken-compatible ``Encoding``: pre-split text, then BPE each piece.
+
+Invariant: ``encode_ordinary(text)`` equals tiktoken's ``encode_ordinary`` for the
+same ranks and pattern, token for token.  Pieces are encoded with the
+backtracking encoder; because real text repeats its pieces (Zipf), a bounded
+per-encoding cache maps short pieces to their tokens, which makes ``count`` and
+``encode`` cost about one regex split plus one dict lookup per piece.
+
+Text handling follows tiktoken: lone surrogates (which are not valid Unicode
+scalar values and cannot be UTF-8 encoded) are replaced by U+FFFD before
+encoding, after surrogate *pairs* are joined into the characters they stand for.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterable
+from itertools import chain
+from typing import AbstractSet, Literal
+
+import regex
+
+from .backtracking import encode_backtracking
+from .pretokenize import compile_pattern
+from .vocabulary import BytePairEncoding, _check_limit
+
+__all__ = ["Encoding"]
+
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
+# Pieces up to this many characters are cached; longer ones are rare and big.
+_CACHEABLE_PIECE_LEN = 64
+_CACHE_MAX_ENTRIES = 200_000
+
+
+def fix_surrogates(text: str) -> str:
+    """Join surrogate pairs and replace lone surrogates with U+FFFD, as tiktoken does."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def check_text(text) -> str:
+    if isinstance(text, str):
+        return fix_surrogates(text)
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            "expected str, got bytes: decode it first, or use enc.bpe for raw bytes"
+        )
+    raise TypeError(f"expected str, got {type(text).__name__}")
+
+
+class _PieceCache(dict):
+    """piece (str) -> tuple of token ids; fills itself on a miss, bounded in size."""
+
+    __slots__ = ("encode_piece",)
+
+    def __init__(self, encode_piece):
+        super().__init__()
+        self.encode_piece = encode_piece
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        tokens = self.encode_piece(piece)
+        if len(piece) <= _CACHEABLE_PIECE_LEN:
+            if len(self) >= _CACHE_MAX_ENTRIES:
+                self.clear()  # crude but O(1) amortized; real text refills the hot pieces fast
+            self[piece] = tokens
+        return tokens
+
+    def __reduce__(self):  # never pickle the cache contents
+        return (_PieceCache, (self.encode_piece,))
+
+
+class Encoding:
+    """Pre-splitting BPE with tiktoken's semantics.
+
+    >>> import bpe_stream
+    >>> enc = bpe_stream.get_encoding("cl100k_base")
+    >>> enc.encode("hello world")
+    [15339, 1917]
+    >>> enc.decode([15339, 1917])
+    'hello world'
+    >>> enc.count("hello world")
+    2
+    >>> enc.encode("<|endoftext|>", allowed_special="all")
+    [100257]
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str | None,
+        mergeable_ranks: dict[bytes, int] | None = None,
+        special_tokens: dict[str, int] | None = None,
+        explicit_n_vocab: int | None = None,
+        bpe: BytePairEncoding | None = None,
+    ):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        self.name = name
+        self.pat_str = pat_str
+        if bpe is None:
+            if mergeable_ranks is None:
+                raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
+            from .cache import bpe_from_ranks
+
+            bpe = bpe_from_ranks(mergeable_ranks)
+        self.bpe = bpe
+        self._mergeable_ranks = bpe.ranks
+        special_tokens = dict(special_tokens or {})
+        seen: dict[int, str] = {}
+        for text, token in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise ValueError(f"special token {text!r} must be a non-empty str")
+            if not isinstance(token, int) or token < 0:
+                raise ValueError(f"special token {text!r} has invalid id {token!r}")
+            if token < len(bpe):
+                raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
+            if token in seen:
+                raise ValueError(f"special tokens {seen[token]!r} and {text!r} share id {token}")
+            seen[token] = text
+        self._special_tokens = special_tokens
+        self._special_decoder = {t: s.encode("utf-8") for s, t in special_tokens.items()}
+        self.max_token_value = max([len(bpe) - 1, *special_tokens.values()])
+        if explicit_n_vocab is not None and explicit_n_vocab != self.max_token_value + 1:
+            raise ValueError(
+                f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
+            )
+        if pat_str is None:
+            self._split = _whole_text
+        else:
+            self._split = compile_pattern(pat_str).findall
+        self._pieces = _PieceCache(self._encode_piece)
+
+    # ----------------------------------------------------------------- interop
+    @classmethod
+    def from_tiktoken(cls, encoding) -> "Encoding":
+        """Wrap the vocabulary of a ``tiktoken.Encoding`` (tiktoken itself is not needed after)."""
+        try:
+            ranks = encoding._mergeable_ranks
+            pat_str = encoding._pat_str
+            special = encoding._special_tokens
+            name = encoding.name
+        except AttributeError as e:
+            raise TypeError(f"not a tiktoken Encoding: {encoding!r}") from e
+        return cls(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
+
+    def __reduce__(self):
+        from .registry import _is_registered
+
+        if _is_registered(self):
+            from .registry import get_encoding
+
+            return (get_encoding, (self.name,))
+        return (
+            _rebuild,
+            (self.name, self.pat_str, self.bpe, self._special_tokens),
+        )
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    def save(self, path) -> None:
+        """Save ranks (tiktoken format), pattern and special tokens; see :func:`bpe_stream.load`."""
+        from .persist import save_encoding
+
+        save_encoding(self, path)
+
+    # ------------------------------------------------------------- properties
+    @property
+    def n_vocab(self) -> int:
+        return self.max_token_value + 1
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._special_tokens)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._special_tokens)
+
+    @property
+    def eot_token(self) -> int:
+        return self._special_tokens["<|endoftext|>"]
+
+    # ---------------------------------------------------------------- encoding
+    def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        data = piece.encode("utf-8")
+        token = self.bpe.ranks.get(data)
+        if token is not None:
+            return (token,)
+        return tuple(encode_backtracking(self.bpe, data))
+
+    def split(self, text: str) -> list[str]:
+        """The pre-split pieces of ``text`` (after surrogate fixing)."""
+        return self._split(check_text(text))
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text``, treating text that looks like special tokens as ordinary text."""
+        text = check_text(text)
+        return list(chain.from_iterable(map(self._pieces.__getitem__, self._split(text))))
+
+    def count(self, text: str) -> int:
+        """``len(encode_ordinary(text))``, without building the token list."""
+        text = check_text(text)
+        return sum(map(len, map(self._pieces.__getitem__, self._split(text))))
+
+    def count_till_limit(self, text: str, limit: int) -> int | None:
+        """``count(text)`` if it is <= ``limit``, else ``None``; exact, stops early."""
+        text = check_text(text)
+        limit = _check_limit(limit)
+        if self.pat_str is None:
+            return self.bpe.count_till_limit(text.encode("utf-8"), limit)
+        total = 0
+        pieces = self._pieces
+        for m in compile_pattern(self.pat_str).finditer(text):
+            piece = m.group()
+            if len(piece) <= _CACHEABLE_PIECE_LEN:
+                total += len(pieces[piece])
+            else:
+                c = self.bpe.count_till_limit(piece.encode("utf-8"), limit - total)
+                if c is None:
+                    return None
+                total += c
+            if total > limit:
+                return None
+        return total
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text`` with tiktoken's special-token rules.
+
+        Text matching a special token raises ``ValueError`` unless the token is in
+        ``allowed_special`` (then it becomes that token) or excluded from
+        ``disallowed_special`` (then it is ordinary text).
+        """
+        if not isinstance(text, str):
+            check_text(text)  # raises the TypeError
+        if allowed_special == "all":
+            allowed_special = self.special_tokens_set
+        else:
+            # Like tiktoken, strings that are not special tokens are ignored here.
+            allowed_special = set(allowed_special) & self.special_tokens_set
+        if disallowed_special == "all":
+            disallowed_special = self.special_tokens_set - allowed_special
+        if disallowed_special:
+            match = _special_token_regex(frozenset(disallowed_special)).search(text)
+            if match is not None:
+                raise ValueError(
+                    f"Encountered text corresponding to disallowed special token {match.group()!r}.\n"
+                    f"If you want this text to be encoded as a special token, pass it to "
+                    f"`allowed_special`, e.g. `allowed_special={{{match.group()!r}, ...}}`.\n"
+                    f"If you want this text to be encoded as normal text, disable the check for "
+                    f"this token by passing `disallowed_special=(enc.special_tokens_set - "
+                    f"{{{match.group()!r}}})`.\n"
+                    f"To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+                )
+        text = check_text(text)
+        if not allowed_special:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        start = 0
+        for m in _special_token_regex(frozenset(allowed_special)).finditer(text):
+            out.extend(self.encode_ordinary(text[start : m.start()]))
+            out.append(self._special_tokens[m.group()])
+            start = m.end()
+        out.extend(self.encode_ordinary(text[start:]))
+        return out
+
+    def encode_batch(self, texts: Iterable[str], **kwargs) -> list[list[int]]:
+        return [self.encode(t, **kwargs) for t in texts]
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        if isinstance(text_or_bytes, str):
+            if text_or_bytes in self._special_tokens:
+                return self._special_tokens[text_or_bytes]
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        token = self.bpe.ranks.get(bytes(text_or_bytes))
+        if token is None:
+            raise KeyError(text_or_bytes)
+        return token
+
+    # ---------------------------------------------------------------- decoding
+    def decode_bytes(self, tokens: Iterable[int]) -> bytes:
+        bpe_tokens = self.bpe.tokens
+        n = len(bpe_tokens)
+        special = self._special_decoder
+        out = []
+        for t in tokens:
+            if isinstance(t, int) and 0 <= t < n:
+                out.append(bpe_tokens[t])
+            elif t in special:
+                out.append(special[t])
+            else:
+                raise ValueError(f"invalid token id {t!r} for encoding {self.name!r}")
+        return b"".join(out)
+
+    def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        return self.decode_bytes([token])
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        return [self.decode_bytes([t]) for t in tokens]
+
+    # ------------------------------------------------------------ exact cuts
+    def split_at(self, text: str, max_tokens: int) -> int:
+        """Largest ``i`` (a character index) such that ``count(text[:i]) <= max_tokens``."""
+        from .cuts import text_split_at
+
+        return text_split_at(self, check_text(text), _check_limit(max_tokens, "max_tokens"))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` with at most ``max_tokens`` tokens."""
+        text = check_text(text)
+        return text[: self.split_at(text, max_tokens)]
+
+    def truncate_start(self, text: str, max_tokens: int) -> str:
+        """The longest suffix of ``text`` with at most ``max_tokens`` tokens."""
+        from .cuts import text_split_at_start
+
+        text = check_text(text)
+        return text[text_split_at_start(self, text, _check_limit(max_tokens, "max_tokens")) :]
+
+
+def _whole_text(text: str) -> list[str]:
+    return [text] if text else []
+
+
+@functools.lru_cache(maxsize=128)
+def _special_token_regex(tokens: frozenset[str]) -> "regex.Pattern[str]":
+    # Longest first so that a special token that is a prefix of another loses.
+    inner = "|".join(regex.escape(t) for t in sorted(tokens, key=lambda t: (-len(t), t)))
+    return regex.compile(f"({inner})")
+
+
+def _rebuild(name, pat_str, bpe, special_tokens) -> Encoding:
+    return Encoding(name, pat_str=pat_str, bpe=bpe, special_tokens=special_tokens)
