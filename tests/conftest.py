@@ -1,0 +1,67 @@
+"""Shared test fixtures: corpora, a naive reference BPE, and tiktoken oracles."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+CORPORA_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+CORPUS_FILES = sorted(
+    p for p in CORPORA_DIR.glob("*") if p.is_file() and p.name not in ("MANIFEST.md", "SHA256SUMS")
+) if CORPORA_DIR.is_dir() else []
+
+# The small vocabulary from the Rust bpe crate's README.
+README_TOKENS = [b"a", b"b", b"c", b"ab", b"cb", b"ac", b"bb", b"cbb", b"acbb"]
+
+
+def naive_bpe(ranks: dict[bytes, int], data: bytes) -> list[int]:
+    """The original algorithm, written for clarity: O(n^2).
+
+    Start from single bytes; repeatedly merge the adjacent pair whose
+    concatenation is the lowest-ranked token, leftmost first.
+    """
+    parts = [data[i : i + 1] for i in range(len(data))]
+    while True:
+        best = None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best is None or rank < best[0]):
+                best = (rank, i)
+        if best is None:
+            break
+        i = best[1]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return [ranks[p] for p in parts]
+
+
+def corpus_text(name: str) -> str:
+    path = CORPORA_DIR / name
+    if not path.exists():
+        pytest.skip(f"corpus {name} not available at {CORPORA_DIR}")
+    return path.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def tiktoken_oracle(name: str):
+    """A tiktoken Encoding built from the bundled files (no network)."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from bpe_stream.loading import parse_tiktoken
+    from bpe_stream.pretokenize import PATTERNS
+    from bpe_stream.registry import _BUNDLED, bundled_tiktoken_bytes
+
+    return tiktoken.Encoding(
+        name,
+        pat_str=PATTERNS[name],
+        mergeable_ranks=parse_tiktoken(bundled_tiktoken_bytes(name)),
+        special_tokens=_BUNDLED[name]["special_tokens"],
+    )
+
+
+ENCODING_NAMES = ["cl100k_base", "o200k_base"]
+
+
+@pytest.fixture(params=ENCODING_NAMES)
+def encoding_name(request):
+    return request.param

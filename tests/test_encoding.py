@@ -1,0 +1,210 @@
+"""Encoding: token-for-token equality with tiktoken, special tokens, loading, caching."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bpe_stream
+from bpe_stream import Encoding, get_encoding
+from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, tiktoken_oracle
+
+# Text rich in the characters the pre-split patterns treat specially.
+tricky_text = st.lists(
+    st.sampled_from(
+        list("aAzZ09 \t\n\r'sStTdDmMlLvVeErR.,!?/-_<|>")
+        + ["\u00a0", "\u3000", "\u2028", "\u0085", "é", "É", "ǅ", "ʰ", "\u0301", "中", "文",
+           "日本", "한", "ق", "\U0001F600", "\U0001F468\u200d\U0001F469", "\ufeff", "①", "٣"]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path):
+    text = path.read_text(encoding="utf-8")
+    ours = get_encoding(name).encode_ordinary(text)
+    assert ours == tiktoken_oracle(name).encode_ordinary(text)
+    assert get_encoding(name).count(text) == len(ours)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(text=tricky_text)
+@settings(max_examples=300, deadline=None)
+def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text):
+    enc = get_encoding(name)
+    expected = tiktoken_oracle(name).encode_ordinary(text)
+    assert enc.encode_ordinary(text) == expected
+    assert enc.count(text) == len(expected)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(text=st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_encode_equals_tiktoken_on_any_str(name, text):
+    # st.text includes lone surrogates: both replace them with U+FFFD.
+    enc = get_encoding(name)
+    oracle = tiktoken_oracle(name)
+    assert enc.encode(text, disallowed_special=()) == oracle.encode(text, disallowed_special=())
+
+
+def test_lone_surrogates_become_replacement_character():
+    enc = get_encoding("cl100k_base")
+    assert enc.encode("a\ud800b") == enc.encode("a\ufffdb")
+    # a surrogate pair written as two code points is joined into one character
+    assert enc.encode("\ud83d\ude00") == enc.encode("\U0001F600")
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_special_tokens_like_tiktoken(name):
+    enc = get_encoding(name)
+    oracle = tiktoken_oracle(name)
+    text = "hi <|endoftext|> there <|endofprompt|>!"
+    with pytest.raises(ValueError, match="disallowed special token '<\\|endoftext\\|>'"):
+        enc.encode(text)
+    with pytest.raises(ValueError):
+        oracle.encode(text)
+    for kwargs in [
+        {"allowed_special": "all"},
+        {"disallowed_special": ()},
+        {"allowed_special": {"<|endoftext|>"}, "disallowed_special": ()},
+        {"allowed_special": {"<|endoftext|>", "<|endofprompt|>"}},
+    ]:
+        assert enc.encode(text, **kwargs) == oracle.encode(text, **kwargs), kwargs
+    # encode_ordinary and count treat special-looking text as ordinary text
+    assert enc.encode_ordinary(text) == oracle.encode_ordinary(text)
+    assert enc.count(text) == len(oracle.encode_ordinary(text))
+    assert enc.special_tokens_set == oracle.special_tokens_set
+    assert enc.n_vocab == oracle.n_vocab
+    assert enc.eot_token == oracle.eot_token
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_decode(name):
+    enc = get_encoding(name)
+    oracle = tiktoken_oracle(name)
+    text = "héllo wörld 中文 \U0001F600 <|endoftext|>"
+    ids = enc.encode(text, allowed_special="all")
+    assert enc.decode(ids) == text
+    assert enc.decode_bytes(ids) == text.encode()
+    # a cut inside a character decodes with U+FFFD like tiktoken
+    assert enc.decode(ids[:-3]) == oracle.decode(ids[:-3])
+    with pytest.raises(ValueError, match="invalid token id"):
+        enc.decode([enc.n_vocab + 5])
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(text=tricky_text, slack=st.integers(-3, 3))
+@settings(max_examples=100, deadline=None)
+def test_count_till_limit(name, text, slack):
+    enc = get_encoding(name)
+    count = enc.count(text)
+    limit = max(0, count + slack)
+    assert enc.count_till_limit(text, limit) == (count if count <= limit else None)
+
+
+def test_count_till_limit_long_single_piece():
+    enc = get_encoding("cl100k_base")
+    word = "".join(chr(97 + (i * 7919) % 26) for i in range(20_000))
+    count = enc.count(word)
+    for limit in [10, count - 1, count, count + 1]:
+        assert enc.count_till_limit(word, limit) == (count if count <= limit else None)
+
+
+def test_bad_input_types():
+    enc = get_encoding("cl100k_base")
+    with pytest.raises(TypeError, match="expected str, got bytes"):
+        enc.encode_ordinary(b"abc")
+    with pytest.raises(TypeError, match="expected str, got int"):
+        enc.count(3)
+    with pytest.raises(ValueError, match="limit must be >= 0"):
+        enc.count_till_limit("abc", -1)
+    with pytest.raises(ValueError, match="unknown encoding"):
+        get_encoding("p50k_base")
+
+
+def test_registry_and_models():
+    assert bpe_stream.list_encoding_names() == ["cl100k_base", "o200k_base"]
+    assert bpe_stream.encoding_for_model("gpt-4o").name == "o200k_base"
+    assert bpe_stream.encoding_for_model("gpt-4o-mini-2024-07-18").name == "o200k_base"
+    assert bpe_stream.encoding_for_model("gpt-4").name == "cl100k_base"
+    assert bpe_stream.encoding_for_model("text-embedding-3-small").name == "cl100k_base"
+    with pytest.raises(KeyError):
+        bpe_stream.encoding_for_model("davinci")
+    assert get_encoding("cl100k_base") is get_encoding("cl100k_base")
+
+
+def test_pickle():
+    enc = get_encoding("o200k_base")
+    assert pickle.loads(pickle.dumps(enc)) is enc
+    custom = Encoding("tiny", pat_str=r"\w+|\W+", mergeable_ranks={t: i for i, t in enumerate(README_TOKENS)},
+                      special_tokens={"<eot>": 100})
+    clone = pickle.loads(pickle.dumps(custom))
+    assert clone.encode("abacbbcab<eot>", allowed_special="all") == custom.encode(
+        "abacbbcab<eot>", allowed_special="all"
+    )
+
+
+def test_constructor_like_tiktoken_and_from_tiktoken():
+    oracle = tiktoken_oracle("cl100k_base")
+    enc = Encoding(
+        "mine",
+        pat_str=oracle._pat_str,
+        mergeable_ranks=oracle._mergeable_ranks,
+        special_tokens=oracle._special_tokens,
+    )
+    text = "Some text, with 12345 digits and   spaces\n\n"
+    assert enc.encode(text) == oracle.encode(text)
+    wrapped = Encoding.from_tiktoken(oracle)
+    assert wrapped.encode(text) == oracle.encode(text)
+    assert wrapped.name == "cl100k_base"
+    with pytest.raises(TypeError, match="not a tiktoken Encoding"):
+        Encoding.from_tiktoken(object())
+
+
+def test_constructor_rejects_bad_vocabularies():
+    with pytest.raises(ValueError, match="ranks must be the integers"):
+        Encoding("x", pat_str=None, mergeable_ranks={b"a": 0, b"b": 5})
+    with pytest.raises(ValueError, match="collides"):
+        Encoding("x", pat_str=None, mergeable_ranks={b"a": 0, b"b": 1}, special_tokens={"<s>": 1})
+    with pytest.raises(ValueError, match="invalid pre-split pattern"):
+        Encoding("x", pat_str="(", mergeable_ranks={b"a": 0})
+
+
+def test_no_pattern_means_raw_bpe():
+    enc = Encoding("raw", pat_str=None, mergeable_ranks={t: i for i, t in enumerate(README_TOKENS)})
+    assert enc.encode("abacbb") == enc.bpe.encode(b"abacbb")
+    assert enc.count("") == 0
+
+
+def test_disk_cache_is_rebuilt_when_corrupt(tmp_path):
+    # Runs in a subprocess so that the in-process memo does not hide the disk.
+    script = (
+        "import bpe_stream;"
+        "enc = bpe_stream.get_encoding('cl100k_base');"
+        "print(enc.encode('hello world'))"
+    )
+    env = {"BPE_STREAM_CACHE_DIR": str(tmp_path), "PATH": "", "PYTHONPATH": ":".join(sys.path)}
+    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert first.stdout.strip() == "[15339, 1917]", first.stderr
+    entries = list(tmp_path.glob("*.pickle"))
+    assert len(entries) == 1
+    blob = entries[0].read_bytes()
+    entries[0].write_bytes(blob[: len(blob) // 2] + b"garbage" + blob[len(blob) // 2 + 7 :])
+    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert second.stdout.strip() == "[15339, 1917]", second.stderr
+    assert entries[0].read_bytes() == blob  # rebuilt and rewritten
+
+
+def test_bundled_file_is_verified(monkeypatch):
+    from bpe_stream import registry
+
+    monkeypatch.setitem(registry._BUNDLED, "cl100k_base", dict(registry._BUNDLED["cl100k_base"], sha256="0" * 64))
+    with pytest.raises(RuntimeError, match="corrupt"):
+        registry.bundled_tiktoken_bytes("cl100k_base")
