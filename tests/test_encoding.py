@@ -208,3 +208,32 @@ def test_bundled_file_is_verified(monkeypatch):
     monkeypatch.setitem(registry._BUNDLED, "cl100k_base", dict(registry._BUNDLED["cl100k_base"], sha256="0" * 64))
     with pytest.raises(RuntimeError, match="corrupt"):
         registry.bundled_tiktoken_bytes("cl100k_base")
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(
+    blocks=st.lists(
+        st.one_of(
+            tricky_text,
+            st.text(alphabet="ab \n\r\t.'/12", max_size=300),
+            st.just("\n"), st.just("\nword"), st.just("\n/x"), st.just(" \n\n9"),
+        ),
+        max_size=60,
+    )
+)
+@settings(max_examples=150, deadline=None)
+def test_pre_split_fast_path_equals_regex(name, blocks):
+    # Mixed ASCII/Unicode text exercises the stretch logic.
+    from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
+
+    text = "".join(blocks)
+    assert PreSplitter(PATTERNS[name]).findall(text) == compile_pattern(PATTERNS[name]).findall(text)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_ascii_translation_equals_unicode_pattern(name, text):
+    from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
+
+    assert PreSplitter(PATTERNS[name]).findall(text) == compile_pattern(PATTERNS[name]).findall(text)

@@ -21,7 +21,7 @@ from typing import AbstractSet, Literal
 import regex
 
 from .backtracking import encode_backtracking
-from .pretokenize import compile_pattern
+from .pretokenize import PreSplitter, compile_pattern
 from .vocabulary import BytePairEncoding, _check_limit
 
 __all__ = ["Encoding"]
@@ -129,7 +129,7 @@ class Encoding:
         if pat_str is None:
             self._split = _whole_text
         else:
-            self._split = compile_pattern(pat_str).findall
+            self._split = PreSplitter(pat_str).findall
         self._pieces = _PieceCache(self._encode_piece)
 
     # ----------------------------------------------------------------- interop
