@@ -274,3 +274,15 @@ def test_from_tiktoken_file(tmp_path):
     bad.write_bytes(b"YQ== 0\nnot-base64!! 1\n")
     with pytest.raises(ValueError, match="malformed .tiktoken line 2"):
         BytePairEncoding.from_tiktoken_file(bad)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("unit", [b" ", b"a", b"1", b"\n", b"!", b"ab ", b"\xe4\xb8\xad"])
+def test_long_runs_across_scan_windows(name, unit):
+    # Runs longer than the backtracking encoder's scan window (2 KB).
+    bpe = get_encoding(name).bpe
+    for size in [2047, 2048, 2049, 5000]:
+        data = (unit * size)[:size]
+        expected = bpe.encode(data, method="heap")
+        assert bpe.encode(data) == expected
+        assert bpe.encode(data, method="table") == expected

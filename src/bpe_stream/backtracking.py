@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from bitarray import bitarray
 
+from .vocabulary import _is_valid_pair
+
 # Scanning a window of this many bytes at a time keeps pyahocorasick from
 # converting the whole input on every restart (it converts its whole argument).
 _WINDOW = 2048
@@ -35,73 +37,87 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
     iter_long = bpe.automaton.iter_long
     next_prefix = bpe.next_prefix
     token_lens = bpe.token_lens
+    masks = bpe.continuation_masks
     ranks_get = bpe.ranks.get
     tokens_bytes = bpe.tokens
     split_left = bpe.split_left
     split_right = bpe.split_right
     n_tokens = len(tokens_bytes)
     max_len = bpe.max_token_len
-    from .vocabulary import _is_valid_pair
+    window = max(_WINDOW, 4 * max_len)
 
     alive = bitarray(n + 1)
     alive.setall(1)
+    any_dead = False
     tokens: list[int] = []
     append = tokens.append
-
-    # Greedy scanner state: matches of `matches` come from text[win:win_end],
-    # in order; `expect` is where the next greedy match starts.
-    win = 0
-    win_end = 0
-    matches = None
-    expect = -1
-
-    def rescan(p):
-        nonlocal win, win_end, matches, expect
-        win = p
-        win_end = min(n, p + _WINDOW)
-        matches = iter_long(text[p:win_end])
-        expect = p
+    pop = tokens.pop
 
     pos = 0
     last = -1
-    rescan(0)
-    # Longest match at `pos`.
     while True:
-        # -- next greedy token at pos
-        if pos != expect or (win_end < n and pos + max_len > win_end):
-            rescan(pos)
-        try:
-            end_rel, token = next(matches)
-        except StopIteration:
-            raise bpe.missing_byte_error(data, pos) from None
-        end = win + end_rel + 1
-        if end - token_lens[token] != pos:
-            raise bpe.missing_byte_error(data, pos)
-        expect = end
-        # -- try it and its prefixes
+        # Fast path: take the greedy (leftmost-longest) matches of a window as
+        # long as BPE agrees with each one.  A match starting past `trusted`
+        # might have been cut short by the window's end, so the window is
+        # refilled there instead.
+        win = pos
+        win_end = win + window
+        if win_end >= n:
+            win_end = n
+            trusted = n
+        else:
+            trusted = win_end - max_len
+        token = -1
+        for end, token in iter_long(text[win:win_end]):
+            if pos > trusted:
+                token = -1
+                break
+            end += win + 1
+            if end - token_lens[token] != pos:
+                raise bpe.missing_byte_error(data, pos)
+            if (
+                last >= 0
+                and (masks[last] >> data[pos]) & 1
+                and not _is_valid_pair(
+                    ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens
+                )
+            ) or (any_dead and not alive[end]):
+                break  # BPE rejects the greedy token: slow path below
+            append(token)
+            if end == n:
+                return tokens
+            pos = end
+            last = token
+            token = -1
+        if token < 0:
+            if pos == win:  # no match starts where the window does
+                raise bpe.missing_byte_error(data, pos)
+            continue
+        # Slow path: `token` (the longest match at `pos`) was rejected; try its
+        # shorter prefixes, and pop tokens at dead ends, until one is pushed.
         while True:
+            token = next_prefix[token]
+            while token < 0:
+                # Dead end: nothing fits at `pos`, so no encoding of a longer
+                # prefix passes through it.  Pop the last token; its shorter
+                # prefixes are tried next (its own end is now dead).
+                alive[pos] = 0
+                any_dead = True
+                if not tokens:
+                    raise bpe.missing_byte_error(data, pos)
+                token = pop()
+                pos -= token_lens[token]
+                last = tokens[-1] if tokens else -1
+                token = next_prefix[token]
             end = pos + token_lens[token]
             if alive[end] and (
                 last < 0
+                or not (masks[last] >> data[pos]) & 1
                 or _is_valid_pair(ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens)
             ):
                 append(token)
+                if end == n:
+                    return tokens
                 pos = end
                 last = token
-                if pos == n:
-                    return tokens
                 break
-            token = next_prefix[token]
-            if token < 0:
-                # Dead end: no token fits here.  Pop the last token and retry its
-                # shorter prefixes.
-                alive[pos] = 0
-                if not tokens:
-                    raise bpe.missing_byte_error(data, pos)
-                token = tokens.pop()
-                pos -= token_lens[token]
-                last = tokens[-1] if tokens else -1
-                expect = -1
-                # the popped token ends at a now-dead position, so the inner loop
-                # moves on to its prefixes
-                continue

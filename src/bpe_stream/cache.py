@@ -26,6 +26,8 @@ from .vocabulary import BytePairEncoding
 __all__ = ["cache_dir", "tokens_digest", "load_or_build", "bpe_from_ranks", "bpe_from_tokens"]
 
 _MAGIC = b"bpe-stream-cache\n"
+# Bumped whenever the set or layout of built tables changes.
+_TABLES_FORMAT = 2
 _lock = threading.Lock()
 # In-process memo: building is done once per process per vocabulary.
 _built: dict[str, BytePairEncoding] = {}
@@ -50,7 +52,7 @@ def _entry_path(key: str) -> Path | None:
     d = cache_dir()
     if d is None:
         return None
-    return d / f"{key}-v{__version__}.pickle"
+    return d / f"{key}-v{__version__}-t{_TABLES_FORMAT}.pickle"
 
 
 def _read(path: Path, key: str) -> BytePairEncoding | None:
