@@ -16,11 +16,17 @@ from .registry import (  # noqa: E402
     list_encoding_names,
 )
 from .vocabulary import METHODS, BytePairEncoding  # noqa: E402
+from .appendable import AppendableEncoder  # noqa: E402
+from .prependable import PrependableEncoder  # noqa: E402
+from .interval import IntervalCounter  # noqa: E402
 
 __all__ = [
+    "AppendableEncoder",
     "BytePairEncoding",
     "Encoding",
+    "IntervalCounter",
     "METHODS",
+    "PrependableEncoder",
     "encoding_for_model",
     "encoding_name_for_model",
     "get_encoding",

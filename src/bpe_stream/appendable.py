@@ -1,0 +1,321 @@
+"""Token counts that stay exact while text is appended.
+
+Invariant (raw BPE): for every prefix length ``p`` of the bytes appended so far,
+``last[p]`` is the last token of BPE's encoding of ``data[:p]`` and ``counts[p]``
+its length (the recurrence of :mod:`bpe_stream.table`: the longest token ``t``
+ending at ``p`` with ``p == len(t)`` or ``(last[p - len(t)], t)`` a valid pair).
+So ``token_count == counts[len]`` is O(1), an append of ``k`` bytes costs O(k)
+amortized (each new position tries the tokens ending there, longest first, until
+the first valid one: a few on real text, at most ``max_token_len``), and
+``truncate(n)`` just drops the entries past ``n`` (O(removed)).
+
+The tokens ending at a new position are found without an Aho-Corasick state
+(pyahocorasick cannot be stepped): the longest one is the first leftmost-longest
+match of an automaton over *reversed* tokens run on the reversed last
+``max_token_len`` bytes, and the shorter ones follow from ``next_suffix[t]``
+(the longest token that is a strict suffix of ``t``; every token ending at ``p``
+is a suffix of the longest one).  Long appends use the forward automaton's
+overlapping matches over a bounded window instead (one call per chunk).
+
+Invariant (``Encoding``, tiktoken pre-split): see :mod:`bpe_stream.piece_stream`;
+``token_count`` equals ``enc.count(text)`` after every append and truncation.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import ahocorasick
+
+from .vocabulary import BytePairEncoding, _is_valid_pair
+
+__all__ = ["AppendableEncoder", "reverse_tables"]
+
+# Appends longer than this use one forward overlapping scan per chunk.
+_CHUNK_SCAN = 24
+
+
+def reverse_tables(bpe: BytePairEncoding):
+    """``(reversed-token automaton, next_suffix)`` for ``bpe``, built once and cached on it.
+
+    ``next_suffix[t]`` is the longest token that is a strict suffix of ``t`` (-1 if none).
+    The cache is a plain attribute, which ``BytePairEncoding.__getstate__`` does not pickle.
+    """
+    cached = getattr(bpe, "_bpe_stream_reverse", None)
+    if cached is not None:
+        return cached
+    tokens = bpe.tokens
+    ranks_get = bpe.ranks.get
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    next_suffix = [-1] * len(tokens)
+    for rank, token in enumerate(tokens):
+        automaton.add_word(token[::-1].decode("latin-1"), rank)
+        for cut in range(1, len(token)):
+            shorter = ranks_get(token[cut:])
+            if shorter is not None:
+                next_suffix[rank] = shorter
+                break
+    automaton.make_automaton()
+    cached = (automaton, next_suffix)
+    bpe._bpe_stream_reverse = cached
+    return cached
+
+
+_MEMO_SIZE = 4096
+
+
+def _pair_memo(bpe) -> dict:
+    """A small per-vocabulary memo of pair validity (cleared when full; stays cache-friendly)."""
+    memo = getattr(bpe, "_bpe_stream_memo", None)
+    if memo is None:
+        memo = bpe._bpe_stream_memo = {}
+    return memo
+
+
+def _check_bytes_input(data) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        raise TypeError("this encoder works on bytes (a BytePairEncoding); got str — encode it first")
+    raise TypeError(f"expected bytes, got {type(data).__name__}")
+
+
+def _check_len(n, length: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"truncation length must be an int, got {type(n).__name__}")
+    if not 0 <= n <= length:
+        raise ValueError(f"cannot truncate to {n}: length is {length}")
+    return n
+
+
+class BytesAppendable:
+    """Raw-BPE appendable state over bytes (no pre-splitting)."""
+
+    __slots__ = ("bpe", "buf", "last", "counts")
+
+    def __init__(self, bpe: BytePairEncoding):
+        self.bpe = bpe
+        reverse_tables(bpe)
+        self.buf = bytearray()
+        self.last = array("l", [0])  # last[p]: last token of the encoding of buf[:p]
+        self.counts = array("l", [0])  # counts[p]: its number of tokens
+
+    def __getstate__(self):
+        return {"bpe": self.bpe, "buf": bytes(self.buf)}
+
+    def __setstate__(self, state):
+        self.__init__(state["bpe"])
+        self.append(state["buf"])
+
+    def __len__(self) -> int:
+        return len(self.buf)
+
+    @property
+    def token_count(self) -> int:
+        return self.counts[-1]
+
+    def copy(self) -> "BytesAppendable":
+        new = BytesAppendable.__new__(BytesAppendable)
+        new.bpe = self.bpe
+        new.buf = bytearray(self.buf)
+        new.last = array("l", self.last)
+        new.counts = array("l", self.counts)
+        return new
+
+    def truncate(self, n: int) -> None:
+        n = _check_len(n, len(self.buf))
+        del self.buf[n:]
+        del self.last[n + 1 :]
+        del self.counts[n + 1 :]
+
+    def get_text(self) -> bytes:
+        return bytes(self.buf)
+
+    def tokens(self) -> list[int]:
+        out = []
+        p = len(self.buf)
+        last = self.last
+        token_lens = self.bpe.token_lens
+        while p > 0:
+            t = last[p]
+            out.append(t)
+            p -= token_lens[t]
+        out.reverse()
+        return out
+
+    def append(self, data: bytes) -> None:
+        if not data:
+            return
+        if len(data) > _CHUNK_SCAN:
+            self._append_scan(data)
+        else:
+            self._append_bytewise(data)
+
+    def _append_bytewise(self, data: bytes) -> None:
+        bpe = self.bpe
+        rev_iter_long = bpe._bpe_stream_reverse[0].iter_long
+        next_suffix = bpe._bpe_stream_reverse[1]
+        ranks_get = bpe.ranks.get
+        tokens = bpe.tokens
+        split_left = bpe.split_left
+        split_right = bpe.split_right
+        n_tokens = len(tokens)
+        token_lens = bpe.token_lens
+        max_len = bpe.max_token_len
+        buf = self.buf
+        last = self.last
+        counts = self.counts
+        memo = _pair_memo(bpe)
+        memo_get = memo.get
+        for b in data:
+            buf.append(b)
+            n = len(buf)
+            lo = n - max_len - 1
+            window = buf[n - 1 : lo : -1] if lo >= 0 else buf[::-1]
+            end_rel, t = next(rev_iter_long(window.decode("latin-1")), (-1, -1))
+            if t < 0 or end_rel + 1 != token_lens[t]:
+                del buf[n - 1 :]
+                raise bpe.missing_byte_error(bytes(buf) + bytes([b]), n - 1)
+            while True:
+                start = n - token_lens[t]
+                if start == 0:
+                    last.append(t)
+                    counts.append(1)
+                    break
+                key = (last[start], t)
+                ok = memo_get(key)
+                if ok is None:
+                    ok = _is_valid_pair(ranks_get, tokens, split_left, split_right, key[0], t, n_tokens)
+                    if len(memo) >= _MEMO_SIZE:
+                        memo.clear()
+                    memo[key] = ok
+                if ok:
+                    last.append(t)
+                    counts.append(counts[start] + 1)
+                    break
+                t = next_suffix[t]
+
+    def _append_scan(self, data: bytes) -> None:
+        bpe = self.bpe
+        ranks_get = bpe.ranks.get
+        tokens = bpe.tokens
+        split_left = bpe.split_left
+        split_right = bpe.split_right
+        n_tokens = len(tokens)
+        token_lens = bpe.token_lens
+        buf = self.buf
+        last = self.last
+        counts = self.counts
+        n0 = len(buf)
+        lo = max(0, n0 - bpe.max_token_len + 1)
+        buf += data
+        window = buf[lo:].decode("latin-1")
+        done = n0
+        try:
+            for e, t in bpe.automaton.iter(window):
+                p = lo + e + 1
+                if p <= done:
+                    continue
+                if p != done + 1:
+                    break
+                start = p - token_lens[t]
+                if start == 0:
+                    last.append(t)
+                    counts.append(1)
+                    done = p
+                elif _is_valid_pair(ranks_get, tokens, split_left, split_right, last[start], t, n_tokens):
+                    last.append(t)
+                    counts.append(counts[start] + 1)
+                    done = p
+        finally:
+            if done != len(buf):
+                bad = bytes(buf)
+                del buf[done:]
+                raise bpe.missing_byte_error(bad, done)
+
+
+class AppendableEncoder:
+    """Exact token count of a growing text.
+
+    ``AppendableEncoder(enc)`` takes an :class:`~bpe_stream.Encoding` (append
+    ``str``; counts equal ``enc.count``, i.e. tiktoken's) or a
+    :class:`~bpe_stream.BytePairEncoding` (append ``bytes``; pure BPE).
+
+    >>> import bpe_stream
+    >>> enc = bpe_stream.get_encoding("cl100k_base")
+    >>> ae = AppendableEncoder(enc)
+    >>> for ch in "hello world": ae.append(ch)
+    >>> ae.token_count, len(ae)
+    (2, 11)
+    >>> ae.truncate(5); ae.token_count
+    1
+    """
+
+    __slots__ = ("_impl", "_is_text")
+
+    def __init__(self, enc_or_bpe):
+        if isinstance(enc_or_bpe, BytePairEncoding):
+            self._impl = BytesAppendable(enc_or_bpe)
+            self._is_text = False
+        else:
+            from .encoding import Encoding
+
+            if not isinstance(enc_or_bpe, Encoding):
+                raise TypeError(
+                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
+                )
+            from .piece_stream import TextAppendable
+
+            self._impl = TextAppendable(enc_or_bpe)
+            self._is_text = True
+
+    def __getstate__(self):
+        return {"impl": self._impl, "is_text": self._is_text}
+
+    def __setstate__(self, state):
+        self._impl = state["impl"]
+        self._is_text = state["is_text"]
+
+    def append(self, text) -> None:
+        """Append ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
+        if self._is_text:
+            if not isinstance(text, str):
+                from .encoding import check_text
+
+                check_text(text)
+            self._impl.append(text)
+        else:
+            self._impl.append(_check_bytes_input(text))
+
+    extend = append
+
+    @property
+    def token_count(self) -> int:
+        """Number of tokens of what was appended (O(1))."""
+        return self._impl.token_count
+
+    def __len__(self) -> int:
+        return len(self._impl)
+
+    def truncate(self, n: int) -> None:
+        """Keep only the first ``n`` characters (bytes for raw BPE)."""
+        self._impl.truncate(n)
+
+    def tokens(self) -> list[int]:
+        """The encoding of everything appended (equals ``enc.encode_ordinary(text)``)."""
+        return self._impl.tokens()
+
+    def text(self):
+        """What was appended (str or bytes)."""
+        return self._impl.get_text()
+
+    def copy(self) -> "AppendableEncoder":
+        new = AppendableEncoder.__new__(AppendableEncoder)
+        new._impl = self._impl.copy()
+        new._is_text = self._is_text
+        return new
+
+    def __repr__(self) -> str:
+        return f"<AppendableEncoder len={len(self)} token_count={self.token_count}>"

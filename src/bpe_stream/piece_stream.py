@@ -1,0 +1,468 @@
+"""Exact token counts of a growing ``str`` under tiktoken's pre-split.
+
+Invariant: ``token_count == enc.count(text)`` after every ``append`` and
+``truncate``.  The text's pieces (the regex split of the *whole* text) are kept as
+two parts: a list of **stable** pieces ``[0, S)`` with cumulative token counts,
+which no later append can change, and a short **tail** ``[S, len)`` that is
+re-split after every change.  Complexity: O(appended + tail) per append, where the
+tail is a few pieces; long pieces in the tail are compressed (below), so a piece
+that grows to megabytes costs O(appended) per append, not O(piece).
+
+Why the stable pieces cannot change (bundled cl100k/o200k patterns).  A regex
+match at piece start ``s`` is a function of the characters the engine reads; if
+it never reads position ``len(T)`` (nor tests ``\\Z`` there), appending cannot
+change it, and findall's next match starts at the same place.  For both
+patterns, a piece ``[s, e)`` is decided by reading at most ``e + 3`` characters
+(letters/punctuation/newline runs read one past their end, the optional
+contraction ``'ll``/``'re`` after an o200k word reads three, digit groups read at
+most one past), except for whitespace pieces, which read to the end ``w`` of
+their maximal whitespace stretch (``\\s*[\\r\\n]`` backtracks to the last newline,
+``\\s+(?!\\S)`` to ``w - 1``, ``\\s++$`` tests the end).  Hence a piece is stable
+when ``e <= len - 4`` and ``e <=`` the start of the trailing whitespace stretch
+(a piece ending there read one character past it at most).  For custom patterns
+the same rule is used with a margin of ``_CUSTOM_MARGIN`` characters; this is an
+assumption (documented), not a proof.
+
+Why long pieces can be compressed (bundled patterns only).  Characters are put in
+classes (cl100k: letter, newline ``[\\r\\n]``, other whitespace, other non-digit
+non-apostrophe symbol; o200k splits letters into ``Lu|Lt``, ``Ll``, ``Lm|Lo``,
+marks, and adds ``/``).  Digits and the apostrophe are never compressed.  Inside
+a maximal run of one class, every test the pattern can make at a position at
+distance >= ``_KEEP`` (>= 3) from both ends of the run has the same answer for
+every character of the class: the only tests that can distinguish characters of
+a class are the contraction letters (tested only 1-2 characters after an
+apostrophe, i.e. at a run start) and the literal space / ``[^\\r\\n\\p{L}\\p{N}]?``
+prefix (tested only at a match start, and no match starts inside a run of these
+classes: letter, punctuation and newline runs are consumed by one possessive or
+greedy class repetition; whitespace runs end matches only after the last
+newline, at ``w - 1`` or at ``w``, all within 1 of a run end).  A backtracking
+engine running through the middle of a run therefore performs the same steps,
+with the same outcomes, whatever the run's length beyond ``2 * _KEEP``, so
+deleting the middle of the run (keeping ``_KEEP`` characters on each side) moves
+every match boundary after it by the deleted length and none falls inside the
+deleted part.  The module re-checks that no boundary falls on a cut and falls
+back to an uncompressed re-split if one ever does.
+
+Counting: short pieces use the encoding's piece cache; a piece longer than
+``_LONG`` characters keeps a raw :class:`~bpe_stream.appendable.BytesAppendable`
+(and the run-length encoding of its classes) keyed by its start, which follows
+the piece as it grows or shrinks (``"    " + "x"`` gives one space back).  These
+records are kept for stable long pieces too, so that truncating back into a long
+piece costs O(removed).  Known slow case: a single huge piece with no long
+uniform run (e.g. a stretch alternating spaces and newlines that never ends) is
+re-scanned per append.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+import regex
+
+from .appendable import BytesAppendable, _check_len
+from .encoding import fix_surrogates
+from .pretokenize import PATTERNS, compile_pattern
+
+__all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
+
+_LONG = 64  # pieces longer than this are counted with a raw appendable record
+_KEEP = 8  # characters kept at each end of a compressed run (>= 3)
+_MIN_CUT = 8  # only compress when at least this many characters are removed
+_CUSTOM_MARGIN = 64
+_SPLIT_CACHE_SIZE = 100_000
+
+# One capturing group per class; only the groups listed as compressible merge.
+_RUNS_CL100K = regex.compile(
+    r"(\p{L}+)|([\r\n]+)|([^\S\r\n]+)|([^\s\p{L}\p{N}']+)|((?s:.))"
+)
+_RUNS_O200K = regex.compile(
+    r"([\p{Lu}\p{Lt}]+)|(\p{Ll}+)|([\p{Lm}\p{Lo}]+)|(\p{M}+)|([\r\n]+)|([^\S\r\n]+)"
+    r"|([^\s\p{L}\p{N}\p{M}'/]+)|((?s:.))"
+)
+_COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({1, 2, 3, 4, 5, 6, 7})}
+_WS_TAIL = regex.compile(r"\s*\Z")
+
+
+def run_regex_for(pat_str):
+    """The class-run regex for a bundled pattern, or None (no compression)."""
+    if pat_str == PATTERNS["cl100k_base"]:
+        return _RUNS_CL100K
+    if pat_str == PATTERNS["o200k_base"]:
+        return _RUNS_O200K
+    return None
+
+
+def stable_margin(pat_str) -> int:
+    if pat_str in (PATTERNS["cl100k_base"], PATTERNS["o200k_base"]):
+        return 4
+    return _CUSTOM_MARGIN
+
+
+_BLOCK = 2048
+
+
+class _Rope:
+    """A str in blocks of at most ``_BLOCK`` characters: O(len(s) + _BLOCK) append, O(range) slice."""
+
+    __slots__ = ("blocks", "n")
+
+    def __init__(self, s: str = ""):
+        self.blocks = [s[i : i + _BLOCK] for i in range(0, len(s), _BLOCK)] or [""]
+        self.n = len(s)
+
+    def copy(self):
+        new = _Rope.__new__(_Rope)
+        new.blocks = list(self.blocks)
+        new.n = self.n
+        return new
+
+    def __len__(self) -> int:
+        return self.n
+
+    def append(self, s: str) -> None:
+        blocks = self.blocks
+        last = blocks[-1]
+        room = _BLOCK - len(last)
+        if len(s) <= room:
+            blocks[-1] = last + s
+        else:
+            blocks[-1] = last + s[:room]
+            blocks.extend(s[i : i + _BLOCK] for i in range(room, len(s), _BLOCK))
+        self.n += len(s)
+
+    def __getitem__(self, sl: slice) -> str:
+        a, b, _ = sl.indices(self.n)
+        if a >= b:
+            return ""
+        i, j = divmod(a, _BLOCK)
+        k, m = divmod(b, _BLOCK)
+        blocks = self.blocks
+        if i == k:
+            return blocks[i][j:m]
+        parts = [blocks[i][j:]]
+        parts.extend(blocks[i + 1 : k])
+        if m:
+            parts.append(blocks[k][:m])
+        return "".join(parts)
+
+    def truncate(self, n: int) -> None:
+        k, m = divmod(n, _BLOCK)
+        blocks = self.blocks
+        if m == 0 and k > 0:
+            del blocks[k:]
+        else:
+            del blocks[k + 1 :]
+            blocks[k] = blocks[k][:m]
+        self.n = n
+
+    def __str__(self) -> str:
+        return "".join(self.blocks)
+
+
+def _split_cache(enc) -> dict:
+    """tail string -> (piece spans, length of its trailing whitespace); per encoding, not pickled."""
+    cache = getattr(enc, "_bpe_stream_split_cache", None)
+    if cache is None:
+        cache = enc._bpe_stream_split_cache = {}
+    return cache
+
+
+class _LongPiece:
+    """A raw appendable over the UTF-8 of ``T[start:end]`` plus its class runs."""
+
+    __slots__ = ("start", "end", "ba", "runs")
+
+    def __init__(self, bpe, start: int):
+        self.start = start
+        self.end = start
+        self.ba = BytesAppendable(bpe)
+        self.runs: list[list[int]] = []  # [group, a, b], RLE of T[start:end]
+
+    def copy(self):
+        new = _LongPiece.__new__(_LongPiece)
+        new.start, new.end = self.start, self.end
+        new.ba = self.ba.copy()
+        new.runs = [list(r) for r in self.runs]
+        return new
+
+    def set_end(self, text: str, end: int, run_re, mergeable) -> None:
+        if end < self.end:
+            removed = text[end : self.end]
+            self.ba.truncate(len(self.ba) - len(removed.encode("utf-8")))
+            runs = self.runs
+            while runs and runs[-1][1] >= end:
+                runs.pop()
+            if runs and runs[-1][2] > end:
+                runs[-1][2] = end
+            self.end = end
+        if end > self.end:
+            self.ba.append(text[self.end : end].encode("utf-8"))
+            if run_re is not None:
+                runs = self.runs
+                base = self.end
+                for m in run_re.finditer(text[base:end]):
+                    g = m.lastindex
+                    a, b = m.span()
+                    a += base
+                    b += base
+                    if runs and runs[-1][2] == a and runs[-1][0] == g and g in mergeable:
+                        runs[-1][2] = b
+                    else:
+                        runs.append([g, a, b])
+            self.end = end
+
+
+class TextAppendable:
+    __slots__ = (
+        "enc", "pattern", "run_re", "mergeable", "margin", "text",
+        "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
+    )
+
+    def __init__(self, enc):
+        self.enc = enc
+        self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
+        self.run_re = run_regex_for(enc.pat_str)
+        self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
+        self.margin = stable_margin(enc.pat_str)
+        self.text = _Rope()
+        self.stable_ends = [0]  # ends of stable pieces (0 = sentinel)
+        self.stable_cum = [0]  # token count of text[:stable_ends[i]]
+        self.tail: list[tuple[int, int, int]] = []  # (start, end, count) of pieces after S
+        self.tail_count = 0
+        self.records: dict[int, _LongPiece] = {}
+        self.split_cache = _split_cache(enc)
+
+    # ------------------------------------------------------------- protocol
+    def __getstate__(self):
+        return {"enc": self.enc, "text": str(self.text)}
+
+    def __setstate__(self, state):
+        self.__init__(state["enc"])
+        self.append(state["text"])
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @property
+    def token_count(self) -> int:
+        return self.stable_cum[-1] + self.tail_count
+
+    def copy(self):
+        new = TextAppendable.__new__(TextAppendable)
+        for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache"):
+            setattr(new, name, getattr(self, name))
+        new.text = self.text.copy()
+        new.stable_ends = list(self.stable_ends)
+        new.stable_cum = list(self.stable_cum)
+        new.tail = list(self.tail)
+        new.records = {k: r.copy() for k, r in self.records.items()}
+        return new
+
+    def tokens(self) -> list[int]:
+        return self.enc.encode_ordinary(str(self.text))
+
+    def get_text(self) -> str:
+        return str(self.text)
+
+    # ------------------------------------------------------------- updates
+    def append(self, s: str) -> None:
+        if not s:
+            return
+        old = len(self.text)
+        self.text.append(fix_surrogates(s))
+        if self.pattern is None:
+            self._whole_piece()
+            return
+        self._resplit(self.tail, old)
+
+    def truncate(self, n: int) -> None:
+        n = _check_len(n, len(self.text))
+        if n == len(self.text):
+            return
+        for start in [k for k, r in self.records.items() if r.end > n]:
+            rec = self.records[start]
+            if start >= n:
+                del self.records[start]
+            else:
+                rec.set_end(self.text, n, self.run_re, self.mergeable)
+        self.text.truncate(n)
+        if self.pattern is None:
+            self._whole_piece()
+            return
+        ends = self.stable_ends
+        # Pop stable pieces until the remaining ones are stable for text[:n].
+        k = bisect_right(ends, n) - 1  # ends[k] <= n
+        while k > 0 and not self._is_stable_end(ends[k], n):
+            k -= 1
+        popped = ends[k:]
+        pieces = [(popped[i], min(popped[i + 1], n), 0) for i in range(len(popped) - 1) if popped[i] < n]
+        pieces += [(a, min(b, n), 0) for a, b, _ in self.tail if a < n]
+        del self.stable_ends[k + 1 :]
+        del self.stable_cum[k + 1 :]
+        self.tail = []
+        self.tail_count = 0
+        self._resplit(pieces, n)
+
+    # ------------------------------------------------------------- internals
+    def _whole_piece(self) -> None:
+        rec = self.records.get(0)
+        if rec is None:
+            rec = self.records[0] = _LongPiece(self.enc.bpe, 0)
+        rec.set_end(self.text, len(self.text), None, frozenset())
+        self.tail_count = rec.ba.token_count
+
+    def _is_stable_end(self, e: int, n: int) -> bool:
+        if e > n - self.margin:
+            return False
+        # stable iff some non-whitespace character lies in text[e:n]
+        return not self.text[e:n].isspace()
+
+    def _proxy(self, pieces, x: int, compress: bool):
+        """Proxy string for text[S:] built from old pieces covering [S, x) + verbatim text[x:].
+
+        Returns (proxy, breaks, cuts): breaks is a list of (proxy_pos, real_pos)
+        where a new mapping segment starts; cuts the proxy positions of deletions.
+        """
+        text = self.text
+        S = pieces[0][0] if pieces else x
+        chunks = []
+        breaks = [(0, S)]
+        cuts = set()
+        qpos = 0
+        cur = S  # real position up to which text has been emitted
+        if compress and self.run_re is not None:
+            keep = _KEEP
+            min_len = 2 * keep + _MIN_CUT
+            mergeable = self.mergeable
+            for a, b, _ in pieces:
+                if b - a <= _LONG:
+                    continue
+                rec = self.records.get(a)
+                if rec is None or rec.end < b:
+                    continue
+                for g, ra, rb in rec.runs:
+                    if ra >= b:
+                        break
+                    if rb > b:
+                        rb = b
+                    if rb - ra >= min_len and g in mergeable:
+                        cut_from = ra + keep
+                        cut_to = rb - keep
+                        chunks.append(text[cur:cut_from])
+                        qpos += cut_from - cur
+                        cuts.add(qpos)
+                        breaks.append((qpos, cut_to))
+                        cur = cut_to
+        chunks.append(text[cur:])
+        return "".join(chunks), breaks, cuts
+
+    def _resplit_short(self, pieces, proxy: str, S: int, L: int) -> None:
+        # Fast path: a short tail without long pieces (the common case).  Real
+        # text repeats its tails, so their splits are memoized per encoding.
+        cache = self.split_cache
+        hit = cache.get(proxy)
+        if hit is None:
+            spans = tuple(m.span() for m in self.pattern.finditer(proxy))
+            hit = (spans, len(_WS_TAIL.search(proxy).group()))
+            if len(cache) >= _SPLIT_CACHE_SIZE:
+                cache.clear()
+            cache[proxy] = hit
+        spans, ws_len = hit
+        limit = min(L - self.margin, L - ws_len)
+        pieces_cache = self.enc._pieces
+        ends = self.stable_ends
+        cum = self.stable_cum
+        tail = []
+        tail_count = 0
+        records = self.records
+        for a, b in spans:
+            if b - a <= _LONG:
+                c = len(pieces_cache[proxy[a:b]])
+                a += S
+                b += S
+            else:
+                a += S
+                b += S
+                rec = records.get(a)
+                if rec is None:
+                    rec = records[a] = _LongPiece(self.enc.bpe, a)
+                rec.set_end(self.text, b, self.run_re, self.mergeable)
+                c = rec.ba.token_count
+            if not tail and b <= limit:
+                ends.append(b)
+                cum.append(cum[-1] + c)
+            else:
+                tail.append((a, b, c))
+                tail_count += c
+        self.tail = tail
+        self.tail_count = tail_count
+
+    def _resplit(self, pieces, x: int) -> None:
+        """Re-split text[S:] (S = start of `pieces`, or x) and update stable/tail state."""
+        text = self.text
+        L = len(text)
+        S = pieces[0][0] if pieces else x
+        for a, b, _ in pieces:
+            if b - a > _LONG:
+                proxy, breaks, cuts = self._proxy(pieces, x, True)
+                break
+        else:
+            proxy = text[S:L]
+            breaks = ((0, S),)
+        if len(breaks) == 1 and len(proxy) <= _LONG * 4:
+            self._resplit_short(pieces, proxy, S, L)
+            return
+        spans = [m.span() for m in self.pattern.finditer(proxy)]
+        if len(breaks) > 1:
+            bad = any(a in cuts or b in cuts for a, b in spans)
+            if bad:  # never expected; stay exact
+                proxy, breaks, cuts = self._proxy(pieces, x, False)
+                spans = [m.span() for m in self.pattern.finditer(proxy)]
+        # map proxy spans to real spans
+        if len(breaks) == 1:
+            real = [(a + S, b + S) for a, b in spans]
+            ws = len(proxy) - len(_WS_TAIL.search(proxy).group()) + S
+        else:
+            qs = [q for q, _ in breaks]
+
+            def f(q):
+                i = bisect_right(qs, q) - 1
+                return breaks[i][1] + (q - qs[i])
+
+            real = []
+            for a, b in spans:
+                # an end maps with the segment of its last character
+                real.append((f(a), f(b - 1) + 1))
+            wq = len(proxy) - len(_WS_TAIL.search(proxy).group())
+            ws = f(wq - 1) + 1 if wq > 0 else S
+        limit = min(L - self.margin, ws)
+        pieces_cache = self.enc._pieces
+        records = self.records
+        bpe = self.enc.bpe
+        ends = self.stable_ends
+        cum = self.stable_cum
+        tail = []
+        tail_count = 0
+        live_long = set()
+        for a, b in real:
+            if b - a <= _LONG:
+                c = len(pieces_cache[text[a:b]])
+            else:
+                rec = records.get(a)
+                if rec is None:
+                    rec = records[a] = _LongPiece(bpe, a)
+                rec.set_end(text, b, self.run_re, self.mergeable)
+                c = rec.ba.token_count
+                live_long.add(a)
+            if not tail and b <= limit:
+                ends.append(b)
+                cum.append(cum[-1] + c)
+            else:
+                tail.append((a, b, c))
+                tail_count += c
+        self.tail = tail
+        self.tail_count = tail_count
+        # drop records of long pieces in [S, L) that no longer exist
+        for a, b, _ in pieces:
+            if b - a > _LONG and a not in live_long:
+                records.pop(a, None)
