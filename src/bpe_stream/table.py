@@ -55,6 +55,8 @@ class PrefixTable:
         split_right = bpe.split_right
         n_tokens = len(tokens)
         token_lens = bpe.token_lens
+        masks = bpe.continuation_masks
+        data = self.data
         last = self.last
         counts = self.counts
         done = self.done
@@ -65,8 +67,10 @@ class PrefixTable:
             if p != done + 1:
                 raise bpe.missing_byte_error(self.data, done)
             start = p - token_lens[token]
-            if start == 0 or _is_valid_pair(
-                ranks_get, tokens, split_left, split_right, last[start], token, n_tokens
+            if (
+                start == 0
+                or not (masks[last[start]] >> data[start]) & 1
+                or _is_valid_pair(ranks_get, tokens, split_left, split_right, last[start], token, n_tokens)
             ):
                 last[p] = token
                 counts[p] = counts[start] + 1
