@@ -217,6 +217,8 @@ def test_bundled_file_is_verified(monkeypatch):
             tricky_text,
             st.text(alphabet="ab \n\r\t.'/12", max_size=300),
             st.just("\n"), st.just("\nword"), st.just("\n/x"), st.just(" \n\n9"),
+            st.just("\n    def"), st.just("\n  /"), st.just("\n\t)"), st.just(".\n  \n x"),
+            st.just("\n \u00a0x"), st.just("\n  \u4e2d"), st.just("é\n  é"),
         ),
         max_size=60,
     )

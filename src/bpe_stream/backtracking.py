@@ -29,26 +29,48 @@ from .vocabulary import _is_valid_pair
 _WINDOW = 2048
 
 
+def _context(bpe) -> tuple:
+    """The attributes the loop reads, bundled once per vocabulary (short pieces are
+    dominated by set-up cost)."""
+    ctx = bpe.__dict__.get("_backtracking_context")
+    if ctx is None:
+        ctx = (
+            bpe.automaton.iter_long,
+            bpe.next_prefix,
+            bpe.token_lens,
+            bpe.continuation_masks,
+            bpe.ranks.get,
+            bpe.tokens,
+            bpe.split_left,
+            bpe.split_right,
+            len(bpe.tokens),
+            bpe.max_token_len,
+            max(_WINDOW, 4 * bpe.max_token_len),
+        )
+        bpe.__dict__["_backtracking_context"] = ctx
+    return ctx
+
+
 def encode_backtracking(bpe, data: bytes) -> list[int]:
     n = len(data)
     if n == 0:
         return []
     text = data.decode("latin-1")
-    iter_long = bpe.automaton.iter_long
-    next_prefix = bpe.next_prefix
-    token_lens = bpe.token_lens
-    masks = bpe.continuation_masks
-    ranks_get = bpe.ranks.get
-    tokens_bytes = bpe.tokens
-    split_left = bpe.split_left
-    split_right = bpe.split_right
-    n_tokens = len(tokens_bytes)
-    max_len = bpe.max_token_len
-    window = max(_WINDOW, 4 * max_len)
-
-    alive = bitarray(n + 1)
-    alive.setall(1)
-    any_dead = False
+    (
+        iter_long,
+        next_prefix,
+        token_lens,
+        masks,
+        ranks_get,
+        tokens_bytes,
+        split_left,
+        split_right,
+        n_tokens,
+        max_len,
+        window,
+    ) = _context(bpe)
+    # The dead-end bitfield is allocated at the first dead end (most inputs have none).
+    alive = None
     tokens: list[int] = []
     append = tokens.append
     pop = tokens.pop
@@ -81,7 +103,7 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
                 and not _is_valid_pair(
                     ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens
                 )
-            ) or (any_dead and not alive[end]):
+            ) or (alive is not None and not alive[end]):
                 break  # BPE rejects the greedy token: slow path below
             append(token)
             if end == n:
@@ -101,8 +123,10 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
                 # Dead end: nothing fits at `pos`, so no encoding of a longer
                 # prefix passes through it.  Pop the last token; its shorter
                 # prefixes are tried next (its own end is now dead).
+                if alive is None:
+                    alive = bitarray(n + 1)
+                    alive.setall(1)
                 alive[pos] = 0
-                any_dead = True
                 if not tokens:
                     raise bpe.missing_byte_error(data, pos)
                 token = pop()
@@ -110,7 +134,7 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
                 last = tokens[-1] if tokens else -1
                 token = next_prefix[token]
             end = pos + token_lens[token]
-            if alive[end] and (
+            if (alive is None or alive[end]) and (
                 last < 0
                 or not (masks[last] >> data[pos]) & 1
                 or _is_valid_pair(ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens)

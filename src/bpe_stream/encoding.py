@@ -28,7 +28,7 @@ __all__ = ["Encoding"]
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 # Pieces up to this many characters are cached; longer ones are rare and big.
-_CACHEABLE_PIECE_LEN = 64
+_CACHEABLE_PIECE_LEN = 256
 _CACHE_MAX_ENTRIES = 200_000
 
 

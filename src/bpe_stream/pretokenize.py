@@ -12,11 +12,15 @@ has no ``\\p{..}`` classes.  On ASCII text the Unicode classes reduce to ASCII
 ranges, so :class:`PreSplitter` runs an ASCII translation of the pattern with
 ``re`` on every ASCII stretch of the input and the full pattern with ``regex`` on
 the rest.  Stretches are cut only just after a newline that is followed by an
-ASCII letter or digit: no piece of the bundled patterns contains such a pair
-(a newline only ends a piece or is followed by more whitespace, ``/`` or
-newlines inside one), and pieces are found left to right with no look-behind,
-so splitting the stretches separately gives the pieces of the whole text.
-Tests check this against splitting the whole text at once.
+ASCII letter or digit, or by spaces/tabs and then a non-space.  Such a position
+``p`` is a piece boundary of the whole text and of ``text[:p]`` alike: a piece
+containing a newline either ends with it or continues only with more
+whitespace, ``/`` or newlines (o200k's punctuation pieces); a whitespace piece
+reaching ``p`` ends at the last newline of its whitespace run, which is at
+``p - 1`` because the spaces after it contain none, and in ``text[:p]`` the same
+run ends the text and is matched whole.  Pieces are found left to right with no
+look-behind, so splitting the stretches separately gives the pieces of the
+whole text.  Tests check this against splitting the whole text at once.
 """
 
 from __future__ import annotations
@@ -148,13 +152,20 @@ def _ascii_translation(pat_str: str) -> str | None:
     return "".join(out)
 
 
-# o200k's pattern has no possessive quantifiers; on ASCII text these are
-# equivalent and backtrack less: in ``[A-Z]*[a-z]+`` and after an optional
-# non-letter lead the classes are disjoint, so giving back characters can never
-# let the rest match; in `` ?[^\s..]+[\r\n/]*`` the tail can match empty, so
-# the first greedy attempt always succeeds.  The whitespace alternatives keep
-# their backtracking (``\s*[\r\n]+`` and ``\s+(?!\S)`` need it).
+# Hand-written ASCII patterns that match exactly what the originals match on
+# ASCII text, with less backtracking:
+# * o200k has no possessive quantifiers; in ``[A-Z]*[a-z]+`` and after an
+#   optional non-letter lead the classes are disjoint, so giving back characters
+#   can never let the rest match; in `` ?[^\s..]+[\r\n/]*`` the tail can match
+#   empty, so the first greedy attempt always succeeds.
+# * ``\s*[\r\n]`` (cl100k) and ``\s*[\r\n]+`` (o200k) both match a whitespace
+#   run up to and including its last newline: that is what
+#   ``(?:[ \t\v\f]*+[\r\n])++`` matches, without backtracking through the run
+#   when it has no newline (indentation in code).
+# * ``\s+(?!\S)`` keeps its one step of backtracking.
 _WS = r" \t\n\x0b\x0c\r"
+_HWS = r" \t\x0b\x0c"
+_TO_LAST_NEWLINE = r"(?:[" + _HWS + r"]*+[\r\n])++"
 _CONTRACTION = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
 _ASCII_PATTERNS = {
     O200K_PATTERN: "|".join(
@@ -163,14 +174,27 @@ _ASCII_PATTERNS = {
             r"[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+" + _CONTRACTION,
             r"[0-9]{1,3}",
             r" ?+[^" + _WS + r"A-Za-z0-9]++[\r\n/]*+",
-            r"[" + _WS + r"]*[\r\n]+",
+            _TO_LAST_NEWLINE,
             r"[" + _WS + r"]+(?![^" + _WS + r"])",
             r"[" + _WS + r"]+",
         ]
     ),
+    CL100K_PATTERN: "|".join(
+        [
+            r"'(?i:[sdmt]|ll|ve|re)",
+            r"[^\r\nA-Za-z0-9]?+[A-Za-z]++",
+            r"[0-9]{1,3}+",
+            r" ?[^" + _WS + r"A-Za-z0-9]++[\r\n]*+",
+            r"[" + _WS + r"]++\Z",
+            _TO_LAST_NEWLINE,
+            r"[" + _WS + r"]+(?![^" + _WS + r"])",
+            r"[" + _WS + r"]",
+        ]
+    ),
 }
 
-_SAFE_CUT = re.compile(r"\n[A-Za-z0-9]")
+# A match of this at newline index i makes i + 1 a safe cut (see the module comment).
+_SAFE_CUT = re.compile(r"\n(?=[A-Za-z0-9]|[ \t]+\S)")
 
 
 class PreSplitter:
@@ -232,10 +256,9 @@ def _last_safe_cut(text: str, lo: int, hi: int) -> int:
         i = text.rfind("\n", lo, i)
         if i < 0:
             return lo
-        if i + 1 <= hi and i + 1 < len(text) and text[i + 1] in _ALNUM:
+        if i + 1 <= hi and _SAFE_CUT.match(text, i) is not None:
             return i + 1
         if i <= lo:
             return lo
 
 
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -1,0 +1,134 @@
+"""Small shared helpers for the benchmark scripts: corpora, timing, tables.
+
+Conventions: sizes and speeds are in UTF-8 bytes, 1 KB = 1,000 bytes and
+1 MB = 1,000,000 bytes; speeds are MB/s of input; timings keep the garbage
+collector enabled (as in real use) and report the median of the repeats, with
+the best (minimum) time kept alongside.
+
+Clock: ``"cpu"`` (the calling thread's CPU time, ``time.thread_time``) by default,
+because on a shared machine wall time also counts the time other processes hold
+the CPU, which hits long calls harder than short ones; ``"wall"``
+(``time.perf_counter``) is available.  CPU time only counts the calling thread:
+fine for single-threaded code (all encoders compared here run in the caller's
+thread).  Set the default with :func:`use_clock`.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+#: ``../shared/corpora`` relative to the repository root (read-only, not copied into the repo).
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+KB = 1_000
+MB = 1_000_000
+CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
+_clock = "cpu"
+
+
+def use_clock(name: str) -> None:
+    """Make ``name`` ("cpu" or "wall") the clock :func:`measure` uses by default."""
+    global _clock
+    if name not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}")
+    _clock = name
+
+
+def clock_name() -> str:
+    return _clock
+
+
+def corpus(filename: str) -> str:
+    """A corpus file from :data:`CORPORA` as text."""
+    return (CORPORA / filename).read_text(encoding="utf-8")
+
+
+def head_bytes(text: str, n: int) -> str:
+    """The longest prefix of ``text`` that is at most ``n`` bytes in UTF-8."""
+    return text.encode("utf-8")[:n].decode("utf-8", "ignore")
+
+
+@dataclass
+class Timing:
+    times: list[float]  # seconds per call
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    def mbps(self, nbytes: int) -> float:
+        """MB/s from the median time."""
+        return nbytes / self.median / MB
+
+    def best_mbps(self, nbytes: int) -> float:
+        return nbytes / self.best / MB
+
+
+def measure(
+    fn, *, setup=None, repeat: int = 5, min_time: float = 0.0, max_calls: int = 2000, clock: str | None = None
+) -> Timing:
+    """Time ``fn()`` (or ``fn(setup())`` if ``setup`` is given; setup is not timed).
+
+    Runs at least ``repeat`` calls, and more until ``min_time`` seconds of calls
+    have been timed (at most ``max_calls``), so small inputs get enough samples.
+    """
+    times: list[float] = []
+    total = 0.0
+    perf = CLOCKS[clock or _clock]
+    while len(times) < repeat or (total < min_time and len(times) < max_calls):
+        if setup is None:
+            t0 = perf()
+            fn()
+            dt = perf() - t0
+        else:
+            arg = setup()
+            t0 = perf()
+            fn(arg)
+            dt = perf() - t0
+        times.append(dt)
+        total += dt
+    return Timing(times)
+
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    """A number for a table cell; ``None`` becomes an em dash."""
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    return f"{x:.{digits}f}"
+
+
+def markdown_table(headers: list[str], rows: list[list]) -> str:
+    """A GitHub Markdown table; cells are converted with ``str`` (floats with :func:`fmt`)."""
+    cells = [[fmt(c) if isinstance(c, float) or c is None else str(c) for c in row] for row in rows]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join(lines)
+
+
+def machine_info() -> str:
+    """One line describing the interpreter and machine."""
+    import os
+
+    return (
+        f"Python {platform.python_version()} ({sys.implementation.name}), "
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"
+    )
+
+
+def package_version(name: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
