@@ -19,10 +19,13 @@ from .vocabulary import METHODS, BytePairEncoding  # noqa: E402
 from .appendable import AppendableEncoder  # noqa: E402
 from .prependable import PrependableEncoder  # noqa: E402
 from .interval import IntervalCounter  # noqa: E402
+from .chunker import Chunk, Chunker  # noqa: E402
 
 __all__ = [
     "AppendableEncoder",
     "BytePairEncoding",
+    "Chunk",
+    "Chunker",
     "Encoding",
     "IntervalCounter",
     "METHODS",

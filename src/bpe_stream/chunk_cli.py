@@ -1,0 +1,155 @@
+"""The ``bpe-stream chunk`` subcommand.
+
+``bpe-stream chunk FILE... | - --max-tokens N [--overlap K]
+[--boundaries exact|semantic] [--encoding NAME] [--format jsonl|text]``
+
+Invariants:
+
+* every file (and stdin, ``-``) is read as strict UTF-8 in blocks and fed to
+  :meth:`Chunker.chunk_stream`, so memory stays bounded by a few chunks and
+  chunks are printed as soon as they are final;
+* ``jsonl``: one JSON object per chunk with ``text``, ``start``, ``end``
+  (character offsets into that file), ``token_count`` and ``source``;
+  ``text``: the chunks' texts separated by a line holding a form feed;
+* a missing file or invalid UTF-8 exits 2 with a message naming the file (and
+  the byte offset); a character that alone exceeds the budget exits 2 too;
+* a progress bar goes to stderr for inputs over 1 MiB, only when stderr is a
+  terminal.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import sys
+from collections.abc import Iterator
+
+__all__ = ["register_cli"]
+
+BLOCK_BYTES = 1 << 16
+PROGRESS_MIN_BYTES = 1 << 20
+
+
+class _InputError(Exception):
+    pass
+
+
+def _blocks(path: str, progress) -> Iterator[str]:
+    """Strict UTF-8 text of ``path`` (``-`` = stdin) in blocks."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    consumed = 0
+    try:
+        f = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except FileNotFoundError:
+        raise _InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise _InputError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise _InputError(f"{path}: {e.strerror}") from None
+    try:
+        while True:
+            try:
+                raw = f.read(BLOCK_BYTES)
+            except OSError as e:
+                raise _InputError(f"{path}: {e.strerror}") from None
+            final = not raw
+            held = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(raw, final=final)
+            except UnicodeDecodeError as exc:
+                offset = max(consumed - held + exc.start, 0)
+                raise _InputError(f"{path}: not valid UTF-8 (byte offset {offset}: {exc.reason})") from None
+            consumed += len(raw)
+            if progress is not None:
+                progress(len(raw))
+            if text:
+                yield text
+            if final:
+                return
+    finally:
+        if f is not sys.stdin.buffer:
+            f.close()
+
+
+def _progress_for(path: str):
+    if not sys.stderr.isatty() or path == "-":
+        return None, None
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None, None
+    if size < PROGRESS_MIN_BYTES:
+        return None, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        done = [0]
+
+        def update(k):
+            done[0] += k
+            print(f"\r{path}: {100 * done[0] // max(size, 1)}%", end="", file=sys.stderr, flush=True)
+
+        return update, lambda: print(file=sys.stderr)
+    bar = tqdm(total=size, unit="B", unit_scale=True, desc=path, file=sys.stderr, leave=False)
+    return bar.update, bar.close
+
+
+def _chunk(args) -> int:
+    from .chunker import Chunker
+    from .cli import InputError, load_encoding_arg
+
+    enc = load_encoding_arg(args.encoding)
+    try:
+        chunker = Chunker(enc, args.max_tokens, overlap=args.overlap, boundaries=args.boundaries)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    out = sys.stdout
+    first = True
+    for path in args.files:
+        update, close = _progress_for(path)
+        try:
+            for chunk in chunker.chunk_stream(_blocks(path, update)):
+                if args.format == "jsonl":
+                    record = {
+                        "text": chunk.text,
+                        "start": chunk.start,
+                        "end": chunk.end,
+                        "token_count": chunk.token_count,
+                        "source": path,
+                    }
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                else:
+                    if not first:
+                        out.write("\n\f\n")
+                    out.write(chunk.text)
+                first = False
+        except _InputError as e:
+            raise InputError(str(e)) from None
+        except ValueError as e:  # a character that alone needs more than the budget
+            raise InputError(f"{path}: {e}") from None
+        finally:
+            if close is not None:
+                close()
+    if args.format == "text" and not first:
+        out.write("\n")
+    out.flush()
+    return 0
+
+
+def register_cli(subparsers) -> None:
+    """Add the ``chunk`` subcommand to the ``bpe-stream`` parser."""
+    p = subparsers.add_parser(
+        "chunk",
+        help="cut files (- for stdin) into chunks of at most N tokens, exactly, as JSON lines",
+        description="Cut text into chunks of at most --max-tokens tokens (exact counts), "
+        "streaming: chunks are printed as soon as they are final.",
+    )
+    p.add_argument("files", nargs="*", default=["-"], metavar="FILE")
+    p.add_argument("--max-tokens", type=int, required=True, metavar="N", help="token budget per chunk")
+    p.add_argument("--overlap", type=int, default=0, metavar="K", help="repeat up to K tokens of the previous chunk")
+    p.add_argument("--boundaries", choices=["exact", "semantic"], default="semantic",
+                   help="semantic (default): cut at paragraphs/headings/lines/sentences/words; exact: fill to the budget")
+    p.add_argument("--encoding", default="cl100k_base", help="encoding name or saved file (default cl100k_base)")
+    p.add_argument("--format", choices=["jsonl", "text"], default="jsonl", help="output format (default jsonl)")
+    p.set_defaults(func=_chunk)

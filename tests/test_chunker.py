@@ -1,0 +1,415 @@
+"""Chunker guarantees as property tests, corpus runs and examples of semantic cuts.
+
+Every chunk is re-counted with ``enc.count`` and with tiktoken (the oracle); the
+streamed chunks of random splits must equal the whole-text chunks.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chunker_reference  # noqa: E402
+
+STAND_INS = chunker_reference.install_if_missing()
+
+import bpe_stream  # noqa: E402
+from bpe_stream.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
+from bpe_stream.chunker import Chunk, Chunker  # noqa: E402
+from conftest import CORPUS_FILES, tiktoken_oracle  # noqa: E402
+
+ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
+CL100K = ENCODINGS["cl100k_base"]
+O200K = ENCODINGS["o200k_base"]
+
+
+# ----------------------------------------------------------------- helpers
+def check_chunks(enc, text, chunks, max_tokens, overlap=0, oracle=True):
+    """Assert every guarantee of the issue on one chunking of ``text``."""
+    tk = tiktoken_oracle(enc.name) if oracle and isinstance(enc, bpe_stream.Encoding) else None
+    if not text:
+        assert chunks == []
+        return
+    assert chunks, "non-empty text gave no chunks"
+    assert chunks[0].start == 0
+    assert chunks[-1].end == len(text)
+    for c in chunks:
+        assert isinstance(c, Chunk)
+        assert c.end > c.start, f"empty chunk {c}"
+        assert text[c.start : c.end] == c.text
+        assert c.token_count == enc.count(c.text), c
+        assert c.token_count <= max_tokens, c
+        if tk is not None:
+            assert c.token_count == len(tk.encode_ordinary(c.text)), c
+        if isinstance(text, str) and "\ufffd" in c.text:
+            assert "\ufffd" in text
+    for prev, nxt in zip(chunks, chunks[1:]):
+        if overlap == 0:
+            assert nxt.start == prev.end
+        else:
+            assert prev.start < nxt.start <= prev.end, (prev, nxt)
+            assert nxt.end > prev.end, (prev, nxt)
+            assert enc.count(text[nxt.start : prev.end]) <= overlap
+    if overlap == 0:
+        joined = (b"" if isinstance(text, bytes) else "").join(c.text for c in chunks)
+        assert joined == text
+
+
+def random_split(text, rng: random.Random, max_piece: int):
+    pieces = []
+    i = 0
+    while i < len(text):
+        j = i + rng.randint(0, max_piece)
+        pieces.append(text[i:j])
+        i = j
+    return pieces
+
+
+def chunk_or_too_long(chunker, text):
+    """The chunks, or None when some character alone needs more than the budget (checked)."""
+    try:
+        return chunker.chunks(text)
+    except ValueError as e:
+        msg = str(e)
+        assert "position" in msg and "max_tokens" in msg, msg
+        pos = int(msg.split(" at position ")[1].split()[0])
+        enc = chunker.encoding
+        assert enc.count(text[pos]) > chunker.max_tokens, msg
+        assert repr(text[pos]) in msg
+        return None
+
+
+# ------------------------------------------------------------- strategies
+ALPHABET = list("ab yz \n\n\t.!?,#`'-0123") + ["é", "中", "文", "。", "😀", "\u200d", "👨", "\u0301", "ก", "\r\n", "<|endoftext|>", "   "]
+texts = st.one_of(
+    st.lists(st.sampled_from(ALPHABET), max_size=80).map("".join),
+    st.text(max_size=120),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+)
+budgets = st.one_of(st.integers(1, 12), st.integers(1, 1024))
+modes = st.sampled_from(["exact", "semantic"])
+
+
+@st.composite
+def budget_and_overlap(draw):
+    max_tokens = draw(budgets)
+    overlap = draw(st.one_of(st.just(0), st.integers(0, max_tokens - 1)))
+    return max_tokens, overlap
+
+
+# ------------------------------------------------------------ validation
+def test_invalid_arguments():
+    for bad in (0, -1):
+        with pytest.raises(ValueError):
+            Chunker(CL100K, bad)
+    with pytest.raises(ValueError):
+        Chunker(CL100K, 10, overlap=-1)
+    with pytest.raises(ValueError):
+        Chunker(CL100K, 10, overlap=10)
+    with pytest.raises(ValueError):
+        Chunker(CL100K, 1, overlap=1)
+    with pytest.raises(ValueError):
+        Chunker(CL100K, 10, boundaries="sentences please")
+    with pytest.raises(ValueError):
+        Chunker(CL100K, 10, fill_floor=1.5)
+    with pytest.raises(TypeError):
+        Chunker(CL100K, 10.0)
+    with pytest.raises(TypeError):
+        Chunker("cl100k_base", 10)
+    with pytest.raises(TypeError):
+        Chunker(CL100K, 10).chunks(b"bytes")
+    with pytest.raises(TypeError):
+        Chunker(CL100K.bpe, 10).chunks("str")
+    with pytest.raises(TypeError):
+        list(Chunker(CL100K, 10).chunk_stream("a string is not a stream of pieces"))
+
+
+def test_character_over_budget_names_character_and_position():
+    rare = "\u9f98"  # a CJK character that cl100k spells with several byte tokens
+    assert CL100K.count(rare) > 1
+    text = "ab " + rare + " cd"
+    for mode in ("exact", "semantic"):
+        with pytest.raises(ValueError, match=r"U\+9F98.* at position 3 .*max_tokens=1"):
+            Chunker(CL100K, 1, boundaries=mode).chunks(text)
+        with pytest.raises(ValueError, match="position 3 "):
+            list(Chunker(CL100K, 1, boundaries=mode).chunk_stream(["a", "b ", rare, " cd"]))
+    # with a budget it fits in, it is simply a chunk of its own
+    chunks = Chunker(CL100K, CL100K.count(rare)).chunks(text)
+    assert rare in [c.text for c in chunks] or any(rare in c.text for c in chunks)
+
+
+def test_bytes_character_over_budget():
+    data = "x\u9f98".encode()
+    with pytest.raises(ValueError, match="byte offset 1"):
+        Chunker(CL100K.bpe, 1).chunks(data)
+
+
+def test_empty_input():
+    assert Chunker(CL100K, 5).chunks("") == []
+    assert list(Chunker(CL100K, 5).chunk_stream([])) == []
+    assert list(Chunker(CL100K, 5).chunk_stream(["", ""])) == []
+
+
+def test_special_token_text_is_ordinary():
+    text = "<|endoftext|>" * 20 + " and <|fim_prefix|> <|endofprompt|>"
+    for enc in ENCODINGS.values():
+        for mode in ("exact", "semantic"):
+            chunks = Chunker(enc, 7, boundaries=mode).chunks(text)
+            check_chunks(enc, text, chunks, 7)
+
+
+# ---------------------------------------------------------- properties
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, bo=budget_and_overlap(), mode=modes, enc_name=st.sampled_from(sorted(ENCODINGS)), seed=st.integers(0, 2**32))
+def test_guarantees_and_stream_equivalence(text, bo, mode, enc_name, seed):
+    max_tokens, overlap = bo
+    enc = ENCODINGS[enc_name]
+    chunker = Chunker(enc, max_tokens, overlap=overlap, boundaries=mode)
+    chunks = chunk_or_too_long(chunker, text)
+    if chunks is None:
+        return
+    check_chunks(enc, text, chunks, max_tokens, overlap)
+    rng = random.Random(seed)
+    pieces = random_split(text, rng, rng.choice([1, 3, 17, 200]))
+    assert list(chunker.chunk_stream(iter(pieces))) == chunks
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=texts, max_tokens=st.integers(1, 40))
+def test_exact_mode_chunks_are_longest_fitting_prefixes(text, max_tokens):
+    chunker = Chunker(CL100K, max_tokens, boundaries="exact")
+    chunks = chunk_or_too_long(chunker, text)
+    assume(chunks is not None)
+    for c in chunks[:-1]:
+        # the next character does not fit (necessary for "longest prefix that fits")
+        assert CL100K.count(text[c.start : c.end + 1]) > max_tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.sampled_from(ALPHABET[:-3]), max_size=60).map("".join).map(str.encode),
+    bo=budget_and_overlap(),
+    mode=modes,
+    seed=st.integers(0, 2**32),
+)
+def test_bytes_input_with_raw_bpe(data, bo, mode, seed):
+    max_tokens, overlap = bo
+    bpe = CL100K.bpe
+    chunker = Chunker(bpe, max_tokens, overlap=overlap, boundaries=mode)
+    try:
+        chunks = chunker.chunks(data)
+    except ValueError as e:
+        assert "byte offset" in str(e)
+        return
+    check_chunks(bpe, data, chunks, max_tokens, overlap, oracle=False)
+    for c in chunks:
+        c.text.decode("utf-8")  # never splits a character
+    rng = random.Random(seed)
+    assert list(chunker.chunk_stream(random_split(data, rng, 5))) == chunks
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    units=st.lists(
+        st.sampled_from(["a", " ", "\ud83d\ude00", "\ud83d", "\ude00", "中", "."]), max_size=40
+    ),
+    max_tokens=st.integers(1, 8),
+    seed=st.integers(0, 2**32),
+)
+def test_surrogates_are_never_split(units, max_tokens, seed):
+    text = "".join(units)
+    chunker = Chunker(CL100K, max_tokens)
+    try:
+        chunks = chunker.chunks(text)
+    except ValueError:
+        return
+    from bpe_stream.encoding import fix_surrogates
+
+    assert "".join(c.text for c in chunks) == text
+    for c in chunks:
+        assert text[c.start : c.end] == c.text
+        assert c.token_count == CL100K.count(c.text) <= max_tokens
+        # a chunk never starts with the low half of a pair that the input joined
+        if c.start > 0:
+            assert not ("\ud800" <= text[c.start - 1] <= "\udbff" and "\udc00" <= text[c.start] <= "\udfff")
+    assert fix_surrogates("".join(c.text for c in chunks)) == fix_surrogates(text)
+    rng = random.Random(seed)
+    assert list(chunker.chunk_stream(random_split(text, rng, 4))) == chunks
+
+
+# ------------------------------------------------------------- corpora
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+def test_corpus_slices(path):
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.name)
+    for i in range(6):
+        enc = ENCODINGS[["cl100k_base", "o200k_base"][i % 2]]
+        max_tokens = rng.choice([1, 2, 7, 32, 128, 512, 1024])
+        overlap = rng.choice([0, 0, max_tokens // 4, max_tokens - 1])
+        mode = ["exact", "semantic"][i // 2 % 2]
+        size = min(len(text), 20 * max_tokens + 200, 6000)
+        a = rng.randrange(0, max(1, len(text) - size))
+        piece = text[a : a + size]
+        chunker = Chunker(enc, max_tokens, overlap=overlap, boundaries=mode)
+        chunks = chunk_or_too_long(chunker, piece)
+        if chunks is None:
+            continue
+        check_chunks(enc, piece, chunks, max_tokens, overlap)
+        assert list(chunker.chunk_stream(random_split(piece, rng, rng.choice([1, 50, 4000])))) == chunks
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+def test_corpus_whole_file(path):
+    text = path.read_text(encoding="utf-8")
+    if STAND_INS:
+        text = text[:60_000]  # the stand-in primitives are slow
+    enc = CL100K
+    max_tokens = 256
+    for mode in ("exact", "semantic"):
+        chunker = Chunker(enc, max_tokens, boundaries=mode)
+        chunks = chunker.chunks(text)
+        check_chunks(enc, text, chunks, max_tokens, oracle=False)
+        if mode == "semantic":
+            rng = random.Random(0)
+            streamed = list(chunker.chunk_stream(random_split(text, rng, 3000)))
+            assert streamed == chunks
+
+
+# ---------------------------------------------------------- streaming
+def test_stream_emits_chunks_before_input_ends():
+    paragraph = "The quick brown fox jumps over the lazy dog. " * 4 + "\n\n"
+    consumed = []
+
+    def pieces():
+        for i in range(400):
+            consumed.append(i)
+            yield paragraph
+
+    stream = Chunker(CL100K, 64).chunk_stream(pieces())
+    first = next(stream)
+    assert first.start == 0
+    assert len(consumed) < 20, "first chunk waited for too much input"
+    # memory: the chunker never holds the whole document
+    for _ in range(50):
+        next(stream)
+    assert len(consumed) < 100
+
+
+def test_stream_of_long_run_without_whitespace_is_bounded():
+    run = "x" * 20_000
+    consumed = []
+
+    def pieces():
+        for i in range(0, len(run), 100):
+            consumed.append(i)
+            yield run[i : i + 100]
+
+    chunker = Chunker(CL100K, 16)
+    stream = chunker.chunk_stream(pieces())
+    first = next(stream)
+    # certified once the held text exceeds max_tokens * max_token_len bytes (16 * 128)
+    assert consumed[-1] < 8_000
+    rest = list(stream)
+    chunks = [first] + rest
+    assert "".join(c.text for c in chunks) == run
+    assert all(c.token_count <= 16 for c in chunks)
+
+
+def test_stream_of_small_pieces_matches_whole_text():
+    text = Path(CORPUS_FILES[0]).read_text(encoding="utf-8")[:8000] if CORPUS_FILES else "a b. " * 2000
+    for mode in ("exact", "semantic"):
+        chunker = Chunker(O200K, 50, overlap=10, boundaries=mode)
+        whole = chunker.chunks(text)
+        assert list(chunker.chunk_stream(iter(text))) == whole  # one character at a time
+
+
+# ------------------------------------------------------ semantic cuts
+def test_semantic_cut_prefers_paragraph_within_fill_floor():
+    para1 = "Alpha beta gamma delta. " * 5 + "\n\n"
+    para2 = "Epsilon zeta eta theta iota. " * 5
+    text = para1 + para2
+    n1 = CL100K.count(para1)
+    budget = n1 + 8  # the paragraph fits with room to spare, well above a 0.7 floor
+    chunks = Chunker(CL100K, budget, fill_floor=0.7).chunks(text)
+    assert chunks[0].text == para1
+    check_chunks(CL100K, text, chunks, budget)
+    # exact mode would run past the paragraph instead
+    exact = Chunker(CL100K, budget, boundaries="exact").chunks(text)
+    assert exact[0].end > len(para1)
+
+
+def test_semantic_falls_back_to_weaker_level_under_fill_floor():
+    para1 = "Short.\n\n"
+    body = "One sentence here. Another sentence there. " * 10
+    text = para1 + body
+    chunks = Chunker(CL100K, 40).chunks(text)
+    # the paragraph would give a tiny chunk: a sentence end is used instead
+    assert chunks[0].end > len(para1)
+    assert chunks[0].text.endswith(".")
+    assert chunks[0].token_count >= 0.8 * 40
+
+
+def test_semantic_cut_at_markdown_heading_and_line_and_word():
+    doc = "intro line one\nintro line two\n# Heading\nbody text follows here and goes on and on"
+    chunks = Chunker(CL100K, 12, fill_floor=0.5).chunks(doc)
+    assert chunks[0].text == "intro line one\nintro line two\n"
+    words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor"
+    chunks = Chunker(CL100K, 8).chunks(words)
+    for c in chunks[:-1]:
+        assert words[c.end] == " "  # cut before a space: the next chunk starts with " word"
+    check_chunks(CL100K, words, chunks, 8)
+
+
+def test_semantic_cjk_sentence_end():
+    text = "我们今天去公园玩。天气很好，大家都很开心。" * 6
+    chunks = Chunker(CL100K, 40).chunks(text)
+    check_chunks(CL100K, text, chunks, 40)
+    assert all(c.text.endswith("。") for c in chunks[:-1])
+
+
+def test_semantic_does_not_split_grapheme_when_avoidable():
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # one grapheme, five code points
+    text = family * 6
+    budget = CL100K.count(family) + 2
+    chunks = Chunker(CL100K, budget).chunks(text)
+    check_chunks(CL100K, text, chunks, budget)
+    assert all(len(c.text) % len(family) == 0 for c in chunks)
+
+
+def test_custom_levels():
+    text = "a, b, c, d, e, f, g, h, i, j, k, l, m, n"
+    comma = BoundaryLevel("comma", r",")
+    chunks = Chunker(CL100K, 6, boundaries=[comma], fill_floor=0.5).chunks(text)
+    check_chunks(CL100K, text, chunks, 6)
+    assert all(c.text.endswith(",") for c in chunks[:-1])
+    named = Chunker(CL100K, 6, boundaries=["sentence", ("comma", ",")]).levels
+    assert [lvl.name for lvl in named] == ["sentence", "comma"]
+
+
+def test_overlap_repeats_tail_at_boundary():
+    text = " ".join(f"word{i}" for i in range(200))
+    k = 10
+    chunks = Chunker(CL100K, 50, overlap=k).chunks(text)
+    check_chunks(CL100K, text, chunks, 50, overlap=k)
+    for prev, nxt in zip(chunks, chunks[1:]):
+        assert nxt.start < prev.end  # there is an overlap
+        assert text[nxt.start] == " "  # at a word boundary
+
+
+def test_overlap_progress_when_next_character_is_costly():
+    rare = "\u9f98"
+    n = CL100K.count(rare)
+    text = ("ab" * 3 + rare) * 5
+    chunks = Chunker(CL100K, n + 1, overlap=n).chunks(text)
+    check_chunks(CL100K, text, chunks, n + 1, overlap=n)
+
+
+def test_levels_are_data():
+    assert [lvl.name for lvl in SEMANTIC_LEVELS] == ["paragraph", "markdown", "line", "sentence", "word"]
+    assert SEMANTIC_LEVELS[0].positions("a\n\nb", 0, 4) == [3]
