@@ -10,7 +10,8 @@ Invariants:
   chunks are printed as soon as they are final;
 * ``jsonl``: one JSON object per chunk with ``text``, ``start``, ``end``
   (character offsets into that file), ``token_count`` and ``source``;
-  ``text``: the chunks' texts separated by a line holding a form feed;
+  ``text``: for reading, each chunk under a header line
+  ``--- SOURCE [START:END] N tokens ---``;
 * a missing file or invalid UTF-8 exits 2 with a message naming the file (and
   the byte offset); a character that alone exceeds the budget exits 2 too;
 * a progress bar goes to stderr for inputs over 1 MiB, only when stderr is a
@@ -106,6 +107,7 @@ def _chunk(args) -> int:
         raise InputError(str(e)) from None
     out = sys.stdout
     first = True
+    chunk_ended_with_newline = True
     for path in args.files:
         update, close = _progress_for(path)
         try:
@@ -120,9 +122,13 @@ def _chunk(args) -> int:
                     }
                     out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 else:
-                    if not first:
-                        out.write("\n\f\n")
+                    if not first and not chunk_ended_with_newline:
+                        out.write("\n")
+                    out.write(
+                        f"--- {path} [{chunk.start}:{chunk.end}] {chunk.token_count} tokens ---\n"
+                    )
                     out.write(chunk.text)
+                    chunk_ended_with_newline = chunk.text.endswith("\n")
                 first = False
         except _InputError as e:
             raise InputError(str(e)) from None
@@ -131,7 +137,7 @@ def _chunk(args) -> int:
         finally:
             if close is not None:
                 close()
-    if args.format == "text" and not first:
+    if args.format == "text" and not first and not chunk_ended_with_newline:
         out.write("\n")
     out.flush()
     return 0
