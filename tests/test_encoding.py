@@ -239,3 +239,19 @@ def test_ascii_translation_equals_unicode_pattern(name, text):
     from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
 
     assert PreSplitter(PATTERNS[name]).findall(text) == compile_pattern(PATTERNS[name]).findall(text)
+
+
+def test_shared_across_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from conftest import CORPORA_DIR
+
+    enc = Encoding("fresh-cache", pat_str=get_encoding("cl100k_base").pat_str, bpe=get_encoding("cl100k_base").bpe)
+    texts = [f"thread {i}: " + "naïve café 12345 " * (i + 1) + "\n" * i for i in range(64)]
+    if (CORPORA_DIR / "taylorswift.txt").exists():
+        corpus = (CORPORA_DIR / "taylorswift.txt").read_text(encoding="utf-8")
+        texts += [corpus[i * 3000 : (i + 1) * 3000] for i in range(32)]
+    expected = [tiktoken_oracle("cl100k_base").encode_ordinary(t) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(enc.encode_ordinary, texts * 4))
+    assert got == expected * 4

@@ -286,3 +286,10 @@ def test_long_runs_across_scan_windows(name, unit):
         expected = bpe.encode(data, method="heap")
         assert bpe.encode(data) == expected
         assert bpe.encode(data, method="table") == expected
+
+
+def test_merged_token(readme_bpe):
+    ids = {t: i for i, t in enumerate(README_TOKENS)}
+    assert readme_bpe.merged_token(ids[b"a"], ids[b"b"]) == ids[b"ab"]
+    assert readme_bpe.merged_token(ids[b"a"], ids[b"cbb"]) == ids[b"acbb"]
+    assert readme_bpe.merged_token(ids[b"b"], ids[b"a"]) is None

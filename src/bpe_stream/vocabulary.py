@@ -141,6 +141,13 @@ class BytePairEncoding:
                     raise ValueError(f"invalid token id {i!r} (vocabulary has {len(tokens)} tokens)") from None
             raise
 
+    def merged_token(self, token1: int, token2: int) -> int | None:
+        """The pair -> merged token lookup: the token BPE makes of ``token1`` next to
+        ``token2``, or None.  Looked up by bytes, because under BPE's rule any adjacent
+        pair whose bytes concatenate to a token merges, not only the pair in that
+        token's split table."""
+        return self.ranks.get(self.tokens[token1] + self.tokens[token2])
+
     def is_valid_token_pair(self, token1: int, token2: int) -> bool:
         """Whether BPE keeps ``token1`` and ``token2`` adjacent in the encoding of their bytes."""
         if not (self.continuation_masks[token1] >> self.tokens[token2][0]) & 1:
