@@ -219,6 +219,7 @@ def test_bundled_file_is_verified(monkeypatch):
             st.just("\n"), st.just("\nword"), st.just("\n/x"), st.just(" \n\n9"),
             st.just("\n    def"), st.just("\n  /"), st.just("\n\t)"), st.just(".\n  \n x"),
             st.just("\n \u00a0x"), st.just("\n  \u4e2d"), st.just("é\n  é"),
+            st.just("a b"), st.just("caf\u00e9 bar"), st.just("x 'll"), st.just("I 'm"), st.just("z\u00a0y"),
         ),
         max_size=60,
     )

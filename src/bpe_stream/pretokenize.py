@@ -11,16 +11,23 @@ Speed: the standard library's ``re`` splits about 2.5x faster than ``regex`` but
 has no ``\\p{..}`` classes.  On ASCII text the Unicode classes reduce to ASCII
 ranges, so :class:`PreSplitter` runs an ASCII translation of the pattern with
 ``re`` on every ASCII stretch of the input and the full pattern with ``regex`` on
-the rest.  Stretches are cut only just after a newline that is followed by an
-ASCII letter or digit, or by spaces/tabs and then a non-space.  Such a position
-``p`` is a piece boundary of the whole text and of ``text[:p]`` alike: a piece
-containing a newline either ends with it or continues only with more
-whitespace, ``/`` or newlines (o200k's punctuation pieces); a whitespace piece
-reaching ``p`` ends at the last newline of its whitespace run, which is at
-``p - 1`` because the spaces after it contain none, and in ``text[:p]`` the same
-run ends the text and is matched whole.  Pieces are found left to right with no
-look-behind, so splitting the stretches separately gives the pieces of the
-whole text.  Tests check this against splitting the whole text at once.
+the rest.  Stretches are cut only at two kinds of position ``p``, each a piece boundary
+of the whole text and of ``text[:p]`` alike:
+
+* just after a newline followed by an ASCII letter or digit, or by spaces/tabs
+  and then a non-space: a piece containing a newline either ends with it or
+  continues only with more whitespace, ``/`` or newlines (o200k's punctuation
+  pieces); a whitespace piece reaching ``p`` ends at the last newline of its
+  whitespace run, which is at ``p - 1`` because the spaces after it contain none,
+  and in ``text[:p]`` the same run ends the text and is matched whole;
+* just before a space between two ASCII letters: no alternative continues a
+  piece holding a letter with a space (letter runs stop at it, contractions need
+  an apostrophe), and the piece ending at ``p`` only looked one character ahead
+  to see its letter run end, which the end of ``text[:p]`` also ends.
+
+Pieces are found left to right with no look-behind, so splitting the stretches
+separately gives the pieces of the whole text.  Tests check this against
+splitting the whole text at once.
 """
 
 from __future__ import annotations
@@ -193,8 +200,8 @@ _ASCII_PATTERNS = {
     ),
 }
 
-# A match of this at newline index i makes i + 1 a safe cut (see the module comment).
-_SAFE_CUT = re.compile(r"\n(?=[A-Za-z0-9]|[ \t]+\S)")
+# Zero-width: every match position is a safe cut (see the module comment).
+_SAFE_CUT = re.compile(r"(?<=\n)(?=[A-Za-z0-9]|[ \t]+\S)|(?<=[A-Za-z])(?= [A-Za-z])")
 
 
 class PreSplitter:
@@ -240,7 +247,7 @@ class PreSplitter:
             if cut_before > pos:
                 out += fast.findall(text, pos, cut_before)
             m2 = _SAFE_CUT.search(text, m.end())
-            cut_after = m2.start() + 1 if m2 is not None else n
+            cut_after = m2.start() if m2 is not None else n
             out += slow.findall(text, cut_before, cut_after)
             pos = cut_after
         return out
@@ -251,14 +258,19 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 def _last_safe_cut(text: str, lo: int, hi: int) -> int:
     """The largest safe cut position in [lo, hi], or lo if there is none."""
-    i = hi
+    span = 64
+    end = min(len(text), hi + 2)  # the cut patterns look at most 2 characters ahead
     while True:
-        i = text.rfind("\n", lo, i)
-        if i < 0:
+        start = max(lo, hi - span)
+        best = -1
+        for m in _SAFE_CUT.finditer(text, start, end):
+            if m.start() > hi:
+                break
+            best = m.start()
+        if best >= 0:
+            return best
+        if start == lo:
             return lo
-        if i + 1 <= hi and _SAFE_CUT.match(text, i) is not None:
-            return i + 1
-        if i <= lo:
-            return lo
+        span *= 4
 
 
