@@ -10,32 +10,14 @@ import argparse
 import sys
 
 from . import __version__
+from .textio import InputError, read_text
 
 __all__ = ["main"]
 
 
-class InputError(Exception):
-    """Bad command-line input: reported as one line on stderr, exit code 2."""
-
-
 def read_text_input(path: str) -> str:
     """The UTF-8 text of a file, or of stdin for ``-``."""
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not valid UTF-8 (byte offset {e.start})") from None
+    return read_text(path)
 
 
 def load_encoding_arg(name: str):

@@ -21,45 +21,16 @@ Input handling (invariants):
 from __future__ import annotations
 
 import argparse
-import codecs
 import os
 import sys
 from collections.abc import Iterator
+
+from .textio import InputError, read_utf8_blocks
 
 __all__ = ["register_cli", "read_documents"]
 
 BLOCK_BYTES = 1 << 20
 BUILTIN_STREAMABLE = ("cl100k_base", "o200k_base")
-
-
-class InputError(Exception):
-    """A file that cannot be read as UTF-8 text (reported with exit code 2)."""
-
-
-def _decode_chunks(path: str, block_bytes: int) -> Iterator[str]:
-    """Decode ``path`` as strict UTF-8, ``block_bytes`` at a time."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    consumed = 0
-    try:
-        with open(path, "rb") as f:
-            while True:
-                raw = f.read(block_bytes)
-                final = not raw
-                buffered = len(decoder.getstate()[0])  # undecoded bytes held from before
-                try:
-                    text = decoder.decode(raw, final=final)
-                except UnicodeDecodeError as exc:
-                    offset = consumed - buffered + exc.start
-                    raise InputError(
-                        f"{path}: not valid UTF-8 (byte offset {max(offset, 0)}: {exc.reason})"
-                    ) from None
-                consumed += len(raw)
-                if text:
-                    yield text
-                if final:
-                    return
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _last_safe_cut(text: str) -> int:
@@ -87,12 +58,12 @@ def read_documents(
     """
     for path in paths:
         if not streamable:
-            text = "".join(_decode_chunks(path, block_bytes))
+            text = "".join(read_utf8_blocks(path, block_bytes))
             if text:
                 yield text
             continue
         pending = ""
-        for chunk in _decode_chunks(path, block_bytes):
+        for chunk in read_utf8_blocks(path, block_bytes):
             pending += chunk
             cut = _last_safe_cut(pending)
             if cut > 0:
