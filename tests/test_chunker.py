@@ -413,3 +413,115 @@ def test_overlap_progress_when_next_character_is_costly():
 def test_levels_are_data():
     assert [lvl.name for lvl in SEMANTIC_LEVELS] == ["paragraph", "markdown", "line", "sentence", "word"]
     assert SEMANTIC_LEVELS[0].positions("a\n\nb", 0, 4) == [3]
+
+
+# ------------------------------------------------- exact counts (chunk_counts)
+from bpe_stream.chunk_counts import _HARD_AT, _LETTER_RUN, NEED_MORE, ChunkView, TextCounts  # noqa: E402
+
+ADVERSARIAL = [
+    " ", "  ", "\n", "\n\n", " \n ", "\t", "\r\n", "   \n  \n", " " * 9, "\n" * 5,
+    "0", "12", "345", "6789", "'", "'s", "'ll", "'T", "n't",
+    "a", "b", "word", "Hello", "HELLO", "xyzzyplughfoobarbazquux", "é", "e\u0301", "Ω",
+    "中", "文字列", "こんにちは", "ภาษาไทย", "😀", "👨\u200d👩", "。", "，", ".", ",", "!?", "--", "/", "#",
+]
+adversarial_texts = st.lists(st.sampled_from(ADVERSARIAL), min_size=1, max_size=40).map("".join)
+
+
+def brute_cut(enc, text, s, max_tokens):
+    best = s
+    for j in range(s + 1, len(text) + 1):
+        if enc.count(text[s:j]) <= max_tokens:
+            best = j
+    return best
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
+def test_chunk_view_counts_and_cut_are_exact(text, enc_name, data):
+    enc = ENCODINGS[enc_name]
+    tc = TextCounts(enc, text)
+    s = data.draw(st.integers(0, len(text) - 1))
+    max_tokens = data.draw(st.one_of(st.integers(1, 6), st.integers(1, 60)))
+    view = ChunkView(tc, s, max_tokens)
+    for j in range(s, len(text) + 1):
+        assert view.count(j) == enc.count(text[s:j]), (s, j)
+    cut = view.cut(True, max_tokens * enc.bpe.max_token_len)
+    j = brute_cut(enc, text, s, max_tokens)
+    assert cut == (j, enc.count(text[s:j]))
+    # held text that stops early: either the same cut, or a request for more text
+    for n in sorted({len(text) - 1, (s + len(text)) // 2, s + 5}):
+        if s < n < len(text):
+            part = ChunkView(TextCounts(enc, text[:n]), s, max_tokens).cut(False, max_tokens * enc.bpe.max_token_len)
+            assert part is NEED_MORE or part == cut, (n, part, cut)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)))
+def test_letter_run_prefixes_are_single_pieces(text, enc_name):
+    # point 4 of chunk_counts: every non-empty prefix of such a piece is one piece
+    enc = ENCODINGS[enc_name]
+    run = _LETTER_RUN[enc.pat_str]
+    for piece in enc.split(text):
+        if run.fullmatch(piece):
+            for i in range(1, len(piece) + 1):
+                assert enc.split(piece[:i]) == [piece[:i]], (piece, i)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
+def test_hard_boundaries_are_additive(text, enc_name, data):
+    # rule 5 of chunk_counts: counts add up across a letter followed by no letter, mark or apostrophe
+    enc = ENCODINGS[enc_name]
+    hard = [m.start() + 1 for m in _HARD_AT.finditer(text, overlapped=True)]
+    if not hard:
+        return
+    h = data.draw(st.sampled_from(hard))
+    s = data.draw(st.integers(0, h - 1))
+    for j in range(h, len(text) + 1):
+        assert enc.count(text[s:j]) == enc.count(text[s:h]) + enc.count(text[h:j])
+
+
+def test_long_straddling_pieces():
+    # a letter run far longer than the budget, long whitespace runs, a long digit run
+    cases = ["x" * 3000, "ab " + "中文" * 400 + " cd", "a" + " " * 2000 + "b", "1" * 2000, "a" + " \n" * 700 + "b"]
+    for enc in ENCODINGS.values():
+        for text in cases:
+            for max_tokens in (1, 5, 64):
+                for mode in ("exact", "semantic"):
+                    chunks = Chunker(enc, max_tokens, boundaries=mode).chunks(text)
+                    check_chunks(enc, text, chunks, max_tokens, oracle=False)
+                    if mode == "exact":
+                        for c in chunks[:-1]:
+                            assert enc.count(text[c.start : c.end + 1]) > max_tokens
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
+def test_suffix_view_counts_and_earliest_start_are_exact(text, enc_name, data):
+    from bpe_stream.chunk_counts import SuffixView
+
+    enc = ENCODINGS[enc_name]
+    tc = TextCounts(enc, text)
+    e = data.draw(st.integers(1, len(text)))
+    s = data.draw(st.integers(0, e - 1))
+    k = data.draw(st.integers(0, 12))
+    view = SuffixView(tc, e)
+    for i in range(s, e + 1):
+        assert view.count(i) == enc.count(text[i:e]), (i, e)
+    i0 = view.earliest_start(s, k)
+    if i0 is not None:
+        assert i0 == min(i for i in range(s, e + 1) if enc.count(text[i:e]) <= k)
+
+
+def test_overlap_inside_long_letter_runs_is_exact():
+    from bpe_stream.chunk_counts import SuffixView
+
+    for enc in ENCODINGS.values():
+        for text in ("ab " + "中文字列" * 60 + "。 cd", "x " + "abcdefghij" * 30 + ", y", "word " * 40):
+            chunks = Chunker(enc, 40, overlap=15, boundaries="exact").chunks(text)
+            check_chunks(enc, text, chunks, 40, overlap=15, oracle=False)
+            tc = TextCounts(enc, text)
+            for c in chunks[:-1]:
+                i0 = SuffixView(tc, c.end).earliest_start(c.start, 15)
+                brute = min(i for i in range(c.start, c.end + 1) if enc.count(text[i : c.end]) <= 15)
+                assert i0 is None or i0 == brute

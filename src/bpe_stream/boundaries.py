@@ -82,12 +82,18 @@ class BoundaryLevel:
     finder: Callable[[str | bytes, int, int], Iterable[int]] | None = field(
         default=None, compare=False
     )
+    #: Optional literal prefilter: every match contains one of these strings
+    #: (str; their UTF-8 encodings for bytes), so a slice holding none has no
+    #: positions and the regex is not run on it.
+    required: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError("a boundary level needs a non-empty name")
         if (self.pattern is None) == (self.finder is None):
             raise ValueError(f"boundary level {self.name!r}: give exactly one of pattern or finder")
+        if self.required:
+            object.__setattr__(self, "_required_bytes", tuple(r.encode("utf-8") for r in self.required))
         if self.pattern is not None:
             try:
                 object.__setattr__(self, "_compiled", regex.compile(self.pattern))
@@ -101,13 +107,23 @@ class BoundaryLevel:
             except regex.error:
                 object.__setattr__(self, "_compiled_bytes", None)
 
-    def positions(self, text: str | bytes, lo: int, hi: int) -> list[int]:
+    def positions(self, text: str | bytes, lo: int, hi: int, stop: int | None = None) -> list[int]:
         """Cut positions ``p`` with ``lo < p <= hi``, ascending, found in ``text[lo:hi]``.
 
         The pattern sees only ``text[lo:hi]`` (as if it were the whole string).
+        With ``stop``, only the positions ``<= stop`` are returned (the scan ends
+        at the first match past it; the result is the same prefix of the list).
         """
+        if stop is None or stop > hi:
+            stop = hi
         if self.finder is not None:
-            return sorted({p for p in self.finder(text, lo, hi) if lo < p <= hi})
+            return sorted({p for p in self.finder(text, lo, hi) if lo < p <= stop})
+        required = self.required
+        if required:
+            if not isinstance(text, str):
+                required = self._required_bytes
+            if not any(text.find(r, lo, hi) >= 0 for r in required):
+                return []
         if isinstance(text, str):
             pat = self._compiled
         else:
@@ -120,6 +136,8 @@ class BoundaryLevel:
         sub = text[lo:hi] if (lo or hi != len(text)) else text
         for m in pat.finditer(sub):
             p = lo + m.end()
+            if p > stop:
+                break
             if p > seen_last:
                 out.append(p)
                 seen_last = p
@@ -138,6 +156,7 @@ MARKDOWN = BoundaryLevel(
     # before a heading line or an opening fence with an info string; after a bare fence line
     r"\n(?=#{1,6}[ \t]|(?:```|~~~)[^\s`~])|(?m:^(?:```|~~~)[ \t]*\n)",
     rb"\n(?=#{1,6}[ \t]|(?:```|~~~)[^\s`~])|(?m:^(?:```|~~~)[ \t]*\n)",
+    required=("\n#", "```", "~~~"),
 )
 LINE = BoundaryLevel("line", r"\n", rb"\n")
 SENTENCE = BoundaryLevel(

@@ -15,28 +15,42 @@ Invariants (on every input, for every chunk ``c`` of ``text``):
 How a chunk is chosen (start ``s``, all offsets local to the text held):
 
 1. ``e_max = split_at(text, max_tokens, start=s)``, the largest end whose
-   count fits (exact; ``bpe_stream.cuts``).  ``e_max == s`` means the character
-   at ``s`` alone costs more than the budget: ``ValueError`` naming it.
+   count fits (exact; :mod:`bpe_stream.chunk_counts` for pre-split text,
+   ``bpe_stream.cuts`` for bytes).  ``e_max == s`` means the character at ``s``
+   alone costs more than the budget: ``ValueError`` naming it.
 2. ``boundaries="exact"``: the chunk is ``[s, e_max)``.
 3. ``boundaries="semantic"`` (or a list of levels): for each level, strongest
-   first, walk its cut positions in ``(s, e_max]`` from the last one backwards;
+   first, walk its cut positions in ``(x, e_max]`` from the last one backwards;
    a position ``c`` is taken when ``floor <= count(text[s:c]) <= max_tokens``
    (positions over the budget are skipped: counts are not monotonic, so being
    left of ``e_max`` proves nothing), and the walk of that level stops at the
    first position under the floor.  If no level gives a cut, the chunk ends at
    the last grapheme-cluster boundary that fits, else at ``e_max``.
+   Levels are run on ``text[x : e_max + LOOKAHEAD]``.  For pre-split text ``x``
+   is the last piece boundary (of the split of ``text[s:e_max]``, see
+   ``ChunkView.scan_start``) whose prefix has at most ``floor - 8`` tokens
+   (by definition: positions up to ``x`` are not candidates; their prefixes
+   hold about ``floor - 8`` tokens or fewer, so they would end the walk
+   anyway), and levels scan about a fifth of the chunk instead of all of it.
+   Otherwise ``x = s``.  Either way ``x`` depends only on ``text[s:e_max]``.
    **Fill** is ``token_count / max_tokens`` (measured against the budget, not
    against the exact cut), and ``floor = ceil(fill_floor * max_tokens)``.
 4. Overlap ``k``: the next chunk starts at the earliest cut position ``o`` of
    the strongest level (semantic) or at the earliest character (exact) inside
    the previous chunk ``[s, e)`` with ``count(text[o:e]) <= k``; a level is taken
-   when its overlap has at least ``fill_floor * k`` tokens.  If the chunk from
+   when its overlap has at least ``fill_floor * k`` tokens (levels see
+   ``text[max(s, i0 - 32):e]``, ``i0`` the earliest character start).  If the chunk from
    ``o`` could not reach past ``e`` (a costly character right at ``e``), the
    next chunk starts at ``e`` instead, so the chunker never stalls or repeats.
 
-Every count goes through the streaming primitives: ``split_at`` for the cut and
-an ``IntervalCounter`` over the text held for candidate chunks; nothing is
-re-encoded from scratch per candidate.
+Counting.  Pre-split text (an ``Encoding`` with a pattern): the held text is
+split once (:class:`~bpe_stream.chunk_counts.TextCounts`, prefix sums of cached
+piece counts); per chunk a :class:`~bpe_stream.chunk_counts.ChunkView` finds
+``e_max`` by bisecting those sums and re-checks only a few short strings around
+the start and the cut, and counts semantic candidates the same way (the proof
+is in that module).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
+candidate chunks.  Nothing is re-encoded from scratch per candidate.
 
 Streaming finality rule.  The chunk from ``s`` depends only on
 ``text[s : e_max + LOOKAHEAD]`` (levels are run on that slice) and on ``e_max``.
@@ -45,6 +59,9 @@ longer end can fit, which holds when either
 
 * the text from ``s`` to ``B`` has more than ``max_tokens * max_token_len``
   UTF-8 bytes (no token holds more than ``max_token_len`` bytes), or
+* (pre-split text) a piece boundary of ``text[s:B]`` whose prefix count is
+  over the budget is stable for every longer text (``ChunkView.cut``, rule 3
+  of :mod:`bpe_stream.chunk_counts`), or
 * (cl100k/o200k patterns) there is a *hard boundary* ``h`` with
   ``e_max < h < B``: a letter followed by a character that is neither a letter,
   a combining mark nor ``'``.  Both patterns always end a piece there and never
@@ -60,9 +77,10 @@ boundaries (a 1 MB run of letters arriving in small pieces is cut into
 budget-sized chunks as it arrives).  Text is re-examined only when the held
 text has doubled since the last attempt, so streaming costs O(n) overall.
 
-Complexity: O(n) for ``chunks``: one ``split_at`` per chunk (proportional to
-the chunk plus a bounded look-ahead), a few interval counts per chunk, and one
-regex scan of the chunk per boundary level tried.
+Complexity: O(n) for ``chunks``: one split of the held text, then per chunk
+O(log n) for the cut plus a few exact recounts of short strings (a long piece
+straddling the cut costs one prefix table over it), and one regex scan of the
+chunk's last fifth (plus look-ahead) per boundary level tried.
 
 >>> import bpe_stream
 >>> from bpe_stream.chunker import Chunker
@@ -80,7 +98,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -88,7 +105,8 @@ from dataclasses import dataclass
 import regex
 
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
-from .pretokenize import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from .chunk_counts import NEED_MORE, ChunkView, SuffixView, TextCounts
+from .pretokenize import CL100K_PATTERN, O200K_PATTERN
 
 __all__ = ["Chunk", "Chunker"]
 
@@ -99,6 +117,9 @@ _GRAPHEME = regex.compile(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
 
+_SCAN_SLACK = 8  # tokens under the floor where semantic levels start scanning
+_BLOCK_CHARS = 1 << 16  # long texts are chunked through the streaming path in blocks this long
+_OVERLAP_CONTEXT = 32  # characters before the earliest overlap start that levels see
 _NEED_MORE = object()  # planner: the held text cannot decide this chunk yet
 
 
@@ -118,7 +139,7 @@ class Chunk:
 class _Window:
     """Text held in memory: ``text`` starts at global offset ``base``; ``final`` if input ended."""
 
-    __slots__ = ("text", "base", "final", "_counter", "_owner")
+    __slots__ = ("text", "base", "final", "_counter", "_owner", "_text_counts")
 
     def __init__(self, owner, text, base: int, final: bool):
         self._owner = owner
@@ -126,6 +147,14 @@ class _Window:
         self.base = base
         self.final = final
         self._counter = None
+        self._text_counts = None
+
+    def text_counts(self) -> TextCounts:
+        """The pre-split of the held text with prefix counts, built once per window."""
+        tc = self._text_counts
+        if tc is None:
+            tc = self._text_counts = TextCounts(self._owner, self.text)
+        return tc
 
     def count(self, start: int, end: int) -> int:
         counter = self._counter
@@ -144,83 +173,6 @@ class _State:
         self.min_end = 0  # the next chunk must end after this (the previous chunk's end)
         self.done = False
 
-
-
-class _PieceScan:
-    """Pre-split pieces of ``text[s:]`` with prefix sums of their (cached) counts.
-
-    Exactness rests on the stability rule of :mod:`bpe_stream.piece_stream` (the
-    same rule ``interval.IntervalCounter`` uses): a piece boundary ``b`` of the
-    split of ``text[s:n]`` is a boundary of the split of ``text[s:j]`` with the
-    same pieces before it whenever ``b <= j - margin`` and ``text[b:j]`` holds a
-    non-whitespace character.  The patterns have no look-behind, so the pieces
-    after ``b`` are those of ``text[b:j]``.  Hence, for such ``j``,
-    ``count(text[s:j]) == cum[b] + count(text[b:j])``.
-    """
-
-    __slots__ = ("ends", "cum", "stop", "text", "margin", "avail")
-
-    def __init__(self, enc, text: str, s: int, max_tokens: int, horizon: int, margin: int, final: bool):
-        n = len(text)
-        limit = s + horizon  # no end past this can fit (at least one byte per character)
-        pattern = compile_pattern(enc.pat_str)
-        cache_get = enc._pieces.__getitem__
-        span = 5 * max_tokens + 32
-        while True:
-            # Split text[s:end] as if the text ended there; only boundaries stable
-            # for `end` are trusted, so the artificial end changes nothing used.
-            end = min(n, s + span)
-            pieces = pattern.findall(text, s, end)
-            ends = list(accumulate(map(len, pieces), initial=s))
-            cum = list(accumulate(map(len, map(cache_get, pieces)), initial=0))
-            self.text = text
-            self.margin = margin
-            over = bisect_right(cum, max_tokens)
-            if over < len(cum):
-                del ends[over + 1 :], cum[over + 1 :]
-                self.ends, self.cum = ends, cum
-                if self.stable_witness(ends[-1], end) is not None or end == n:
-                    self.stop, self.avail = "over", end
-                    return
-                if end > limit:
-                    self.stop, self.avail = "horizon", end
-                    return
-            elif end > limit:
-                self.ends, self.cum, self.stop, self.avail = ends, cum, "horizon", end
-                return
-            if end == n:
-                self.ends, self.cum, self.stop, self.avail = ends, cum, "end", end
-                return
-            span *= 2
-
-    def stable_witness(self, b: int, n: int) -> int | None:
-        """Smallest ``j <= n`` for which boundary ``b`` is stable, or None."""
-        text = self.text
-        j = b + self.margin
-        if j > n:
-            return None
-        if text[b:j].isspace() or b == j:
-            k = b
-            while k < n and text[k].isspace():
-                k += 1
-            if k >= n:
-                return None
-            j = max(j, k + 1)
-        return j
-
-    def base_for(self, j: int, below: int) -> int:
-        """Index ``k < below`` of the last boundary stable for end ``j`` (0 = the start)."""
-        ends = self.ends
-        text = self.text
-        k = min(below, bisect_right(ends, j - self.margin)) - 1
-        while k > 0 and (ends[k] >= j or text[ends[k] : j].isspace()):
-            k -= 1
-        return max(k, 0)
-
-    def count(self, enc, j: int) -> int:
-        """``enc.count(text[s:j])`` for ``s <= j`` within the scanned text."""
-        k = self.base_for(j, len(self.ends))
-        return self.cum[k] + enc.count(self.text[self.ends[k] : j])
 
 
 class Chunker:
@@ -289,14 +241,12 @@ class Chunker:
             self.boundaries = "semantic" if boundaries == "semantic" else "custom"
         self._semantic = self.boundaries != "exact"
         self._floor_tokens = max(1, math.ceil(self.fill_floor * max_tokens))
+        # Semantic levels scan from the last piece boundary this far under the floor.
+        self._scan_floor = self._floor_tokens - _SCAN_SLACK
         self._overlap_floor = max(1, math.ceil(self.fill_floor * overlap)) if overlap else 0
         # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
-        if self._use_scan:
-            from .piece_stream import stable_margin
-
-            self._margin = stable_margin(enc_or_bpe.pat_str)
         if self._is_text:
             from .cuts import text_split_at
 
@@ -318,10 +268,19 @@ class Chunker:
         return list(self.iter_chunks(text))
 
     def iter_chunks(self, text) -> Iterator[Chunk]:
-        """Like :meth:`chunks`, lazily."""
+        """Like :meth:`chunks`, lazily.
+
+        A long text is fed to the streaming path in blocks of ``_BLOCK_CHARS``
+        (same chunks, by the streaming guarantee), so the per-window counting
+        state stays a few blocks long whatever the length of the text.
+        """
         text = self._check_input(text)
         if self._is_text and _SURROGATE.search(text) is not None:
             yield from self._chunk_stream_checked([text])
+            return
+        if len(text) > 2 * _BLOCK_CHARS:
+            blocks = (text[i : i + _BLOCK_CHARS] for i in range(0, len(text), _BLOCK_CHARS))
+            yield from self._stream_clean(blocks, text[:0])
             return
         state = _State()
         yield from self._run(_Window(self.encoding, text, 0, True), state)
@@ -424,16 +383,15 @@ class Chunker:
         text = window.text
         n = len(text)
         if self._use_scan:
-            cut = self._scan_cut(window, s)
-            if cut is _NEED_MORE:
+            view = ChunkView(window.text_counts(), s, self.max_tokens, self._scan_floor)
+            cut = view.cut(window.final, self._byte_horizon)
+            if cut is NEED_MORE:
                 return _NEED_MORE
-            e_max, e_count, scan = cut
-            enc = self.encoding
-
-            def count_from_s(c: int) -> int:
-                return scan.count(enc, c)
-
+            e_max, e_count = cut
+            count_from_s = view.count
+            scan_from = view.scan_start if self._semantic else None
         else:
+            scan_from = None
             raw_max = self._split_at(text, s)
             if not window.final and not self._certified(text, s, raw_max):
                 return _NEED_MORE
@@ -451,9 +409,10 @@ class Chunker:
         hi = min(n, e_max + LOOKAHEAD)
         floor = self._floor_tokens
         max_tokens = self.max_tokens
+        lo = scan_from(e_max) if scan_from is not None else s
         for level in self.levels:
-            positions = level.positions(text, s, hi)
-            i = bisect_right(positions, e_max)
+            positions = level.positions(text, lo, hi, e_max)
+            i = len(positions)
             while i > 0:
                 i -= 1
                 c = positions[i]
@@ -470,7 +429,11 @@ class Chunker:
         # Character level: the last grapheme boundary that fits, else the exact cut.
         if self._is_text:
             lo = max(s, e_max - _GRAPHEME_LOOKBACK)
-            ends = [lo + m.end() for m in _GRAPHEME.finditer(text[lo:hi])]
+            ends = []
+            for m in _GRAPHEME.finditer(text[lo:hi]):
+                ends.append(lo + m.end())
+                if ends[-1] >= e_max:
+                    break  # later clusters cannot change the ends up to here
             i = bisect_right(ends, e_max)
             if i and ends[i - 1] < e_max and ends[i - 1] > min_end and ends[i - 1] > s:
                 c = ends[i - 1]
@@ -478,52 +441,6 @@ class Chunker:
                 if k <= max_tokens:
                     return c, k
         return e_max, (e_count if e_count is not None else count_from_s(e_max))
-
-    def _scan_cut(self, window: _Window, s: int):
-        """``(e_max, count, scan)`` for pre-split text, or ``_NEED_MORE``.
-
-        The piece scan finds where the budget runs out; ``cuts.text_split_at``
-        then finds the exact cut on the short remainder after the last stable
-        piece boundary ``e`` (its budget is what the pieces before ``e`` leave).
-        See :class:`_PieceScan` for why the sum is exact, and the module
-        docstring for why nothing past ``hi`` can fit.
-        """
-        from .cuts import text_split_at
-
-        text = window.text
-        n = len(text)
-        final = window.final
-        enc = self.encoding
-        max_tokens = self.max_tokens
-        horizon = self._byte_horizon
-        scan = _PieceScan(enc, text, s, max_tokens, horizon, self._margin, final)
-        ends, cum = scan.ends, scan.cum
-        below = bisect_right(cum, max_tokens)  # boundaries whose prefix still fits
-        if scan.stop == "over":
-            # ends[-1] is past the budget and stable: every later end costs more
-            hi = scan.stable_witness(ends[-1], scan.avail)
-            if hi is None:
-                if not final:
-                    return _NEED_MORE
-                hi = n
-        elif scan.stop == "end":
-            if not final:
-                return _NEED_MORE
-            hi = n
-        else:  # "horizon": no end past s + horizon can fit
-            hi = s + horizon + 1
-            if hi > n:
-                if not final:
-                    return _NEED_MORE
-                hi = n
-        k = scan.base_for(ends[below - 1], below) if below > 1 else 0
-        while True:
-            e = ends[k]
-            j = e + text_split_at(enc, text[e:hi], max_tokens - cum[k], 0)
-            if k == 0 or (e <= j - self._margin and not text[e:j].isspace()):
-                break
-            k = scan.base_for(j, k)  # j is not stable over e: restart from an earlier boundary
-        return j, cum[k] + enc.count(text[e:j]), scan
 
     def _fit_back(self, window: _Window, s: int, e: int):
         """Move ``e`` back to a cut position whose chunk fits; ``(e, count or None)``."""
@@ -560,35 +477,49 @@ class Chunker:
     def _overlap_start(self, window: _Window, s: int, e: int) -> int:
         """Where the chunk after ``[s, e)`` starts: inside it, repeating at most ``overlap`` tokens.
 
-        ``split_at_start`` (exact) gives the earliest start ``i0`` whose suffix fits;
-        semantic mode then moves to a level's cut position at or after ``i0``,
-        verifying its count (a short suffix of at most ``overlap`` tokens).
+        The earliest start ``i0`` whose suffix fits is exact: for pre-split text
+        ``SuffixView.earliest_start`` (prefix sums and hard boundaries, see
+        :mod:`bpe_stream.chunk_counts`), else ``split_at_start``.  Semantic mode
+        then moves to a level's cut position at or after ``i0``, verifying its
+        count (a short suffix of at most ``overlap`` tokens); levels see
+        ``text[x:e]`` with ``x = max(s, i0 - 32)`` (only positions from ``i0`` on are used).
         """
         k = self.overlap
         text = window.text
-        part = text[s:e]
-        if self._is_text:
-            from .cuts import text_split_at_start
-
-            i0 = s + text_split_at_start(self.encoding, part, k)
-            count = self.encoding.count
+        i0 = None
+        if self._use_scan:
+            suffix = SuffixView(window.text_counts(), e)
+            count_to_e = suffix.count
+            i0 = suffix.earliest_start(s, k)
         else:
-            from .cuts import bytes_split_at_start
+            enc = self.encoding
 
-            i0 = s + bytes_split_at_start(self.encoding, part, k)
-            while i0 < e and not self._is_cut(text, i0):
-                i0 += 1
-            count = self.encoding.count
+            def count_to_e(p: int) -> int:
+                return enc.count(text[p:e])
+
+        if i0 is None:
+            part = text[s:e]
+            if self._is_text:
+                from .cuts import text_split_at_start
+
+                i0 = s + text_split_at_start(self.encoding, part, k)
+            else:
+                from .cuts import bytes_split_at_start
+
+                i0 = s + bytes_split_at_start(self.encoding, part, k)
+                while i0 < e and not self._is_cut(text, i0):
+                    i0 += 1
         i0 = max(i0, s + 1)
         if self._semantic:
             best = None
+            lo = max(s, i0 - _OVERLAP_CONTEXT)
             for level in self.levels:
-                for p in level.positions(text, s, e):
+                for p in level.positions(text, lo, e):
                     if p < i0 or not self._is_cut(text, p):
                         continue
                     if p >= e:
                         break
-                    c = count(text[p:e])
+                    c = count_to_e(p)
                     if c > k:
                         continue
                     if c >= self._overlap_floor:
@@ -598,7 +529,7 @@ class Chunker:
                     break
             if best is not None:
                 return best
-        while i0 < e and (not self._is_cut(text, i0) or count(text[i0:e]) > k):
+        while i0 < e and (not self._is_cut(text, i0) or count_to_e(i0) > k):
             i0 += 1
         return i0
 
