@@ -153,12 +153,7 @@ class TextCounts:
         self._get = cache.get
         self._encode = enc._encode_piece
         self._maxlen = max(1, enc.bpe.max_token_len)
-        if text.isascii() or self._ascii is None or len(text.encode("utf-8")) - len(text) < len(text) // 128:
-            pieces = self._split(text)
-        else:
-            # Over ~1/128 non-ASCII: PreSplitter's ASCII stretches are short and one
-            # regex pass is faster (measured; PreSplitter.findall == pattern.findall).
-            pieces = self.pattern.findall(text)
+        pieces = self._split(text)
         self.bounds = list(accumulate(map(len, pieces), initial=0))
         self.cum = list(accumulate(map(len, map(cache.__getitem__, pieces)), initial=0))
 
