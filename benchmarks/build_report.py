@@ -1,0 +1,32 @@
+"""Assemble BENCHMARKS.md from the summary below and the latest results files.
+
+Each ``benchmarks/results_*.md`` is written by its benchmark script (the command
+that made it is at its top); this script only concatenates them.
+
+    python benchmarks/build_report.py
+"""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = [
+    ("Core encoders and `Encoding` (issue 2)", "results_encode.md"),
+    ("Streaming counts and exact cuts (issue 3)", "results_streaming.md"),
+    ("Chunkers (issue 4)", "results_chunkers.md"),
+    ("Training (issue 5)", "results_train.md"),
+]
+
+
+def main() -> None:
+    parts = [(ROOT / "benchmarks" / "summary.md").read_text(encoding="utf-8").rstrip() + "\n"]
+    for title, name in SECTIONS:
+        body = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
+        lines = [line for line in body.splitlines() if not line.startswith("<!--")]
+        # demote the file's own headings below this section's
+        lines = ["#" + line if line.startswith("#") else line for line in lines]
+        parts.append(f"\n## {title}\n\n(from `benchmarks/{name}`)\n\n" + "\n".join(lines).strip() + "\n")
+    (ROOT / "BENCHMARKS.md").write_text("".join(parts), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
