@@ -7,7 +7,7 @@ import bpe_stream
 import bpe_stream.piece_stream as ps
 from bpe_stream.appendable import AppendableEncoder
 
-from _streaming_helpers import ATOMS, text_st
+from _streaming_helpers import ATOMS, CLASS_ALPHABET, LETTER_ALPHABET, SMALL_ALPHABET, long_text_st, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -109,3 +109,103 @@ def test_errors_and_pickle():
     assert ae2.token_count == ae.token_count == 2
     raw.append(b"hello")
     assert pickle.loads(pickle.dumps(raw)).token_count == raw.token_count
+
+
+def _exhaustive(enc, alphabet, depth):
+    """Append every string over `alphabet` up to `depth` one character at a time (state copied per
+    node, so the regex-free path runs from every reachable state) and compare with enc.count."""
+    from bpe_stream.piece_stream import TextAppendable
+    from bpe_stream.pretokenize import compile_pattern
+
+    pattern = compile_pattern(enc.pat_str)
+    fast_hits = 0
+    stack = [(TextAppendable(enc), "")]
+    while stack:
+        ta, text = stack.pop()
+        for ch in alphabet:
+            child = ta.copy()
+            kind_before = child.kind
+            child.append(ch)
+            s = text + ch
+            assert child.token_count == enc.count(s), repr(s)
+            # the pieces themselves, not only their counts
+            ends = list(child.stable_ends[1:]) + [b for _, b, _ in child.tail]
+            assert ends == [m.end() for m in pattern.finditer(s)], repr(s)
+            fast_hits += child.kind != 0 or kind_before != 0
+            if len(s) < depth:
+                stack.append((child, s))
+    return fast_hits
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_fast_path_exhaustive(name):
+    # every transition of bpe_stream.split_fastpath, from every kind, against the regex
+    enc = bpe_stream.get_encoding(name)
+    assert _exhaustive(enc, SMALL_ALPHABET, 5) > 10_000
+    assert _exhaustive(enc, CLASS_ALPHABET, 3) > 1_000
+    assert _exhaustive(enc, LETTER_ALPHABET, 5) > 1_000
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(text=long_text_st, cut=st.floats(0, 1))
+def test_char_by_char_long_runs(name, text, cut):
+    enc = bpe_stream.get_encoding(name)
+    ae = AppendableEncoder(enc)
+    for k, ch in enumerate(text, 1):
+        ae.append(ch)
+        if k % 5 == 0 or k == len(text):
+            assert ae.token_count == enc.count(text[:k])
+    assert ae.tokens() == enc.encode_ordinary(text)
+    n = int(cut * len(text))
+    ae.truncate(n)
+    assert ae.token_count == enc.count(text[:n])
+    for ch in text[n:]:  # grow again through the regex-free path
+        ae.append(ch)
+    assert ae.token_count == enc.count(text)
+    assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_tokens_incremental(name):
+    enc = bpe_stream.get_encoding(name)
+    text = corpus_text("tinyshakespeare.txt")[:4000]
+    ae = AppendableEncoder(enc)
+    for k, ch in enumerate(text, 1):
+        ae.append(ch)
+        if k % 501 == 0:
+            assert ae.tokens() == enc.encode_ordinary(text[:k])
+    impl = ae._impl
+    assert impl.tok_pieces > 0 and len(impl.tok) == impl.stable_cum[impl.tok_pieces]
+    ae.truncate(2000)
+    assert ae.tokens() == enc.encode_ordinary(text[:2000])
+    ae.append(text[2000:])
+    assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_surrogate_pair_split_across_appends(name):
+    enc = bpe_stream.get_encoding(name)
+    tt = tiktoken_oracle(name)
+    cases = [["\ud83d", "\ude00"], ["a\ud83d", "\ude00b"], ["\ud83d"], ["\ude00"], ["\ud83d", "x"],
+             ["x\ud83d", "\ud83d", "\ude00"], ["\ud83d\ude00", "\ude00"], ["a", "\ud83d", "", "\ude00", "!"]]
+    for parts in cases:
+        for raw in (False, True):
+            ae = AppendableEncoder(enc)
+            joined = ""
+            for part in parts:
+                if raw:  # char by char: the regex-free path must hand surrogates over
+                    for ch in part:
+                        ae.append(ch)
+                else:
+                    ae.append(part)
+                joined += part
+                # tiktoken joins pairs and replaces lone surrogates in the whole text
+                assert ae.token_count == enc.count(joined) == len(tt.encode_ordinary(joined)), parts
+            assert ae.text() == enc.decode(enc.encode_ordinary(joined))
+            assert ae.tokens() == enc.encode_ordinary(joined)
+    ae = AppendableEncoder(enc)
+    ae.append("a\ud83d")
+    ae2 = pickle.loads(pickle.dumps(ae))
+    ae2.append("\ude00")
+    assert ae2.token_count == enc.count("a\ud83d\ude00")

@@ -50,3 +50,56 @@ def test_errors():
         text_split_at(enc, "abc", 1, start=5)
     with pytest.raises(TypeError):
         enc.split_at(b"abc", 1)
+
+
+ADVERSARIAL_PARTS = [" " * 40, "\n" * 30, " \n" * 25, "\n \n  " * 8, "x" * 90, "ab" * 40, "1" * 50, "12345",
+                     "'ll", "'s", "it's", " '", "''", "!" * 40, "!\n", "a", " the", "\t", "中" * 30, "B", "\u3000"]
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=10), m=st.integers(0, 40))
+def test_truncate_start_adversarial(name, parts, m):
+    # long whitespace runs mixing spaces and newlines, long letter runs, digits, apostrophes:
+    # the early stop must be exact (brute force over every start)
+    enc = bpe_stream.get_encoding(name)
+    text = "".join(parts)
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    assert enc.truncate_start(text, m) == text[best:]
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=30, deadline=None)
+@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=8), m=st.integers(0, 40))
+def test_split_at_long_pieces(name, parts, m):
+    enc = bpe_stream.get_encoding(name)
+    text = "".join(parts)
+    assert enc.split_at(text, m) == _brute_prefix(enc.count, text, m)
+
+
+def test_hard_boundaries_are_boundaries():
+    # the early-stop argument: at a hard boundary p every split of text[i:] (i < p) has a boundary
+    from bpe_stream.cuts import _hard_boundary_test
+    from bpe_stream.pretokenize import compile_pattern
+    from bpe_stream.split_fastpath import fast_split_for
+
+    alphabet = "aB1 \n\t!/'s\u0301中ʰ"
+    for name in ENCODING_NAMES:
+        enc = bpe_stream.get_encoding(name)
+        hard = _hard_boundary_test(fast_split_for(enc.pat_str))
+        pattern = compile_pattern(enc.pat_str)
+        checked = 0
+        for a in alphabet:
+            for b in alphabet:
+                if not hard(a, b):
+                    continue
+                for pre in alphabet:
+                    for pre2 in ["", "x", " ", "'", "1", "\n", "B"]:
+                        for post in ["", "a", "s", "'s", " x", "\n", "1", "B", "/"]:
+                            t = pre2 + pre + a + b + post
+                            p = len(pre2) + 2
+                            for i in range(p):
+                                ends = {m.end() for m in pattern.finditer(t, i)}
+                                assert p in ends, (name, t, i)
+                                checked += 1
+        assert checked > 1000

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 import bpe_stream
 from bpe_stream.interval import IntervalCounter
 
-from _streaming_helpers import text_st
+from _streaming_helpers import long_text_st, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 
@@ -48,3 +48,44 @@ def test_errors():
         ic.count(0, 6)
     with pytest.raises(TypeError):
         IntervalCounter(enc.bpe, "str")
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=50, deadline=None)
+@given(text=long_text_st, qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=25))
+def test_intervals_long_runs(name, text, qs):
+    # long words, whitespace runs mixing spaces and newlines, digit runs, punctuation runs,
+    # periodic byte runs: the paths that avoid re-splitting (and re-counting) long pieces
+    enc = bpe_stream.get_encoding(name)
+    ic = IntervalCounter(enc, text)
+    data = text.encode()
+    ib = IntervalCounter(enc.bpe, data)
+    for x, y in qs:
+        i, j = sorted((int(x * len(text)), int(y * len(text))))
+        assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
+        assert ic.count(i, len(text)) == enc.count(text[i:])
+        assert ic.count(0, j) == enc.count(text[:j])
+        i, j = sorted((int(x * len(data)), int(y * len(data))))
+        assert ib.count(i, j) == enc.bpe.count(data[i:j])
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_every_interval_small_texts(name):
+    # all (i, j) of texts built to hit each shortcut: word prefixes/suffixes, punctuation runs,
+    # whitespace-only pieces after non-whitespace ones, contractions, marks, o200k case changes
+    enc = bpe_stream.get_encoding(name)
+    for text in ["Hello world's  end!!\n\n  x", "ab'll \u0301Ba ʰBa 中文Ab", "a \n \n b!?\n/x 123456 7",
+                 "  word\t\tWORD  'tis", "x" * 70 + " " + "!" * 66 + "\n" * 65 + "y"]:
+        ic = IntervalCounter(enc, text)
+        for i in range(len(text) + 1):
+            for j in range(i, len(text) + 1):
+                assert ic.count(i, j) == enc.count(text[i:j]), (text, i, j)
+
+
+def test_memory_and_periodic_runs():
+    enc = bpe_stream.get_encoding("cl100k_base")
+    data = b"abc " * 50 + b" " * 3000 + b"xy" * 500
+    ib = IntervalCounter(enc.bpe, data)
+    assert ib.memory_bytes() == 13 * (len(data) + 1)
+    for i, j in [(200, 3200), (201, 3199), (3200, 4200), (3201, 4200), (0, len(data)), (250, 3500)]:
+        assert ib.count(i, j) == enc.bpe.count(data[i:j])

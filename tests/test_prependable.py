@@ -68,3 +68,59 @@ def test_errors_pickle():
     pe.prepend("world")
     pe.prepend("hello ")
     assert pickle.loads(pickle.dumps(pe)).token_count == 2
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_surrogate_pair_split_across_prepends(name):
+    enc = bpe_stream.get_encoding(name)
+    tt = tiktoken_oracle(name)
+    for parts in [["\ud83d", "\ude00"], ["a\ud83d", "\ude00b"], ["\ude00"], ["\ud83d"], ["x", "\ude00", "\ud83d"]]:
+        pe = PrependableEncoder(enc)
+        joined = ""
+        for part in reversed(parts):
+            pe.prepend(part)
+            joined = part + joined
+            assert pe.token_count == enc.count(joined) == len(tt.encode_ordinary(joined)), parts
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(max_size=300), cuts=st.lists(st.integers(1, 40), max_size=20))
+def test_raw_prepend_long(data, cuts):
+    bpe = bpe_stream.get_encoding("cl100k_base").bpe
+    pe = PrependableEncoder(bpe)
+    p = len(data)
+    for c in cuts + [len(data)]:
+        q = max(0, p - c)
+        pe.prepend(data[q:p])
+        p = q
+        assert pe.token_count == bpe.count(data[p:])
+    pe.truncate(len(data) // 3)
+    pe.prepend(data[: len(data) - len(data) // 3])
+    assert pe.token_count == bpe.count(data)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(chars=st.lists(st.sampled_from(["a", "b", "x", "X", "中", "ʰ", "\u0301", " ", "!", "'", "s", "1", "\n", "xy" * 40]),
+                      max_size=120), cut=st.floats(0, 1))
+def test_prepend_to_long_word(name, chars, cut):
+    # a long first word grown at its front letter by letter uses a raw prependable (O(1) each)
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for k, c in enumerate(chars):
+        pe.prepend(c)
+        text = c + text
+        if k % 7 == 0:
+            assert pe.token_count == enc.count(text)
+    assert pe.token_count == enc.count(text)
+    n = int(cut * len(text))
+    pe.truncate(n)
+    text = text[len(text) - n :]
+    for c in "wordy":
+        pe.prepend(c)
+        text = c + text
+    assert pe.token_count == enc.count(text)
+    c2 = pickle.loads(pickle.dumps(pe))
+    c2.prepend("q")
+    assert c2.token_count == enc.count("q" + text)

@@ -12,12 +12,15 @@ and the scan stops.  Work: O(kept + one chunk + max_token_len).
 
 Suffixes are the mirror image with a prependable encoder over a reversed scan.
 
-Pre-split text: pieces are fed (long pieces in bounded chunks) to a
+Pre-split text: pieces are fed (short pieces in chunks of ``_TEXT_CHUNK`` characters, long ones
+one character at a time through its regex-free path, O(1) per character) to a
 :class:`~bpe_stream.piece_stream.TextAppendable`; the count of its *stable*
 pieces never changes for longer prefixes, so once it exceeds the budget no later
 prefix fits.  The answer is then found by truncating back one character at a
-time from there (typically a few characters; a single unsplittable piece far
-longer than the budget's span is the slow case: O(piece)).
+time from there (typically a few characters), or, when the last piece is long,
+with exact prefix counts from an interval index over the scanned text (linear).
+Known cost: a single piece much longer than the budget's span is scanned to its
+end (the stable count cannot grow inside it): O(piece), linear, not quadratic.
 """
 
 from __future__ import annotations
@@ -94,19 +97,60 @@ def bytes_split_at_start(bpe, data: bytes, max_tokens: int) -> int:
 
 def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
     """Feed pieces of ``src`` to ``ta`` until its stable count exceeds the budget; best length."""
+    # Long pieces go one character at a time: the regex-free path of TextAppendable
+    # is O(1) per character on them, where re-splitting a chunk may cost O(piece).
+    per_char = ta.fast is not None
     for a, b in piece_iter:
-        while a < b:
-            c = min(b, a + _TEXT_CHUNK)
-            ta.append(src[a:c])
-            a = c
-            if ta.stable_cum[-1] > budget:
-                break
+        if per_char and b - a > _TEXT_CHUNK:
+            append = ta.append
+            while a < b:
+                c = min(b, a + _TEXT_CHUNK)
+                for ch in src[a:c]:
+                    append(ch)
+                a = c
+                if ta.stable_cum[-1] > budget:
+                    break
+        else:
+            while a < b:
+                c = min(b, a + _TEXT_CHUNK)
+                ta.append(src[a:c])
+                a = c
+                if ta.stable_cum[-1] > budget:
+                    break
         if ta.stable_cum[-1] > budget:
             break
     # Descend to the largest length whose exact count fits.
+    if ta.token_count > budget:
+        j = _descend_long_piece(ta, budget)
+        if j is not None:
+            return j
     while ta.token_count > budget:
         ta.truncate(len(ta) - 1)
     return len(ta)
+
+
+def _descend_long_piece(ta, budget: int):
+    """Descent when the last piece is long: exact counts of every prefix from an interval index.
+
+    Truncating one character at a time re-splits the tail, which inside a long
+    piece may cost O(piece) per step; an :class:`~bpe_stream.interval.IntervalCounter`
+    over the scanned text answers ``count(text[:j])`` in O(1) typically (long
+    words, punctuation and whitespace runs included), after a linear build.
+    Returns None when the last piece is short (the caller truncates).
+    """
+    from .interval import _TextIntervals
+    from .piece_stream import _LONG
+
+    if ta.pattern is None or not ta.tail:
+        return None
+    a, L, _ = ta.tail[-1]
+    if L - a <= _LONG:
+        return None
+    count = _TextIntervals(ta.enc, ta.get_text()).count
+    for j in range(L, 0, -1):
+        if count(0, j) <= budget:
+            return j
+    return 0
 
 
 def _fixed_chunks(a: int, b: int):
@@ -132,19 +176,70 @@ def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
     return start + _text_scan(ta, text, spans, budget)
 
 
+def _hard_boundary_test(fast):
+    """``hard(prev_char, char)``: every split of any text ``T[i:]`` with ``i < p`` has a boundary at ``p``
+    when ``T[p-1], T[p]`` are ``prev_char, char`` (see :func:`text_split_at_start`)."""
+    from .split_fastpath import AP, D, LO, NL, OL, P, SL, SP, UP, WS, WS_CLASSES
+
+    cc = fast.char_class
+    letters = (LO, UP, OL) if fast.o200k else (LO,)
+    no_letter_after = frozenset(letters) | {AP, None}
+    o200k = fast.o200k
+    memo: dict[tuple[str, str], bool] = {}
+
+    def hard(c1: str, c2: str) -> bool:
+        key = (c1, c2)
+        v = memo.get(key)
+        if v is None:
+            x1, x2 = cc(c1), cc(c2)
+            if x1 is None or x2 is None:
+                v = False
+            elif x1 in letters:
+                v = x2 not in no_letter_after
+            elif x1 == D:
+                v = x2 != D
+            elif x1 == NL:
+                v = x2 not in WS_CLASSES and not (o200k and x2 == SL)
+            elif x1 in (P, SL, AP):
+                v = x2 in (SP, WS)
+            else:
+                v = False
+            if len(memo) < 1 << 16:
+                memo[key] = v
+        return v
+
+    return hard
+
+
 def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     """Smallest ``i`` such that ``enc.count(text[i:]) <= max_tokens``.
 
-    The suffix ``text[q:]`` is split once (``q`` moves back by doubling); the
-    count of ``text[i:]`` is the count of its own pieces until one starts on a
-    boundary of the split of ``text[q:]``, plus that split's suffix sum from
-    there (after a common boundary both splits are identical: the patterns have
-    no lookbehind).  Candidates ``i`` are tried from the end backwards.  The scan
-    stops once the suffix sum at a boundary at least ``_SYNC_SLACK`` characters
-    and one non-whitespace piece after ``i`` exceeds the budget (a heuristic
-    early stop: re-synchronisation is assumed to happen within that slack).
+    Candidates ``i`` are tried from the end backwards with exact counts from an
+    :class:`~bpe_stream.interval.IntervalCounter` over a suffix window
+    ``text[q:]`` (``q`` moves back by doubling the window; counts of substrings of
+    the window are exact whatever the window).
+
+    Exact early stop (bundled patterns).  Call ``p`` a *hard boundary* when
+    ``text[p-1], text[p]`` is: a letter then neither a letter nor an apostrophe
+    (o200k: nor a mark); a digit then a non-digit; a newline then a non-whitespace
+    character (o200k: not ``/``); or a punctuation character then non-newline
+    whitespace.  Then every split of ``text[i:]`` with ``i < p`` has a boundary at
+    ``p``: the piece holding ``text[p-1]`` cannot absorb ``text[p]`` (letter runs,
+    contractions and digit groups stop at a character outside their class; a
+    whitespace piece holding a newline followed by non-whitespace ends after its
+    last newline; punctuation pieces absorb only newlines, and ``/`` for o200k;
+    a one-character prefix needs a letter after it).  Since the patterns have no
+    look-behind, the pieces after ``p`` are those of ``text[p:]``, so
+    ``count(text[i:]) >= 1 + count(text[p:])``.  Once a hard boundary ``p`` has
+    ``count(text[p:]) >= max_tokens``, no ``i < p`` fits and the scan stops.
+    Work: O(span scanned) interval queries (typically O(1) each) plus building
+    the window's index (linear); texts without hard boundaries (whitespace-only,
+    punctuation-only, one endless word) are scanned to the start: linear, not
+    quadratic.  Custom patterns: no early stop (exact, linear number of queries).
     """
     from .encoding import check_text
+    from .interval import IntervalCounter
+    from .split_fastpath import fast_split_for
 
     budget = _check_budget(max_tokens)
     text = check_text(text)
@@ -156,45 +251,23 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
         while cut < len(data) and (data[cut] & 0xC0) == 0x80:
             cut += 1
         return n - len(data[cut:].decode("utf-8"))
-    from .pretokenize import compile_pattern
-
-    pattern = compile_pattern(enc.pat_str)
-    pieces = enc._pieces
+    fast = fast_split_for(enc.pat_str)
+    hard = _hard_boundary_test(fast) if fast is not None else None
     span = max(4 * budget, 256)
     best = n
-    i = n
+    i = n  # candidates >= i are done
     while True:
         q = max(0, n - span)
-        bounds = [m.span() for m in pattern.finditer(text, q)]
-        suf = {n: 0}
-        total = 0
-        for a, b in reversed(bounds):
-            total += len(pieces[text[a:b]])
-            suf[a] = total
-        starts = sorted(suf)
-        i = min(i, n)
+        ic = IntervalCounter(enc, text[q:])
+        count = ic._impl.count
+        end = n - q
         while i > q:
             i -= 1
-            c = 0
-            for m in pattern.finditer(text, i):
-                a = m.start()
-                if a in suf:
-                    c += suf[a]
-                    break
-                c += len(pieces[m.group()])
-                if c > budget:
-                    break
+            c = count(i - q, end)
             if c <= budget:
                 best = i
-            # early stop: a boundary well past i whose suffix alone exceeds the budget
-            from bisect import bisect_left
-
-            k = bisect_left(starts, i + _SYNC_SLACK)
-            if k < len(starts) and suf[starts[k]] > budget + 1:
+            if c >= budget and hard is not None and i > 0 and hard(text[i - 1], text[i]):
                 return best
         if q == 0:
             return best
         span *= 2
-
-
-_SYNC_SLACK = 16

@@ -1,38 +1,125 @@
 """Token counts of any substring after one pass over the text.
 
 Invariant (raw BPE, as the Rust crate's interval encoding): ``last[p]`` is the
-last token of BPE's encoding of ``data[:p]``; the parent of prefix ``p`` is
-``p - len(last[p])``, so the prefixes form a tree whose root-to-``p`` path is the
+last token of BPE's encoding of ``data[:p]`` (one table pass,
+:class:`~bpe_stream.table.PrefixTable`); the parent of prefix ``p`` is ``p -
+len(last[p])``, so the prefixes form a tree whose root-to-``p`` path is the
 encoding of ``data[:p]`` and whose depth is its count.  ``tree_id``/``tree_end``
-number the tree in pre-order, so "``p`` is an ancestor of ``j``" is
-``tree_id[p] <= tree_id[j] < tree_end[p]`` in O(1).  ``count(i, j)`` runs the
-prefix recurrence on ``data[i:...]`` and stops at the first ``p`` that is an
-ancestor of ``j`` with the same last token as the whole text's prefix ``p``:
-the encoding of ``data[i:p]`` followed by the tree path from ``p`` to ``j`` has
-only valid pairs (the junction pair is the one the whole text uses), so it *is*
-the encoding of ``data[i:j]``.  Typically a few tokens; O(j - i) worst case
-(e.g. long whitespace runs where the encodings never re-synchronise).
-Memory: four 4-byte arrays per byte (16 bytes per input byte) plus the data.
+number the tree in pre-order, so "``p`` is an ancestor of ``j``" is ``tree_id[p]
+<= tree_id[j] < tree_end[p]`` in O(1).  ``count(i, j)`` builds *some* encoding of
+``data[i:p]`` whose adjacent pairs are all valid -- which is BPE's encoding of
+``data[i:p]`` -- and stops at the first ``p`` that is an ancestor of ``j`` and
+whose last token is the whole text's last token at ``p`` (same length, same end):
+followed by the tree path from ``p`` to ``j`` (whose junction pair the whole text
+uses, so it is valid) it is the encoding of ``data[i:j]``, and the count is
+``tokens so far + depth[j] - depth[p]``.  First try: greedy leftmost-longest
+tokens from one ``iter_long`` call, kept while each pair is valid (the
+continuation masks settle ~85 % of pairs without unwinding); if a pair is
+invalid, the prefix recurrence of the table encoder from ``i``.  Typically a few
+tokens (O(1)); O(j - i) worst case when the encodings never re-synchronise
+(e.g. some long runs of one repeated byte).
+Memory: ``last`` stored as the token *length* (one byte) plus three 4-byte arrays:
+13 bytes per input byte, plus the data.  Build: one table pass plus two linear
+loops.
 
-Invariant (``Encoding``): whole-text piece boundaries with prefix sums of piece
-counts.  The split of ``text[i:j]`` is re-run from ``i`` (``endpos=j``) until a
-match starts on a whole-text boundary ``b``; at the end, the last whole-text
-boundary ``e <= j - margin`` that is followed by a non-whitespace character
-before ``j`` is a boundary of ``text[:j]``'s split with the same pieces before it
-(the stability rule of :mod:`bpe_stream.piece_stream`).  So
-``count = (pieces from i to b) + (prefix sums from b to e) + count(text[e:j])``.
-A range inside one long piece is counted directly (O(range)).
+Invariant (``Encoding``): whole-text piece starts ``starts`` with prefix sums
+``cum`` of piece counts (4 bytes each per piece; about 2 bytes per character of
+prose).  ``count(i, j)`` = (head: pieces of ``text[i:j]`` before the first one
+that starts on a whole-text boundary ``b``) + ``cum`` from ``b`` to ``e`` + (tail:
+the pieces of ``text[e:j]``), where ``e`` is a boundary up to which the split of
+``text[:j]`` equals the whole text's:
+
+* ``j`` is a whole-text boundary and ``text[j-1]`` is not whitespace: ``e = j``
+  (every piece before ``j`` was decided reading at most ``j``, and the end of the
+  text answers each of those reads like ``text[j]`` does: non-whitespace pieces
+  stop at ``j`` for a character that is not in their class, whitespace runs end
+  before ``j - 1``);
+* ``j`` inside a word ``[s, t)`` past its first letter (see ``_word_end_ok``):
+  ``e = s`` and the tail is the one piece ``text[s:j]``;
+* otherwise the stability rule of :mod:`bpe_stream.piece_stream`: the last
+  boundary ``e <= j - margin`` followed by a non-whitespace character before
+  ``j``; the tail is split with the regex (memoized for short tails).
+
+Head: ``i`` on a boundary gives nothing; ``i`` inside a word past its first
+letter, or inside a whitespace-only piece, gives the one piece ``text[i:t]``
+(a letter run is consumed to its end, a whitespace run is matched by the same
+alternative from any position inside it); otherwise the regex runs from ``i``.
+A piece longer than ``_LONG`` characters keeps a raw interval index (built
+lazily), so heads, tails and ranges inside one long word or whitespace run are
+counted in O(1) too instead of O(length).
 """
 
 from __future__ import annotations
 
+import re
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 
-from .appendable import BytesAppendable, _check_bytes_input
+import regex
+
 from .vocabulary import BytePairEncoding, _is_valid_pair
+from .appendable import _check_bytes_input
+
+_DIGITS = regex.compile(r"\p{N}{64,}")
 
 __all__ = ["IntervalCounter"]
+
+_LONG = 64  # pieces longer than this get a raw interval index
+_TAIL_MEMO = 1 << 16  # tail strings memoized (up to this many entries)
+_TAIL_MEMO_LEN = 32
+
+
+_PERIODIC = re.compile(rb"(.{1,4}?)\1{15,}", re.S)
+_UNIFORM = re.compile(r"(.)\1{63,}", re.S)
+_MIN_RUN = 64
+
+
+def _periodic_count(bpe, unit: bytes, need: int) -> int:
+    """BPE count of the first ``need`` bytes of ``unit * k`` (a substring of a periodic run)."""
+    from .appendable import BytesAppendable
+
+    cache = bpe.__dict__.get("_bpe_stream_periodic")
+    if cache is None or len(cache) > 64:
+        cache = bpe._bpe_stream_periodic = {}
+    ba = cache.get(unit)
+    if ba is None:
+        ba = cache[unit] = BytesAppendable(bpe)
+    if len(ba) < need:
+        reps = (need - len(ba)) // len(unit) + 1
+        ba.append(unit * reps)  # len(ba) stays a multiple of len(unit)
+    return ba.counts[need]
+
+
+def _table_pass(bpe, data: bytes, latin: str):
+    """The recurrence of :class:`~bpe_stream.table.PrefixTable` in one automaton pass:
+    ``lens[p]`` = length of the last token of the encoding of ``data[:p]``, ``counts[p]`` its
+    count.  Pair checks: continuation mask first, then the memoized check of
+    :mod:`bpe_stream.appendable` (runs of one byte try tens of invalid pairs per byte)."""
+    from .appendable import _valid_pair_memo
+
+    n = len(data)
+    token_lens = bpe.token_lens
+    masks = bpe.continuation_masks
+    lens = [0] * (n + 1)
+    counts = [0] * (n + 1)
+    last = [0] * (n + 1)
+    done = 0
+    for e, t in bpe.automaton.iter(latin):
+        p = e + 1
+        if p <= done:
+            continue  # a longer valid token already ends here
+        if p != done + 1:
+            break
+        tl = token_lens[t]
+        start = p - tl
+        if start == 0 or not (masks[last[start]] >> data[start]) & 1 or _valid_pair_memo(bpe, last[start], t):
+            last[p] = t
+            lens[p] = tl
+            counts[p] = counts[start] + 1
+            done = p
+    if done != n:
+        raise bpe.missing_byte_error(data, done)
+    return lens, counts
 
 
 class _BytesIntervals:
@@ -40,41 +127,83 @@ class _BytesIntervals:
         self.bpe = bpe
         self.data = data
         self._latin = data.decode("latin-1")
-        ba = BytesAppendable(bpe)
-        ba.append(data)
         n = len(data)
-        token_lens = bpe.token_lens
-        last = array("i", ba.last)
-        depth = array("i", ba.counts)
+        lens, depth = _table_pass(bpe, data, self._latin)
         size = [1] * (n + 1)
         for p in range(n, 0, -1):
-            size[p - token_lens[last[p]]] += size[p]
-        tree_id = array("i", [0]) * (n + 1)
-        tree_end = array("i", [0]) * (n + 1)
-        tree_end[0] = 1
+            size[p - lens[p]] += size[p]
+        tree_id = [0] * (n + 1)
         nxt = [1] * (n + 1)  # next free id among the children of p
         for p in range(1, n + 1):
-            parent = p - token_lens[last[p]]
-            tree_id[p] = nxt[parent]
-            nxt[parent] += size[p]
-            nxt[p] = tree_id[p] + 1
-            tree_end[p] = tree_id[p] + size[p]
-        tree_end[0] = n + 1
-        self.last, self.depth, self.tree_id, self.tree_end = last, depth, tree_id, tree_end
+            parent = p - lens[p]
+            tid = nxt[parent]
+            tree_id[p] = tid
+            nxt[parent] = tid + size[p]
+            nxt[p] = tid + 1
+        del nxt
+        tree_end = [a + b for a, b in zip(tree_id, size)]
+        del size
+        code = "B" if bpe.max_token_len < 256 else "H"
+        self.lens = array(code, lens)
+        self.depth = array("I", depth)
+        self.tree_id = array("I", tree_id)
+        self.tree_end = array("I", tree_end)
+        # Long periodic runs (unit of 1-4 bytes repeated): encodings of substrings starting at
+        # different phases may never re-synchronise with the whole text's, so they are counted
+        # from the prefix counts of the repeated unit instead (O(1) after a one-time O(run)).
+        runs = [m for m in _PERIODIC.finditer(data) if m.end() - m.start() >= _MIN_RUN]
+        self.run_starts = [m.start() for m in runs]
+        self.run_ends = [m.end() for m in runs]
+        self.run_units = [len(m.group(1)) for m in runs]
 
     def memory_bytes(self) -> int:
-        return sum(a.itemsize * len(a) for a in (self.last, self.depth, self.tree_id, self.tree_end))
+        return sum(a.itemsize * len(a) for a in (self.lens, self.depth, self.tree_id, self.tree_end))
 
     def count(self, i: int, j: int) -> int:
         if i == j:
             return 0
+        if self.run_starts and j - i >= _MIN_RUN:
+            k = bisect_right(self.run_starts, i) - 1
+            if k >= 0 and j <= self.run_ends[k]:
+                return _periodic_count(self.bpe, self.data[i : i + self.run_units[k]], j - i)
+        bpe = self.bpe
+        token_lens = bpe.token_lens
+        masks = bpe.continuation_masks
+        data = self.data
+        lens, depth, tree_id, tree_end = self.lens, self.depth, self.tree_id, self.tree_end
+        leaf = tree_id[j]
+        # Greedy leftmost-longest tokens while every pair is valid.
+        hi = j if j - i <= 256 else i + 256
+        pos = i
+        prev = -1
+        c = 0
+        for e, t in bpe.automaton.iter_long(self._latin[i:hi]):
+            p = i + e + 1
+            if p - token_lens[t] != pos:
+                break
+            if prev >= 0 and (masks[prev] >> data[pos]) & 1 and not _is_valid_pair(
+                bpe.ranks.get, bpe.tokens, bpe.split_left, bpe.split_right, prev, t, len(bpe.tokens)
+            ):
+                break
+            c += 1
+            if p == j:
+                return c
+            if lens[p] == token_lens[t] and tree_id[p] <= leaf < tree_end[p]:
+                return c + depth[j] - depth[p]
+            prev = t
+            pos = p
+        return self._count_table(i, j)
+
+    def _count_table(self, i: int, j: int) -> int:
         bpe = self.bpe
         ranks_get = bpe.ranks.get
         tokens = bpe.tokens
         split_left, split_right = bpe.split_left, bpe.split_right
         n_tokens = len(tokens)
         token_lens = bpe.token_lens
-        last_all, depth, tree_id, tree_end = self.last, self.depth, self.tree_id, self.tree_end
+        masks = bpe.continuation_masks
+        data = self.data
+        lens, depth, tree_id, tree_end = self.lens, self.depth, self.tree_id, self.tree_end
         leaf = tree_id[j]
         W = max(64, bpe.max_token_len)
         last = {i: -1}
@@ -90,14 +219,18 @@ class _BytesIntervals:
                 start = p - token_lens[t]
                 if start < i:
                     continue
-                if start == i or _is_valid_pair(ranks_get, tokens, split_left, split_right, last[start], t, n_tokens):
+                if (
+                    start == i
+                    or not (masks[last[start]] >> data[start]) & 1
+                    or _is_valid_pair(ranks_get, tokens, split_left, split_right, last[start], t, n_tokens)
+                ):
                     last[p] = t
                     c = cnt[start] + 1
                     cnt[p] = c
                     done = p
                     if p == j:
                         return c
-                    if last_all[p] == t and tree_id[p] <= leaf < tree_end[p]:
+                    if lens[p] == token_lens[t] and tree_id[p] <= leaf < tree_end[p]:
                         return c + depth[j] - depth[p]
             if hi >= j:
                 raise bpe.missing_byte_error(self.data, done)
@@ -105,64 +238,314 @@ class _BytesIntervals:
             W *= 2
 
 
+class _LongPiece:
+    """Raw interval index over the UTF-8 of one long piece, with char -> byte offsets."""
+
+    __slots__ = ("raw", "offs")
+
+    def __init__(self, bpe, piece: str):
+        data = piece.encode("utf-8")
+        self.raw = _BytesIntervals(bpe, data)
+        if len(data) == len(piece):
+            self.offs = None
+        else:
+            offs = array("I", [0])
+            b = 0
+            for ch in piece:
+                b += len(ch.encode("utf-8"))
+                offs.append(b)
+            self.offs = offs
+
+    def count(self, a: int, b: int) -> int:
+        offs = self.offs
+        if offs is None:
+            return self.raw.count(a, b)
+        return self.raw.count(offs[a], offs[b])
+
+
 class _TextIntervals:
     def __init__(self, enc, text: str):
         from .piece_stream import stable_margin
+        from .pretokenize import compile_pattern
+        from .split_fastpath import fast_split_for
 
         self.enc = enc
         self.text = text
         self.margin = stable_margin(enc.pat_str)
-        from .pretokenize import compile_pattern
-
         self.pattern = compile_pattern(enc.pat_str)
+        self.fast = fast_split_for(enc.pat_str)
         pieces = enc._pieces
-        starts = array("q")
-        cum = array("q", [0])
+        code = "i" if len(text) < 2**31 - 1 else "q"
+        starts = array(code)
+        cum = [0]
         total = 0
+        bpe_count = enc.bpe.count
         for m in self.pattern.finditer(text):
-            starts.append(m.start())
-            total += len(pieces[m.group()]) if m.end() - m.start() <= 64 else enc.bpe.count(m.group().encode("utf-8"))
+            a, b = m.span()
+            starts.append(a)
+            total += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
             cum.append(total)
         starts.append(len(text))
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
-        self.cum = cum
-        self.index = {s: k for k, s in enumerate(starts)}
+        self.cum = array("i" if total < 2**31 - 1 else "q", cum)
+        self.long: dict[int, _LongPiece] = {}  # piece index -> raw index (built on first use)
+        self.memo: dict[str, int] = {}
+        # long runs of one character, and long digit runs (see _uniform_count, _digits_from)
+        self.uni = [(m.start(), m.end()) for m in _UNIFORM.finditer(text)]
+        self.digit_runs = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
+        self.digit_sums: dict[int, array] = {}
+        self.newlines: dict[int, array] = {}  # piece index -> newline offsets (long whitespace pieces)
+        # characters of the text that continue a word (cl100k: letters; o200k: lower-case
+        # letters) and whitespace characters, as sets for O(1) tests without calls
+        self.wc: frozenset = frozenset()
+        self.ws: frozenset = frozenset()
+        self.pc: frozenset = frozenset()
+        if self.fast is not None:
+            from .split_fastpath import LO
+
+            from .split_fastpath import P
+
+            chars = set(text)
+            self.wc = frozenset(ch for ch in chars if self.fast.char_class(ch) == LO)
+            self.ws = frozenset(ch for ch in chars if self.fast.is_ws(ch))
+            # punctuation that only ever sits in the main run of a punctuation piece
+            self.pc = frozenset(ch for ch in chars if self.fast.char_class(ch) == P)
 
     def memory_bytes(self) -> int:
-        return 16 * len(self.starts) + 100 * len(self.index)
+        return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
+            lp.raw.memory_bytes() for lp in self.long.values()
+        )
 
-    def _count_direct(self, i, j) -> int:
+    # ------------------------------------------------------------ helpers
+    def _piece_count(self, k: int, a: int, b: int) -> int:
+        """Count of ``text[a:b]`` as *one* piece, where [a, b) lies inside whole-text piece k."""
+        if b - a <= _LONG:
+            return len(self.enc._pieces[self.text[a:b]])
+        uni = self.uni
+        if uni:  # inside a run of one character c: the raw count of c * (b - a), no index needed
+            x = bisect_right(uni, (a, len(self.text) + 1)) - 1
+            if x >= 0 and b <= uni[x][1]:
+                unit = self.text[a].encode("utf-8")
+                return _periodic_count(self.enc.bpe, unit, len(unit) * (b - a))
+        return self._long_piece(k).count(a - self.starts[k], b - self.starts[k])
+
+    def _long_piece(self, k: int) -> "_LongPiece":
+        lp = self.long.get(k)
+        if lp is None:
+            s = self.starts[k]
+            lp = self.long[k] = _LongPiece(self.enc.bpe, self.text[s : self.starts[k + 1]])
+        return lp
+
+    def _count_direct(self, i: int, j: int) -> int:
         pieces = self.enc._pieces
+        bpe_count = self.enc.bpe.count
         c = 0
         for m in self.pattern.finditer(self.text, i, j):
-            c += len(pieces[m.group()]) if m.end() - m.start() <= 64 else self.enc.bpe.count(m.group().encode("utf-8"))
+            a, b = m.span()
+            c += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
         return c
 
+    def _is_word(self, s: int, t: int) -> bool:
+        """Whole-text piece [s, t) is a word (letters after an optional prefix) without apostrophe."""
+        text = self.text
+        if text[s] == "'":
+            return False
+        if self.fast.o200k and "'" in text[max(s, t - 3) : t]:
+            return False
+        return True
+
+    def _all_ws(self, s: int, t: int) -> bool:
+        # first, second and last characters whitespace => whitespace only (see split_fastpath)
+        text = self.text
+        ws = self.ws
+        return text[s] in ws and text[t - 1] in ws and (t - s == 1 or text[s + 1] in ws)
+
+    # ------------------------------------------------------------ count
     def count(self, i: int, j: int) -> int:
         if i == j:
             return 0
         text = self.text
         starts = self.starts
-        # end side: last whole-text boundary e <= j - margin with non-space in text[e:j]
-        k = bisect_right(starts, j - self.margin) - 1
-        while k >= 0 and text[starts[k] : j].isspace():
-            k -= 1
-        if k < 0 or starts[k] <= i:
-            return self._count_direct(i, j)
-        e = starts[k]
-        # start side: re-split from i until a match starts on a whole-text boundary
-        index = self.index
+        cum = self.cum
+        fast = self.fast
+        wc = self.wc
+        ki = bisect_right(starts, i) - 1
+        kj = bisect_right(starts, j - 1) - 1
+        s_i = starts[ki]
+        if ki == kj and fast is not None:
+            c = self._within(ki, i, j)
+            if c is not None:
+                return c
+        # ---- end side: boundary index ke with text[:j] split like the whole text up to starts[ke]
+        s_j = starts[kj]
+        t_j = starts[kj + 1]
+        if fast is not None and j == t_j and text[j - 1] not in self.ws:
+            ke = kj + 1
+            tailc = 0
+        elif text[j - 1] in wc and self._is_word(s_j, t_j):
+            ke = kj
+            tailc = self._piece_count(kj, s_j, j)
+        elif text[j - 1] in self.pc and text[s_j] != "'":
+            ke = kj  # a prefix of a punctuation piece ending in its punctuation run: one piece
+            tailc = self._piece_count(kj, s_j, j)
+        elif fast is not None and self._all_ws(s_j, t_j) and (kj == 0 or not self._all_ws(starts[kj - 1], s_j)):
+            ke = kj  # text[:j] ends with whitespace starting at a piece that follows a non-whitespace one
+            tailc = self._ws_count(kj, s_j, j)
+        else:
+            ke, tailc = self._end_stable(j)
+            if ke < 0:
+                return self._count_direct(i, j)
+        # ---- start side
+        if s_i == i:
+            return cum[ke] - cum[ki] + tailc if ki <= ke else self._count_direct(i, j)
+        e = starts[ke]
+        t_i = starts[ki + 1]
+        if t_i <= e and (
+            (text[i] in wc and text[i - 1] in wc and self._is_word(s_i, t_i))
+            or (text[i] in self.pc and t_i - i >= 2)
+            or (fast is not None and self._all_ws(s_i, t_i))
+        ):
+            return self._piece_count(ki, i, t_i) + cum[ke] - cum[ki + 1] + tailc
+        if self.digit_runs and fast is not None:
+            d = self._digits_from(i, j)
+            if d is not None:  # groups of three from i up to the end r of the run, then text[r:j]
+                c, r = d
+                return c if r == j else c + self.count(r, j)
         pieces = self.enc._pieces
+        bpe_count = self.enc.bpe.count
         c = 0
         for m in self.pattern.finditer(text, i, j):
-            a = m.start()
-            if a in index and a >= i:
-                kb = index[a]
-                if a > e:
-                    break
-                return c + self.cum[k] - self.cum[kb] + self._count_direct(e, j)
-            c += len(pieces[m.group()]) if m.end() - a <= 64 else self.enc.bpe.count(m.group().encode("utf-8"))
+            a, b = m.span()
+            if a > e:
+                break
+            k = bisect_right(starts, a) - 1
+            if starts[k] == a and a > i:
+                return c + cum[ke] - cum[k] + tailc
+            c += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
         return self._count_direct(i, j)
+
+    def _end_stable(self, j: int):
+        """(ke, count of text[starts[ke]:j]) by the stability rule; ke = -1 if none."""
+        text = self.text
+        starts = self.starts
+        fast = self.fast
+        # nw: index of the last non-whitespace character before j (-1 if none)
+        nw = j - 1
+        if fast is None:
+            while nw >= 0 and text[nw].isspace():
+                nw -= 1
+            lo = 0
+        else:
+            lo = max(0, j - 64)
+            ws = self.ws
+            while nw >= lo and text[nw] in ws:
+                nw -= 1
+        if nw < lo and lo > 0:
+            # a long whitespace run: step back over whole pieces (a run is covered by few of them)
+            k = bisect_right(starts, nw) - 1
+            while k > 0 and (self._all_ws(starts[k], starts[k + 1]) or text[starts[k]] in self.ws):
+                k -= 1
+            nw = starts[k]
+        limit = min(j - self.margin, nw)
+        ke = bisect_right(starts, limit) - 1
+        if ke < 0 or limit < 0:
+            return -1, 0
+        e = starts[ke]
+        if j - e <= _TAIL_MEMO_LEN:
+            key = text[e:j]
+            c = self.memo.get(key)
+            if c is None:
+                c = self._count_direct(e, j)
+                if len(self.memo) >= _TAIL_MEMO:
+                    self.memo.clear()
+                self.memo[key] = c
+            return ke, c
+        return ke, self._count_direct(e, j)
+
+    def _within(self, k: int, i: int, j: int):
+        """Count of text[i:j] inside whole-text piece k by its structure, or None."""
+        text = self.text
+        s, t = self.starts[k], self.starts[k + 1]
+        if i == s and j == t:
+            return self.cum[k + 1] - self.cum[k]
+        if j - i == 1:
+            return len(self.enc._pieces[text[i]])
+        wc = self.wc.__contains__
+        if (
+            self._is_word(s, t)
+            and wc(text[t - 1])
+            and (i == s or (wc(text[i]) and wc(text[i - 1])))
+            and (j == t or wc(text[j - 1]))
+        ):
+            return self._piece_count(k, i, j)
+        if self._all_ws(s, t):
+            return self._ws_count(k, i, j)
+        pc = self.pc
+        if text[j - 1] in pc and (i == s or text[i] in pc) and text[s] != "'":
+            return self._piece_count(k, i, j)  # optional space + punctuation run: one piece
+        return self._uniform_count(i, j)
+
+    def _uniform_count(self, i: int, j: int):
+        """text[i:j] inside a long run of one non-digit character c is one piece (a run of
+        letters, of punctuation or of whitespace is matched whole): raw count of c * (j - i)."""
+        uni = self.uni
+        if not uni:
+            return None
+        x = bisect_right(uni, (i, len(self.text) + 1)) - 1
+        if x < 0 or j > uni[x][1]:
+            return None
+        from .split_fastpath import D
+
+        c = self.text[i]
+        if self.fast.char_class(c) in (D, None):
+            return None
+        unit = c.encode("utf-8")
+        return _periodic_count(self.enc.bpe, unit, len(unit) * (j - i))
+
+    def _digits_from(self, i: int, j: int):
+        """(count, r) for i inside a long digit run [rs, r): the digits of text[i:min(j, r)]
+        split in groups of three from i; O(1) after an O(run) table per run."""
+        runs = self.digit_runs
+        x = bisect_right(runs, (i, len(self.text) + 1)) - 1
+        if x < 0 or not runs[x][0] < i < runs[x][1]:
+            return None
+        rs, r = runs[x]
+        sums = self.digit_sums.get(rs)
+        if sums is None:
+            # sums[p - rs] = count of the groups of three from p to r
+            pieces = self.enc._pieces
+            text = self.text
+            vals = [0] * (r - rs + 3)
+            for p in range(r - 1, rs - 1, -1):
+                vals[p - rs] = len(pieces[text[p : min(p + 3, r)]]) + vals[p - rs + 3]
+            sums = self.digit_sums[rs] = array("q", vals)
+        if j >= r:
+            return sums[i - rs], r
+        q = i + 3 * ((j - i) // 3)
+        c = sums[i - rs] - sums[q - rs]
+        if q < j:
+            c += len(self.enc._pieces[self.text[q:j]])
+        return c, j
+
+    def _ws_count(self, k: int, i: int, j: int) -> int:
+        """Count of the whitespace-only text[i:j] (inside whole-text piece k) on its own."""
+        if not self.fast.o200k:
+            return self._piece_count(k, i, j)  # cl100k: any whitespace-only text is one piece
+        # o200k: split after the last newline (\s*[\r\n]+, then \s+(?!\S) / \s+)
+        s, t = self.starts[k], self.starts[k + 1]
+        if t - s <= _LONG:
+            text = self.text
+            q = max(text.rfind("\n", i, j), text.rfind("\r", i, j)) + 1
+        else:
+            nl = self.newlines.get(k)
+            if nl is None:  # offsets of the newlines of the long piece, built on first use
+                text = self.text
+                nl = self.newlines[k] = array("I", (m for m in range(t - s) if text[s + m] in "\r\n"))
+            x = bisect_right(nl, j - 1 - s) - 1
+            q = nl[x] + s + 1 if x >= 0 else 0
+        if q <= i or q == j:
+            return self._piece_count(k, i, j)
+        return self._piece_count(k, i, q) + self._piece_count(k, q, j)
 
 
 class IntervalCounter:
@@ -215,15 +598,20 @@ class _NoSplitText:
     def __init__(self, enc, text: str):
         data = text.encode("utf-8")
         self.raw = _BytesIntervals(enc.bpe, data)
-        offs = array("q", [0])
-        b = 0
-        for ch in text:
-            b += len(ch.encode("utf-8"))
-            offs.append(b)
-        self.offs = offs
+        if len(data) == len(text):
+            self.offs = None
+        else:
+            offs = array("q", [0])
+            b = 0
+            for ch in text:
+                b += len(ch.encode("utf-8"))
+                offs.append(b)
+            self.offs = offs
 
     def memory_bytes(self) -> int:
-        return self.raw.memory_bytes() + 8 * len(self.offs)
+        return self.raw.memory_bytes() + (0 if self.offs is None else 8 * len(self.offs))
 
     def count(self, i, j):
+        if self.offs is None:
+            return self.raw.count(i, j)
         return self.raw.count(self.offs[i], self.offs[j])

@@ -48,9 +48,33 @@ Counting: short pieces use the encoding's piece cache; a piece longer than
 (and the run-length encoding of its classes) keyed by its start, which follows
 the piece as it grows or shrinks (``"    " + "x"`` gives one space back).  These
 records are kept for stable long pieces too, so that truncating back into a long
-piece costs O(removed).  Known slow case: a single huge piece with no long
-uniform run (e.g. a stretch alternating spaces and newlines that never ends) is
-re-scanned per append.
+piece costs O(removed).
+
+One character at a time (the common streaming case), bundled patterns: the
+regex is not called.  The character's class and the *kind* of the last piece
+select a transition of :mod:`bpe_stream.split_fastpath` (extend the last piece,
+start a new one, or merge the last two), proven there and checked exhaustively
+by the tests; cost O(1) (two dict lookups, one piece-cache lookup, a long piece
+record step).  Anything else (apostrophes, o200k marks, a whitespace run ending,
+multi-character appends) re-splits the tail as above and the kind is recomputed
+in O(1) on the next single-character append.
+
+``tokens()`` is incremental: tokens of stable pieces are computed once and kept
+(``tok`` holds those of the first ``tok_pieces`` stable pieces; truncation cuts it
+at ``stable_cum[k]``); only the tail is encoded per call (plus the O(tokens) copy
+of the returned list).
+
+Surrogates: like tiktoken on the whole text, a pair split across two appends is
+joined (``append("\\ud83d"); append("\\ude00")`` counts like ``"😀"``): a lone
+high surrogate ending an append is kept as U+FFFD (what ``enc.count`` sees for the
+text so far) and replaced by the joined character when the next append starts
+with a low surrogate.  Lengths and ``truncate`` count characters of this fixed
+text.
+
+Remaining slow case: re-splitting (multi-character appends, truncation) a
+huge piece that has no long uniform run is O(piece) per call; one character at a
+time it is O(1) for every kind the fast path knows (long words, whitespace runs
+including space/newline alternations, punctuation runs).
 """
 
 from __future__ import annotations
@@ -62,6 +86,7 @@ import regex
 from .appendable import BytesAppendable, _check_len
 from .encoding import fix_surrogates
 from .pretokenize import PATTERNS, compile_pattern
+from .split_fastpath import EXTEND, K_NONE, NEW, WS_CLASSES, fast_split_for
 
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
@@ -130,7 +155,14 @@ class _Rope:
             blocks.extend(s[i : i + _BLOCK] for i in range(room, len(s), _BLOCK))
         self.n += len(s)
 
-    def __getitem__(self, sl: slice) -> str:
+    def __getitem__(self, sl) -> str:
+        if type(sl) is int:
+            if sl < 0:
+                sl += self.n
+            if not 0 <= sl < self.n:
+                raise IndexError(sl)
+            q, r = divmod(sl, _BLOCK)
+            return self.blocks[q][r]
         a, b, _ = sl.indices(self.n)
         if a >= b:
             return ""
@@ -216,6 +248,7 @@ class TextAppendable:
     __slots__ = (
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
+        "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
     )
 
     def __init__(self, enc):
@@ -231,14 +264,23 @@ class TextAppendable:
         self.tail_count = 0
         self.records: dict[int, _LongPiece] = {}
         self.split_cache = _split_cache(enc)
+        # regex-free single-character appends (see bpe_stream.split_fastpath)
+        self.fast = fast_split_for(enc.pat_str)
+        self.kind = K_NONE  # kind of the last piece; K_NONE = not known (classify first)
+        self.last_str = None  # the last piece if it has at most _LONG characters
+        self.ws_start = 0  # start of the trailing whitespace stretch (len(text) if none)
+        self.pending = ""  # a lone high surrogate ending the last append (stored as U+FFFD)
+        self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
+        self.tok_pieces = 0
 
     # ------------------------------------------------------------- protocol
     def __getstate__(self):
-        return {"enc": self.enc, "text": str(self.text)}
+        return {"enc": self.enc, "text": str(self.text), "pending": self.pending}
 
     def __setstate__(self, state):
         self.__init__(state["enc"])
         self.append(state["text"])
+        self.pending = state.get("pending", "")
 
     def __len__(self) -> int:
         return len(self.text)
@@ -249,36 +291,167 @@ class TextAppendable:
 
     def copy(self):
         new = TextAppendable.__new__(TextAppendable)
-        for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache"):
+        for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
+                     "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces"):
             setattr(new, name, getattr(self, name))
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
         new.stable_cum = list(self.stable_cum)
         new.tail = list(self.tail)
         new.records = {k: r.copy() for k, r in self.records.items()}
+        new.tok = list(self.tok)
         return new
 
+    def _piece_tokens(self, a: int, b: int):
+        if b - a <= _LONG:
+            return self.enc._pieces[self.text[a:b]]
+        rec = self.records.get(a)
+        if rec is not None and rec.end == b:
+            return rec.ba.tokens()
+        return self.enc._encode_piece(self.text[a:b])
+
     def tokens(self) -> list[int]:
-        return self.enc.encode_ordinary(str(self.text))
+        """Incremental: tokens of stable pieces are computed once and kept."""
+        if self.pattern is None:
+            rec = self.records.get(0)
+            return rec.ba.tokens() if rec is not None else []
+        ends = self.stable_ends
+        tok = self.tok
+        for i in range(self.tok_pieces, len(ends) - 1):
+            tok.extend(self._piece_tokens(ends[i], ends[i + 1]))
+        self.tok_pieces = len(ends) - 1
+        out = list(tok)
+        for a, b, _ in self.tail:
+            out.extend(self._piece_tokens(a, b))
+        return out
 
     def get_text(self) -> str:
         return str(self.text)
 
     # ------------------------------------------------------------- updates
     def append(self, s: str) -> None:
-        if not s:
-            return
+        fast = self.fast
+        if fast is not None and len(s) == 1 and not self.pending:
+            x = fast.classes.get(s, -1)
+            if x == -1:
+                x = fast.char_class(s)
+            if x is not None:
+                kind = self.kind
+                if kind == K_NONE:
+                    kind = self._classify()
+                tr = fast.table.get(kind * 16 + x)
+                if tr is not None:
+                    self._fast_append(s, x, tr)
+                    return
+        if s:
+            self._slow_append(s)
+
+    def _fast_append(self, s: str, x: int, tr) -> None:
+        action, kind = tr
+        text = self.text
+        text.append(s)
+        L = text.n
+        tail = self.tail
+        pieces = self.enc._pieces
+        if action == NEW:
+            c = len(pieces[s])
+            tail.append((L - 1, L, c))
+            self.tail_count += c
+            self.last_str = s
+        elif action == EXTEND:
+            a, _, c0 = tail[-1]
+            ls = self.last_str
+            if ls is not None and len(ls) < _LONG:
+                ls += s
+                c = len(pieces[ls])
+            else:
+                ls = None
+                c = self._long_count(a, L)
+            tail[-1] = (a, L, c)
+            self.tail_count += c - c0
+            self.last_str = ls
+        else:  # MERGE the last two pieces with s
+            pa, pb, c1 = tail.pop()
+            if pb - pa > _LONG:
+                self.records.pop(pa, None)
+            a, _, c0 = tail[-1]
+            if L - a <= _LONG:
+                ls = text[a:L]
+                c = len(pieces[ls])
+            else:
+                ls = None
+                c = self._long_count(a, L)
+            tail[-1] = (a, L, c)
+            self.tail_count += c - c0 - c1
+            self.last_str = ls
+        self.kind = kind
+        if x not in WS_CLASSES:
+            self.ws_start = L
+        limit = L - self.margin
+        if self.ws_start < limit:
+            limit = self.ws_start
+        if tail[0][1] <= limit:
+            ends = self.stable_ends
+            cum = self.stable_cum
+            while tail[0][1] <= limit:  # the last piece ends at L > limit
+                _, b, c = tail.pop(0)
+                ends.append(b)
+                cum.append(cum[-1] + c)
+                self.tail_count -= c
+
+    def _long_count(self, a: int, end: int) -> int:
+        rec = self.records.get(a)
+        if rec is None:
+            rec = self.records[a] = _LongPiece(self.enc.bpe, a)
+        rec.set_end(self.text, end, self.run_re, self.mergeable)
+        return rec.ba.token_count
+
+    def _span(self, k: int):
+        """Span of the k-th piece from the end (1 = last), or None."""
+        tail = self.tail
+        if k <= len(tail):
+            a, b, _ = tail[-k]
+            return a, b
+        ends = self.stable_ends
+        i = len(ends) - 1 - (k - len(tail))
+        if i < 0:
+            return None
+        return ends[i], ends[i + 1]
+
+    def _classify(self) -> int:
+        kind = self.fast.classify(self.text, self._span)
+        self.kind = kind
+        if self.tail:
+            a, b, _ = self.tail[-1]
+            self.last_str = self.text[a:b] if b - a <= _LONG else None
+        return kind
+
+    def _slow_append(self, s: str) -> None:
+        if self.pending:
+            pending = self.pending
+            self.pending = ""
+            if "\udc00" <= s[0] <= "\udfff":
+                # join the pair split across two appends, as tiktoken joins it in the whole text
+                self.truncate(len(self.text) - 1)
+                s = pending + s
+        pending = s[-1] if "\ud800" <= s[-1] <= "\udbff" else ""
         old = len(self.text)
-        self.text.append(fix_surrogates(s))
+        self.text.append(s if s.isascii() else fix_surrogates(s))
+        self.kind = K_NONE
+        self.last_str = None
         if self.pattern is None:
             self._whole_piece()
-            return
-        self._resplit(self.tail, old)
+        else:
+            self._resplit(self.tail, old)
+        self.pending = pending
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, len(self.text))
         if n == len(self.text):
             return
+        self.pending = ""
+        self.kind = K_NONE
+        self.last_str = None
         for start in [k for k, r in self.records.items() if r.end > n]:
             rec = self.records[start]
             if start >= n:
@@ -299,6 +472,9 @@ class TextAppendable:
         pieces += [(a, min(b, n), 0) for a, b, _ in self.tail if a < n]
         del self.stable_ends[k + 1 :]
         del self.stable_cum[k + 1 :]
+        if self.tok_pieces > k:
+            self.tok_pieces = k
+            del self.tok[self.stable_cum[k] :]
         self.tail = []
         self.tail_count = 0
         self._resplit(pieces, n)
@@ -368,6 +544,7 @@ class TextAppendable:
                 cache.clear()
             cache[proxy] = hit
         spans, ws_len = hit
+        self.ws_start = L - ws_len
         limit = min(L - self.margin, L - ws_len)
         pieces_cache = self.enc._pieces
         ends = self.stable_ends
@@ -435,6 +612,7 @@ class TextAppendable:
                 real.append((f(a), f(b - 1) + 1))
             wq = len(proxy) - len(_WS_TAIL.search(proxy).group())
             ws = f(wq - 1) + 1 if wq > 0 else S
+        self.ws_start = ws
         limit = min(L - self.margin, ws)
         pieces_cache = self.enc._pieces
         records = self.records

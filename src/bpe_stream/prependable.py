@@ -15,28 +15,33 @@ after each boundary.  Prepending ``u`` re-splits from the new front until a matc
 starts on a known boundary: from there both splits are identical (the patterns
 have no lookbehind), so ``count = new pieces + suffix count at that boundary``.
 Cost: O(prepended + the pieces re-split before re-synchronising), typically one
-or two pieces; a huge first piece (e.g. a long word being extended at its front)
-is re-split per prepend (documented slow case).
+or two pieces.  A long first *word* grown one letter at a time keeps a raw
+prependable over its bytes (``_prepend_to_word``): O(1) per letter.  Remaining
+slow case: other huge first pieces grown at their front (a whitespace,
+punctuation or digit run) are re-split per prepend, O(piece) each, so prepending
+such a run one character at a time is quadratic in its length.  Surrogates: a low surrogate starting a prepend is joined with a high
+surrogate ending the next one, as tiktoken joins the pair in the whole text.
 """
 
 from __future__ import annotations
 
 from array import array
 
-from .appendable import _check_bytes_input, _check_len, _pair_memo, _MEMO_SIZE
-from .vocabulary import BytePairEncoding, _is_valid_pair
+from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
+from .vocabulary import BytePairEncoding
 
 __all__ = ["PrependableEncoder"]
 
 
 class BytesPrependable:
-    __slots__ = ("bpe", "rbuf", "first", "counts")
+    __slots__ = ("bpe", "rbuf", "first", "counts", "fwd")
 
     def __init__(self, bpe: BytePairEncoding):
         self.bpe = bpe
         self.rbuf = bytearray()  # the bytes, reversed
         self.first = array("l", [0])
         self.counts = array("l", [0])
+        self.fwd = ""  # the first max_token_len bytes as latin-1 (the automaton's input)
 
     def __getstate__(self):
         return {"bpe": self.bpe, "data": self.get_text()}
@@ -61,6 +66,7 @@ class BytesPrependable:
         new.rbuf = bytearray(self.rbuf)
         new.first = array("l", self.first)
         new.counts = array("l", self.counts)
+        new.fwd = self.fwd
         return new
 
     def truncate(self, n: int) -> None:
@@ -68,6 +74,7 @@ class BytesPrependable:
         del self.rbuf[n:]
         del self.first[n + 1 :]
         del self.counts[n + 1 :]
+        self._reset_fwd()
 
     def tokens(self) -> list[int]:
         out = []
@@ -81,52 +88,51 @@ class BytesPrependable:
         return out
 
     def prepend(self, data: bytes) -> None:
+        if not data:
+            return
         bpe = self.bpe
         iter_long = bpe.automaton.iter_long
         next_prefix = bpe.next_prefix
-        ranks_get = bpe.ranks.get
+        masks = bpe.continuation_masks
         tokens = bpe.tokens
-        split_left = bpe.split_left
-        split_right = bpe.split_right
-        n_tokens = len(tokens)
         token_lens = bpe.token_lens
         max_len = bpe.max_token_len
         rbuf = self.rbuf
         first = self.first
         counts = self.counts
-        memo = _pair_memo(bpe)
-        memo_get = memo.get
+        fwd = self.fwd
         for b in reversed(data):
             rbuf.append(b)
-            n = len(rbuf)
-            lo = n - max_len - 1
-            window = rbuf[n - 1 : lo : -1] if lo >= 0 else rbuf[::-1]
-            end_rel, t = next(iter_long(window.decode("latin-1")), (-1, -1))
+            fwd = _LATIN[b] + fwd
+            if len(fwd) > max_len:
+                fwd = fwd[:max_len]
+            end_rel, t = next(iter_long(fwd), _NO_MATCH)
             if t < 0 or end_rel + 1 != token_lens[t]:
-                del rbuf[n - 1 :]
+                del rbuf[-1:]
+                self._reset_fwd()
                 raise ValueError(f"byte 0x{b:02x} is not in the vocabulary, so it cannot be encoded")
+            n = len(rbuf)
             while True:
                 rest = n - token_lens[t]
                 if rest == 0:
                     first.append(t)
                     counts.append(1)
                     break
-                key = (t, first[rest])
-                ok = memo_get(key)
-                if ok is None:
-                    ok = _is_valid_pair(ranks_get, tokens, split_left, split_right, t, key[1], n_tokens)
-                    if len(memo) >= _MEMO_SIZE:
-                        memo.clear()
-                    memo[key] = ok
-                if ok:
+                nxt = first[rest]
+                if not (masks[t] >> tokens[nxt][0]) & 1 or _valid_pair_memo(bpe, t, nxt):
                     first.append(t)
                     counts.append(counts[rest] + 1)
                     break
                 t = next_prefix[t]
+        self.fwd = fwd
+
+    def _reset_fwd(self) -> None:
+        rbuf = self.rbuf
+        self.fwd = rbuf[max(0, len(rbuf) - self.bpe.max_token_len) :][::-1].decode("latin-1")
 
 
 class TextPrependable:
-    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index")
+    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -139,13 +145,24 @@ class TextPrependable:
         self.dists = [0]
         self.sufs = [0]
         self.index = {0: 0}
+        # a lone low surrogate that began the last prepend (stored as U+FFFD): joined with a
+        # high surrogate ending the next prepend, as tiktoken joins the pair in the whole text
+        self.pending = ""
+        # Long first word grown at its front one letter at a time (bundled patterns): ``word`` =
+        # (distance of its end, raw BytesPrependable of its bytes), see _prepend_to_word.
+        self.word = None
+        from .split_fastpath import LO, OL, UP, fast_split_for
+
+        fast = fast_split_for(enc.pat_str)
+        self.wc = None if fast is None else (fast, (LO, UP, OL) if fast.o200k else (LO,), LO)
 
     def __getstate__(self):
-        return {"enc": self.enc, "text": self.get_text()}
+        return {"enc": self.enc, "text": self.get_text(), "pending": self.pending}
 
     def __setstate__(self, state):
         self.__init__(state["enc"])
         self.prepend(state["text"])
+        self.pending = state.get("pending", "")
 
     def __len__(self) -> int:
         return self.n
@@ -162,7 +179,9 @@ class TextPrependable:
 
     def copy(self):
         new = TextPrependable.__new__(TextPrependable)
-        new.enc, new.pattern, new.n = self.enc, self.pattern, self.n
+        new.enc, new.pattern, new.n, new.pending = self.enc, self.pattern, self.n, self.pending
+        new.wc = self.wc
+        new.word = None if self.word is None else (self.word[0], self.word[1].copy())
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
         new.sufs = list(self.sufs)
@@ -184,13 +203,70 @@ class TextPrependable:
 
         if not s:
             return
+        if self.pending:
+            pending = self.pending
+            if "\ud800" <= s[-1] <= "\udbff":
+                self.truncate(self.n - 1)  # drop the U+FFFD that stood for the lone low surrogate
+                s = s + pending
+            self.pending = ""
+        pending = s[0] if "\udc00" <= s[0] <= "\udfff" else ""
         s = fix_surrogates(s)
+        self.pending = pending
+        if len(s) == 1 and self.word is not None and self._prepend_to_word(s):
+            return
         self.chunks.append(s)
         self.n += len(s)
         self._resync()
+        self._check_word()
+
+    # A long first piece W that is a word starting with a letter that continues words
+    # (cl100k: any letter; o200k: a lower-case letter, so W is all [Ll Lm Lo M]) and has no
+    # apostrophe: a letter c prepended gives the single piece c + W (cl100k: \p{L}++ runs through
+    # W to the same end; o200k: [Lu Lt Lm Lo M]* takes c or nothing, then [Ll Lm Lo M]+ runs
+    # through W to the same end), and the pieces after W do not change (no look-behind).  Its
+    # count comes from a raw prependable over W's bytes: O(1) per letter instead of re-splitting
+    # and re-encoding W.
+    _LONG = 64
+
+    def _check_word(self) -> None:
+        self.word = None
+        if self.wc is None or len(self.dists) < 2:
+            return
+        end = self.dists[-2]
+        length = self.n - end
+        if length <= self._LONG:
+            return
+        fast, _, first_class = self.wc
+        w = self._front(length)
+        if fast.char_class(w[0]) != first_class or "'" in w:
+            return
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(w.encode("utf-8"))
+        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+            return
+        self.word = (end, bp)
+
+    def _prepend_to_word(self, c: str) -> bool:
+        fast, letters, _ = self.wc
+        end, bp = self.word
+        if self.dists[-2] != end or fast.char_class(c) not in letters:
+            return False
+        bp.prepend(c.encode("utf-8"))
+        self.chunks.append(c)
+        self.n += 1
+        dists, sufs, index = self.dists, self.sufs, self.index
+        del index[dists.pop()]
+        sufs.pop()
+        dists.append(self.n)
+        sufs.append(sufs[-1] + bp.token_count)
+        index[self.n] = len(dists) - 1
+        return True
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
+        if n != self.n:
+            self.pending = ""
+            self.word = None
         drop = self.n - n
         while drop:
             c = self.chunks[-1]
