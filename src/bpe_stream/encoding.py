@@ -34,7 +34,7 @@ _CACHE_MAX_ENTRIES = 200_000
 
 def fix_surrogates(text: str) -> str:
     """Join surrogate pairs and replace lone surrogates with U+FFFD, as tiktoken does."""
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
@@ -68,6 +68,29 @@ class _PieceCache(dict):
 
     def __reduce__(self):  # never pickle the cache contents
         return (_PieceCache, (self.encode_piece,))
+
+
+class _PieceCountCache(dict):
+    """piece (str) -> token count, filled from the token cache; bounded in size.
+
+    ``count`` sums these directly, which is faster than taking ``len`` of tuples."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: _PieceCache):
+        super().__init__()
+        self.pieces = pieces
+
+    def __missing__(self, piece: str) -> int:
+        count = len(self.pieces[piece])
+        if len(piece) <= _CACHEABLE_PIECE_LEN:
+            if len(self) >= _CACHE_MAX_ENTRIES:
+                self.clear()
+            self[piece] = count
+        return count
+
+    def __reduce__(self):
+        return (_PieceCountCache, (self.pieces,))
 
 
 class Encoding:
@@ -131,6 +154,7 @@ class Encoding:
         else:
             self._split = PreSplitter(pat_str).findall
         self._pieces = _PieceCache(self._encode_piece)
+        self._piece_counts = _PieceCountCache(self._pieces)
 
     # ----------------------------------------------------------------- interop
     @classmethod
@@ -203,7 +227,7 @@ class Encoding:
     def count(self, text: str) -> int:
         """``len(encode_ordinary(text))``, without building the token list."""
         text = check_text(text)
-        return sum(map(len, map(self._pieces.__getitem__, self._split(text))))
+        return sum(map(self._piece_counts.__getitem__, self._split(text)))
 
     def count_till_limit(self, text: str, limit: int) -> int | None:
         """``count(text)`` if it is <= ``limit``, else ``None``; exact, stops early."""
