@@ -226,11 +226,20 @@ def test_bundled_file_is_verified(monkeypatch):
 )
 @settings(max_examples=150, deadline=None)
 def test_pre_split_fast_path_equals_regex(name, blocks):
-    # Mixed ASCII/Unicode text exercises the stretch logic.
+    # Mixed ASCII/Unicode text exercises the stretch logic (forced on by treating
+    # no text as dense, and with tiny dense blocks).
+    from bpe_stream import pretokenize
     from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
 
     text = "".join(blocks)
-    assert PreSplitter(PATTERNS[name]).findall(text) == compile_pattern(PATTERNS[name]).findall(text)
+    expected = compile_pattern(PATTERNS[name]).findall(text)
+    assert PreSplitter(PATTERNS[name]).findall(text) == expected
+    saved = pretokenize._DENSE_TEXT, pretokenize._DENSE_BLOCK
+    try:
+        pretokenize._DENSE_TEXT, pretokenize._DENSE_BLOCK = 0, 16
+        assert PreSplitter(PATTERNS[name]).findall(text) == expected
+    finally:
+        pretokenize._DENSE_TEXT, pretokenize._DENSE_BLOCK = saved
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)

@@ -235,8 +235,12 @@ class PreSplitter:
         # ``findall(text, pos, endpos)`` equals ``findall(text[pos:endpos])``
         # for these patterns (no look-behind, no ``^``).
         slow = self.pattern
-        out: list[str] = []
         n = len(text)
+        # Mostly non-ASCII text (more than ~1 extra UTF-8 byte per 128
+        # characters): stretches would be short, one pass of the full pattern wins.
+        if (len(text.encode("utf-8", "surrogatepass")) - n) * _DENSE_TEXT > n:
+            return slow.findall(text)
+        out: list[str] = []
         pos = 0
         regions = 0
         since = 0
@@ -273,6 +277,8 @@ class PreSplitter:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Extra UTF-8 bytes per character above which a text counts as mostly non-ASCII.
+_DENSE_TEXT = 128
 # Average length of text per non-ASCII stretch below which stretching stops paying.
 _DENSE_STRETCH = 256
 _DENSE_BLOCK = 1 << 13
