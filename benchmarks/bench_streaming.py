@@ -19,6 +19,7 @@ import tiktoken
 import bpe_stream
 from bpe_stream.appendable import AppendableEncoder
 from bpe_stream.interval import IntervalCounter
+from bpe_stream.prependable import PrependableEncoder
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -139,8 +140,52 @@ def main():
                     return ae
 
                 d4 = best_of(1, adv_append)[0]
+                def adv_prepend(adv=adv):
+                    pe = PrependableEncoder(enc)
+                    for ch in reversed(adv[:20_000]):
+                        pe.prepend(ch)
+                    return pe
+
+                d5 = best_of(1, adv_prepend)[0]
                 rows.append((name, f"adversarial: {label}, budget 512", f"split_at {d1 * 1e3:.0f} ms / truncate_start {d2 * 1e3:.0f} ms",
-                             f"append 1 char at a time: {d4 / 20_000 * 1e6:.1f} us/char (first 20K)"))
+                             f"append / prepend 1 char at a time: {d4 / 20_000 * 1e6:.1f} / {d5 / 20_000 * 1e6:.1f} us/char (first 20K)"))
+            # cuts inside one huge piece / run of 1M characters: cost bounded by the kept part plus
+            # max_tokens * max_token_len bytes of look-ahead, independent of the run's length
+            rng = random.Random(2)
+            huge = {"1M spaces": " " * 1_000_000, "1M 'x'": "x" * 1_000_000, "1M '!'": "!" * 1_000_000,
+                    "1M digits": "7" * 1_000_000, "1M random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000)),
+                    "1M '\\n \\n'": "\n \n " * 250_000, "1M 'é'": "é" * 1_000_000, "1M CRLF": "\r\n" * 500_000,
+                    "1M emoji ZWJ": "👨\u200d👩\u200d👧" * 200_000}
+            for label, adv in huge.items():
+                d1 = best_of(R, lambda: enc.split_at(adv, 10))[0]
+                d2 = best_of(R, lambda: enc.truncate_start(adv, 10))[0]
+                d3 = best_of(1, lambda: enc.split_at(adv, 512))[0]
+                d6 = best_of(1, lambda: enc.truncate_start(adv, 512))[0]
+                rows.append((name, f"adversarial: {label}, split_at / truncate_start", f"budget 10: {d1 * 1e3:.1f} / {d2 * 1e3:.1f} ms",
+                             f"budget 512: {d3 * 1e3:.0f} / {d6 * 1e3:.0f} ms"))
+            # raw runs: table pass and byte-at-a-time appends (periodic shortcut)
+            sp = b" " * 100_000
+            d1 = best_of(R, lambda: IntervalCounter(enc.bpe, sp))[0]
+
+            def sp_append():
+                ae = AppendableEncoder(enc.bpe)
+                for i in range(len(sp)):
+                    ae.append(sp[i : i + 1])
+                return ae
+
+            d2 = best_of(R, sp_append)[0]
+            rows.append((name, "adversarial: 100 KB of spaces, raw", f"interval build {d1 / len(sp) * 1e6:.2f} us/B",
+                         f"append 1 byte at a time {d2 / len(sp) * 1e6:.2f} us/B"))
+            for label, unit in (("' '", " "), ("'!'", "!"), ("'1'", "1"), ("' \\n'", " \n")):
+                def run_prepend(unit=unit):
+                    pe = PrependableEncoder(enc)
+                    pe.prepend("x.")
+                    for _ in range(200_000 // len(unit)):
+                        pe.prepend(unit)
+                    return pe
+
+                d = best_of(1, run_prepend)[0]
+                rows.append((name, f"adversarial: prepend {label} 200K chars one unit at a time", f"{d:.2f} s", f"{d / 200_000 * 1e6:.1f} us/char"))
     print("| encoding | measurement | result | comparison |")
     print("|---|---|---|---|")
     for r in rows:

@@ -209,3 +209,31 @@ def test_surrogate_pair_split_across_appends(name):
     ae2 = pickle.loads(pickle.dumps(ae))
     ae2.append("\ude00")
     assert ae2.token_count == enc.count("a\ud83d\ude00")
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_runs_append_and_table(name):
+    # runs of one byte / short period: the periodic shortcut of the raw recurrence and of the
+    # table pass must give BPE's counts exactly (checked at every prefix against a fresh encoder
+    # near the start and at the end of 200 KB)
+    from bpe_stream.table import PrefixTable
+
+    enc = bpe_stream.get_encoding(name)
+    bpe = enc.bpe
+    for unit in (b" ", b"\n \n ", b"\xc3\xa9", b"   x"):
+        data = (unit * (200_000 // len(unit) + 1))[:200_000]
+        ae = AppendableEncoder(bpe)
+        for k in range(0, 300):
+            ae.append(data[k : k + 1])
+            assert ae.token_count == bpe.count(data[: k + 1])
+        ae.append(data[300:200_000])
+        assert ae.token_count == bpe.count(data)
+        table = PrefixTable(bpe, data)
+        table.extend_to(len(data))
+        assert table.counts[len(data)] == bpe.count(data)
+        assert table.counts[123_457] == bpe.count(data[:123_457])
+    ae = AppendableEncoder(enc)
+    for _ in range(100_000):
+        ae.append(" ")
+    ae.append("x")
+    assert ae.token_count == enc.count(" " * 100_000 + "x")

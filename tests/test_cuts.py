@@ -103,3 +103,52 @@ def test_hard_boundaries_are_boundaries():
                                 assert p in ends, (name, t, i)
                                 checked += 1
         assert checked > 1000
+
+
+# Huge single pieces and runs (issue: split_at/truncate/truncate_start read the whole piece).
+# 200K characters: an O(piece)-per-call or quadratic path would take seconds to minutes; the
+# bounded scan (at most max_tokens * max_token_len bytes past the kept part) takes milliseconds.
+def _huge_inputs():
+    import random
+
+    rng = random.Random(7)
+    n = 200_000
+    return {
+        "spaces": " " * n, "letters": "x" * n, "punct": "!" * n, "digits": "7" * n,
+        "random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)),
+        "random digits": "".join(rng.choice("0123456789") for _ in range(n)),
+        "space-newline": " \n" * (n // 2), "crlf": "\r\n" * (n // 2), "e-acute": "é" * n,
+        "zwj emoji": "👨\u200d👩\u200d👧" * (n // 5), "nl-sp-nl": "\n \n " * (n // 4),
+    }
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_cuts_inside_huge_piece(name):
+    enc = bpe_stream.get_encoding(name)
+    m = 4
+    # no prefix (suffix) of more than m * max_token_len bytes fits: brute force below that
+    span = m * enc.bpe.max_token_len + 1
+    for label, text in _huge_inputs().items():
+        j = enc.split_at(text, m)
+        assert j == _brute_prefix(enc.count, text[:span], m), label
+        assert enc.truncate(text, m) == text[:j]
+        tail = text[-span:]
+        best = min(i for i in range(len(tail) + 1) if enc.count(tail[i:]) <= m)
+        assert enc.truncate_start(text, m) == tail[best:], label
+        # with a start offset inside the piece
+        assert text_split_at(enc, text, m, start=100_001) == 100_001 + _brute_prefix(enc.count, text[100_001 : 100_001 + span], m)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_cuts_huge_piece_large_budget(name):
+    # budget 300 on 200K characters: the answer is checked against exact counts around it
+    enc = bpe_stream.get_encoding(name)
+    for label in ("spaces", "random letters", "space-newline", "punct"):
+        text = _huge_inputs()[label]
+        j = enc.split_at(text, 300)
+        assert enc.count(text[:j]) <= 300, label
+        assert all(enc.count(text[:k]) > 300 for k in range(j + 1, min(len(text), j + 40) + 1)), label
+        assert len(text[:j].encode()) <= 300 * enc.bpe.max_token_len
+        suf = enc.truncate_start(text, 300)
+        assert enc.count(suf) <= 300
+        assert all(enc.count(text[-k:]) > 300 for k in range(len(suf) + 1, len(suf) + 40)), label

@@ -124,3 +124,28 @@ def test_prepend_to_long_word(name, chars, cut):
     c2 = pickle.loads(pickle.dumps(pe))
     c2.prepend("q")
     assert c2.token_count == enc.count("q" + text)
+
+
+# Long first pieces that are not words, grown one character at a time at the front (issue:
+# each prepend re-split the whole first piece, quadratic).  50K prepends: the quadratic path
+# needs minutes, the bounded one well under a second per case.
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("unit", [" ", "!", "1", "\n", " \n", "\r\n", "\t", "!?", "\u3000", "12"])
+def test_prepend_long_run_linear(name, unit):
+    enc = bpe_stream.get_encoding(name)
+    for tail in ("x.", " \n  ", "", "word 42"):
+        pe = PrependableEncoder(enc)
+        pe.prepend(tail)
+        reps = 50_000 // len(unit) if tail == "x." else 2_000
+        for k in range(1, reps + 1):
+            pe.prepend(unit)
+            if k % 24_989 == 0:
+                assert pe.token_count == enc.count(unit * k + tail)
+        assert pe.token_count == enc.count(unit * reps + tail), (unit, tail)
+        pe.prepend("a" + unit)  # leave the fast paths: exact again
+        assert pe.token_count == enc.count("a" + unit * (reps + 1) + tail)
+        pe.truncate(len(pe) - 3)
+        text = ("a" + unit * (reps + 1) + tail)[3:]
+        assert pe.token_count == enc.count(text)
+        pe.prepend(unit * 3)
+        assert pe.token_count == enc.count(unit * 3 + text)

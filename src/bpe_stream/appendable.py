@@ -18,9 +18,12 @@ is a suffix of the longest one).  The reversed window (the last
 ``max_token_len`` bytes, as a latin-1 ``str``) is kept between appends and
 updated with one concatenation per byte.  Pair checks first test the
 continuation mask of the left token (no unwinding for ~85 % of pairs on prose),
-then a small memo (which matters on long runs of one byte, where each byte tries
-tens of invalid suffix pairs).  Long appends use the forward automaton's
-overlapping matches over a bounded window instead (one call per chunk).
+then a small memo.  On periodic data (runs of one byte, ``"\n \n"``...) each byte
+would try tens of invalid suffix pairs; the periodic shortcut of
+``_append_bytewise`` copies ``last`` from one period back once the last
+``max_token_len`` positions repeat (100 KB of spaces: 10 -> 1 us per byte).  Long
+appends use the forward automaton's overlapping matches over a bounded window
+instead (one call per chunk).
 
 Invariant (``Encoding``, tiktoken pre-split): see :mod:`bpe_stream.piece_stream`;
 ``token_count`` equals ``enc.count(text)`` after every append and truncation.
@@ -115,7 +118,7 @@ def _check_len(n, length: int) -> int:
 class BytesAppendable:
     """Raw-BPE appendable state over bytes (no pre-splitting)."""
 
-    __slots__ = ("bpe", "buf", "last", "counts", "rev")
+    __slots__ = ("bpe", "buf", "last", "counts", "rev", "per", "eq")
 
     def __init__(self, bpe: BytePairEncoding):
         self.bpe = bpe
@@ -125,6 +128,9 @@ class BytesAppendable:
         self.counts = array("l", [0])  # counts[p]: its number of tokens
         # the last max_token_len bytes, reversed, as latin-1 (the reversed automaton's input)
         self.rev = ""
+        # periodic shortcut (see _append_bytewise): period guess and matching run length
+        self.per = 1
+        self.eq = 0
 
     def __getstate__(self):
         return {"bpe": self.bpe, "buf": bytes(self.buf)}
@@ -147,6 +153,8 @@ class BytesAppendable:
         new.last = array("l", self.last)
         new.counts = array("l", self.counts)
         new.rev = self.rev
+        new.per = self.per
+        new.eq = self.eq
         return new
 
     def truncate(self, n: int) -> None:
@@ -154,6 +162,7 @@ class BytesAppendable:
         del self.buf[n:]
         del self.last[n + 1 :]
         del self.counts[n + 1 :]
+        self.eq = 0
         self._reset_rev()
 
     def _reset_rev(self) -> None:
@@ -183,6 +192,15 @@ class BytesAppendable:
             self._append_bytewise(data)
 
     def _append_bytewise(self, data: bytes) -> None:
+        """Periodic shortcut: ``last[n]`` is a function of ``buf[n-M:n]`` and
+        ``last[n-M:n]`` (``M = max_token_len``) when ``n > M`` (no candidate starts
+        at 0).  ``eq`` counts the consecutive positions ``m`` ending at the previous
+        one with ``buf[m-1] == buf[m-1-per]`` and ``last[m] == last[m-per]``; when it
+        covers the window and the new byte repeats too, ``last[n] = last[n-per]``
+        with no automaton call and no pair check (runs of one byte or of a short
+        period: spaces, ``"\n \n"``, digits).  ``per`` is re-guessed as the length of
+        the last token whenever the match breaks (O(1) per byte on prose).
+        """
         bpe = self.bpe
         rev_iter_long, next_suffix = bpe._bpe_stream_reverse
         masks = bpe.continuation_masks
@@ -192,17 +210,27 @@ class BytesAppendable:
         last = self.last
         counts = self.counts
         rev = self.rev
+        per = self.per
+        eq = self.eq
         for b in data:
             buf.append(b)
             rev = _LATIN[b] + rev
             if len(rev) > max_len:
                 rev = rev[:max_len]
+            n = len(buf)
+            if eq > max_len and n - per > max_len and buf[n - 1 - per] == b:
+                t = last[n - per]
+                last.append(t)
+                counts.append(counts[n - token_lens[t]] + 1)
+                eq += 1
+                continue
             end_rel, t = next(rev_iter_long(rev), _NO_MATCH)
             if t < 0 or end_rel + 1 != token_lens[t]:
                 del buf[-1:]
+                self.rev = ""
                 self._reset_rev()
+                self.eq = 0
                 raise bpe.missing_byte_error(bytes(buf) + bytes([b]), len(buf))
-            n = len(buf)
             while True:
                 start = n - token_lens[t]
                 if start == 0:
@@ -216,9 +244,17 @@ class BytesAppendable:
                     counts.append(counts[start] + 1)
                     break
                 t = next_suffix[t]
+            if n > per and buf[n - 1 - per] == b and last[n - per] == t:
+                eq += 1
+            else:
+                eq = 0
+                per = token_lens[t]
         self.rev = rev
+        self.per = per
+        self.eq = eq
 
     def _append_scan(self, data: bytes) -> None:
+        self.eq = 0
         bpe = self.bpe
         token_lens = bpe.token_lens
         masks = bpe.continuation_masks

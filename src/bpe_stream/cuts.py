@@ -14,16 +14,21 @@ Suffixes are the mirror image with a prependable encoder over a reversed scan.
 
 Pre-split text: pieces are fed (short pieces in chunks of ``_TEXT_CHUNK`` characters, long ones
 one character at a time through its regex-free path, O(1) per character) to a
-:class:`~bpe_stream.piece_stream.TextAppendable`; the count of its *stable*
-pieces never changes for longer prefixes, so once it exceeds the budget no later
-prefix fits.  The answer is then found by truncating back one character at a
-time from there (typically a few characters), or, when the last piece is long,
-with exact prefix counts from an interval index over the scanned text (linear).
-Known cost: a single piece much longer than the budget's span is scanned to its
-end (the stable count cannot grow inside it): O(piece), linear, not quadratic.
+:class:`~bpe_stream.piece_stream.TextAppendable`.  Its *stable* pieces ``[0, S)``
+(``C`` tokens) are pieces of every longer prefix, and every token has at most
+``max_token_len`` bytes, so every prefix ``j >= L`` has ``count >= C +
+bytes(text[S:L]) / max_token_len``; once that exceeds the budget no later prefix
+fits and the scan stops -- also inside one huge piece (a megabyte of spaces, one
+endless word, a punctuation run), after at most ``max_tokens * max_token_len``
+bytes past the last stable boundary.  The answer is then found by truncating back
+one character at a time from there (typically a few characters), or, when the
+tail is long, with exact prefix counts from an interval index over the scanned
+text.  Work: O(kept + max_tokens * max_token_len), never O(piece).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
 
 from .appendable import BytesAppendable
 
@@ -96,28 +101,57 @@ def bytes_split_at_start(bpe, data: bytes, max_tokens: int) -> int:
 
 
 def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
-    """Feed pieces of ``src`` to ``ta`` until its stable count exceeds the budget; best length."""
+    """Feed pieces of ``src`` to ``ta`` until no longer prefix can fit; best length.
+
+    Stop rule (any pattern): the stable pieces ``[0, S)`` are pieces of every
+    longer prefix and count ``C`` tokens; the pieces after ``S`` cover the rest and
+    every token has at most ``max_token_len`` bytes, so every prefix ``j >= L``
+    has ``count >= C + ceil(bytes(text[S:L]) / max_token_len)``.  Once that
+    exceeds the budget the scan stops, also inside one huge piece: the look-ahead
+    past the answer is at most ``max_tokens * max_token_len`` bytes.
+    """
     # Long pieces go one character at a time: the regex-free path of TextAppendable
     # is O(1) per character on them, where re-splitting a chunk may cost O(piece).
     per_char = ta.fast is not None
+    mtl = max(1, ta.enc.bpe.max_token_len)
+    stable_cum = ta.stable_cum
+    stable_ends = ta.stable_ends
+    # byte offsets (relative to ta) at chunk boundaries: marks_c[k] chars -> marks_b[k] bytes
+    marks_c = [0]
+    marks_b = [0]
+
+    def done() -> bool:
+        c = stable_cum[-1]
+        if c > budget:
+            return True
+        s = stable_ends[-1]
+        k = bisect_left(marks_c, s)  # first mark at or after S: bytes from there are a lower bound
+        return marks_b[-1] - marks_b[k] > mtl * (budget - c) if k < len(marks_c) else False
+
     for a, b in piece_iter:
         if per_char and b - a > _TEXT_CHUNK:
             append = ta.append
             while a < b:
                 c = min(b, a + _TEXT_CHUNK)
-                for ch in src[a:c]:
+                chunk = src[a:c]
+                for ch in chunk:
                     append(ch)
                 a = c
-                if ta.stable_cum[-1] > budget:
+                marks_c.append(len(ta))
+                marks_b.append(marks_b[-1] + (len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))))
+                if done():
                     break
         else:
             while a < b:
                 c = min(b, a + _TEXT_CHUNK)
-                ta.append(src[a:c])
+                chunk = src[a:c]
+                ta.append(chunk)
                 a = c
-                if ta.stable_cum[-1] > budget:
+                marks_c.append(len(ta))
+                marks_b.append(marks_b[-1] + (len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))))
+                if done():
                     break
-        if ta.stable_cum[-1] > budget:
+        if done():
             break
     # Descend to the largest length whose exact count fits.
     if ta.token_count > budget:
@@ -130,21 +164,22 @@ def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
 
 
 def _descend_long_piece(ta, budget: int):
-    """Descent when the last piece is long: exact counts of every prefix from an interval index.
+    """Descent when the tail is long: exact counts of every prefix from an interval index.
 
     Truncating one character at a time re-splits the tail, which inside a long
-    piece may cost O(piece) per step; an :class:`~bpe_stream.interval.IntervalCounter`
-    over the scanned text answers ``count(text[:j])`` in O(1) typically (long
-    words, punctuation and whitespace runs included), after a linear build.
-    Returns None when the last piece is short (the caller truncates).
+    piece (or a long whitespace stretch of many pieces) may cost O(tail) per step;
+    an :class:`~bpe_stream.interval.IntervalCounter` over the scanned text answers
+    ``count(text[:j])`` in O(1) typically (long words, punctuation and whitespace
+    runs included), after a linear build.  Returns None when the tail is short
+    (the caller truncates).
     """
     from .interval import _TextIntervals
     from .piece_stream import _LONG
 
     if ta.pattern is None or not ta.tail:
         return None
-    a, L, _ = ta.tail[-1]
-    if L - a <= _LONG:
+    L = len(ta)
+    if L - ta.stable_ends[-1] <= _LONG:
         return None
     count = _TextIntervals(ta.enc, ta.get_text()).count
     for j in range(L, 0, -1):
@@ -233,9 +268,14 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     ``count(text[i:]) >= 1 + count(text[p:])``.  Once a hard boundary ``p`` has
     ``count(text[p:]) >= max_tokens``, no ``i < p`` fits and the scan stops.
     Work: O(span scanned) interval queries (typically O(1) each) plus building
-    the window's index (linear); texts without hard boundaries (whitespace-only,
-    punctuation-only, one endless word) are scanned to the start: linear, not
-    quadratic.  Custom patterns: no early stop (exact, linear number of queries).
+    the window's index (linear).
+
+    Byte stop (any pattern, also texts without hard boundaries: whitespace-only,
+    punctuation-only, one endless word): every token has at most
+    ``max_token_len`` bytes, so ``count(text[i:]) >= bytes(text[i:]) /
+    max_token_len`` and the scan stops once that exceeds the budget.  The scanned
+    suffix is at most ``max_tokens * max_token_len`` bytes (plus the hard-boundary
+    stop, usually much earlier), whatever the text's length.
     """
     from .encoding import check_text
     from .interval import IntervalCounter
@@ -253,6 +293,10 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
         return n - len(data[cut:].decode("utf-8"))
     fast = fast_split_for(enc.pat_str)
     hard = _hard_boundary_test(fast) if fast is not None else None
+    # Byte stop (any pattern): every token has at most max_token_len bytes, so once
+    # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
+    byte_limit = budget * max(1, enc.bpe.max_token_len)
+    nbytes = 0
     span = max(4 * budget, 256)
     best = n
     i = n  # candidates >= i are done
@@ -263,11 +307,16 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
         end = n - q
         while i > q:
             i -= 1
+            ch = text[i]
+            o = ord(ch)
+            nbytes += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+            if nbytes > byte_limit:
+                return best
             c = count(i - q, end)
             if c <= budget:
                 best = i
-            if c >= budget and hard is not None and i > 0 and hard(text[i - 1], text[i]):
+            if c >= budget and hard is not None and i > 0 and hard(text[i - 1], ch):
                 return best
         if q == 0:
             return best
-        span *= 2
+        span = min(2 * span, 2 * byte_limit + 8)

@@ -94,7 +94,9 @@ def _table_pass(bpe, data: bytes, latin: str):
     """The recurrence of :class:`~bpe_stream.table.PrefixTable` in one automaton pass:
     ``lens[p]`` = length of the last token of the encoding of ``data[:p]``, ``counts[p]`` its
     count.  Pair checks: continuation mask first, then the memoized check of
-    :mod:`bpe_stream.appendable` (runs of one byte try tens of invalid pairs per byte)."""
+    :mod:`bpe_stream.appendable` (runs of one byte try tens of invalid pairs per byte), and
+    the periodic shortcut of :mod:`bpe_stream.table` (no pair check at all inside periodic
+    runs once the last ``max_token_len`` positions repeat)."""
     from .appendable import _valid_pair_memo
 
     n = len(data)
@@ -104,12 +106,24 @@ def _table_pass(bpe, data: bytes, latin: str):
     counts = [0] * (n + 1)
     last = [0] * (n + 1)
     done = 0
+    M = bpe.max_token_len
+    per = 1  # periodic shortcut, as in BytesAppendable._append_bytewise
+    eq = 0
     for e, t in bpe.automaton.iter(latin):
         p = e + 1
         if p <= done:
             continue  # a longer valid token already ends here
         if p != done + 1:
             break
+        if eq > M and p - per > M and data[p - 1] == data[p - 1 - per]:
+            t = last[p - per]
+            tl = token_lens[t]
+            last[p] = t
+            lens[p] = tl
+            counts[p] = counts[p - tl] + 1
+            done = p
+            eq += 1
+            continue
         tl = token_lens[t]
         start = p - tl
         if start == 0 or not (masks[last[start]] >> data[start]) & 1 or _valid_pair_memo(bpe, last[start], t):
@@ -117,6 +131,11 @@ def _table_pass(bpe, data: bytes, latin: str):
             lens[p] = tl
             counts[p] = counts[start] + 1
             done = p
+            if p > per and data[p - 1] == data[p - 1 - per] and last[p - per] == t:
+                eq += 1
+            else:
+                eq = 0
+                per = tl
     if done != n:
         raise bpe.missing_byte_error(data, done)
     return lens, counts

@@ -15,11 +15,18 @@ after each boundary.  Prepending ``u`` re-splits from the new front until a matc
 starts on a known boundary: from there both splits are identical (the patterns
 have no lookbehind), so ``count = new pieces + suffix count at that boundary``.
 Cost: O(prepended + the pieces re-split before re-synchronising), typically one
-or two pieces.  A long first *word* grown one letter at a time keeps a raw
-prependable over its bytes (``_prepend_to_word``): O(1) per letter.  Remaining
-slow case: other huge first pieces grown at their front (a whitespace,
-punctuation or digit run) are re-split per prepend, O(piece) each, so prepending
-such a run one character at a time is quadratic in its length.  Surrogates: a low surrogate starting a prepend is joined with a high
+or two pieces.  Long first pieces grown at their front keep state so that the
+front is not re-split through them: a *word* grown one letter at a time keeps a
+raw prependable over its bytes (``_prepend_to_word``, O(1) per letter); a piece
+holding a long one-class run (spaces, newlines, punctuation) is re-split only on
+a bounded proxy with the run's middle cut out (``_prepend_to_run``, O(1) per
+character); a whitespace piece ending at its stretch's last newline (or the whole
+text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
+counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
+Remaining slow cases: a huge first piece without such a run (e.g. alternating
+punctuation and spaces is not one piece; an o200k word with marks) is re-split
+per prepend, O(piece); truncating the front of a long digit run re-splits it
+(the groups realign).  Surrogates: a low surrogate starting a prepend is joined with a high
 surrogate ending the next one, as tiktoken joins the pair in the whole text.
 """
 
@@ -27,10 +34,14 @@ from __future__ import annotations
 
 from array import array
 
+import regex
+
 from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
 from .vocabulary import BytePairEncoding
 
 __all__ = ["PrependableEncoder"]
+
+_DIGITS = regex.compile(r"\p{N}+")
 
 
 class BytesPrependable:
@@ -132,7 +143,8 @@ class BytesPrependable:
 
 
 class TextPrependable:
-    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc")
+    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
+                 "run", "run_re", "mergeable", "dig")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -155,6 +167,14 @@ class TextPrependable:
 
         fast = fast_split_for(enc.pat_str)
         self.wc = None if fast is None else (fast, (LO, UP, OL) if fast.o200k else (LO,), LO)
+        # Long first piece holding a long run of one compressible class (whitespace, newline,
+        # punctuation runs), see _prepend_to_run.
+        from .piece_stream import _COMPRESSIBLE, run_regex_for
+
+        self.run = None
+        self.dig = None  # long digit run at the front, see _prepend_digits
+        self.run_re = run_regex_for(enc.pat_str)
+        self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
     def __getstate__(self):
         return {"enc": self.enc, "text": self.get_text(), "pending": self.pending}
@@ -180,7 +200,9 @@ class TextPrependable:
     def copy(self):
         new = TextPrependable.__new__(TextPrependable)
         new.enc, new.pattern, new.n, new.pending = self.enc, self.pattern, self.n, self.pending
-        new.wc = self.wc
+        new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
+        new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),)
+        new.dig = None if self.dig is None else list(self.dig)
         new.word = None if self.word is None else (self.word[0], self.word[1].copy())
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
@@ -214,10 +236,16 @@ class TextPrependable:
         self.pending = pending
         if len(s) == 1 and self.word is not None and self._prepend_to_word(s):
             return
+        if self.run is not None and len(s) <= self._CTX and self._prepend_to_run(s):
+            return
+        if self.dig is not None and self._prepend_digits(s):
+            return
         self.chunks.append(s)
         self.n += len(s)
         self._resync()
         self._check_word()
+        self._check_run()
+        self._check_digits()
 
     # A long first piece W that is a word starting with a letter that continues words
     # (cl100k: any letter; o200k: a lower-case letter, so W is all [Ll Lm Lo M]) and has no
@@ -262,11 +290,223 @@ class TextPrependable:
         index[self.n] = len(dists) - 1
         return True
 
+    # A long first piece P holding a long run of one compressible class (bundled patterns; the
+    # classes and the argument are those of bpe_stream.piece_stream): deleting the middle of a
+    # maximal one-class run (keeping _KEEP characters at each end) moves every match boundary
+    # after it by the deleted length and puts none inside it.  So prepending c is decided by
+    # splitting the bounded proxy  c + text[:run_start + _KEEP] + text[run_end - _KEEP : P_end + ctx]
+    # (the second part is fixed by distance from the end, stored once): new pieces up to a match
+    # starting on a known boundary, a match across the cut must be c + P (counted with a raw
+    # prependable over P's bytes), a boundary on the cut or a proxy too short to decide (a new
+    # piece ending within 4 characters or in trailing whitespace of a truncated proxy, the
+    # stability rule of piece_stream) falls back to _resync.  O(_KEEP + ctx) per character.
+    _CTX = 64
+
+    def _check_run(self) -> None:
+        from .piece_stream import _KEEP, _MIN_CUT
+
+        self.run = None
+        if self.word is not None or self.run_re is None or len(self.dists) < 2:
+            return
+        n = self.n
+        end = self.dists[-2]
+        L1 = n - end
+        if L1 <= self._LONG:
+            return
+        front = self._front(min(n, L1 + self._CTX))
+        P = front[:L1]
+        if P.isspace() and (L1 == n or P[-1] in "\r\n"):
+            # A whitespace piece that is the whole text (\s++$), or ends at the last newline of its
+            # stretch (the stretch goes on without newline to a non-space character or to the
+            # end): for any
+            # whitespace s, the first piece of s + text is s + P (letter, digit and punctuation
+            # alternatives need a non-space character at position 0 or 1; \s++$ holds iff it held
+            # before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same last newline), and
+            # the pieces after P do not change.
+            rest = front[L1:]
+            k = len(rest) - len(rest.lstrip())
+            if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
+                bp = BytesPrependable(self.enc.bpe)
+                bp.prepend(P.encode("utf-8"))
+                if bp.token_count == self.sufs[-1] - self.sufs[-2]:
+                    self.run = (end, None, None, None, None, bp)
+            return
+        for p0 in (0, 1, 2):
+            m = self.run_re.match(front, p0)
+            if m is None:
+                return
+            if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
+                break
+        else:
+            return
+        rs, re_ = p0, min(m.end(), L1)
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(front[:L1].encode("utf-8"))
+        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+            return
+        tailpart = front[re_ - _KEEP :]
+        # (end of P, distance of the run start, distance where tailpart starts, tailpart,
+        #  group of the run, raw prependable over P)
+        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, m.lastindex, bp)
+
+    def _prepend_to_run(self, c: str) -> bool:
+        from .piece_stream import _KEEP
+
+        end, hi, d0, tailpart, group, bp = self.run
+        n_old = self.n
+        dists, sufs, index = self.dists, self.sufs, self.index
+        if dists[-2] != end or dists[-1] != n_old:
+            return False
+        if hi is None:  # whitespace piece ending at a newline (see _check_run)
+            if not c.isspace():
+                return False
+            bp.prepend(c.encode("utf-8"))
+            self.chunks.append(c)
+            self.n = n_new = n_old + len(c)
+            del index[dists.pop()]
+            sufs.pop()
+            dists.append(n_new)
+            sufs.append(sufs[-1] + bp.token_count)
+            index[n_new] = len(dists) - 1
+            return True
+        rs_old = n_old - hi  # run start in the old text
+        if rs_old > 8:
+            self.run = None
+            return False
+        head = c + self._front(rs_old + _KEEP)
+        proxy = head + tailpart
+        h = len(head)
+        n_new = n_old + len(c)
+        d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
+        pieces = self.enc._pieces
+        new = []
+        long_piece = False
+        synced = None
+        for m in self.pattern.finditer(proxy):
+            a, b = m.span()
+            if a == h or b == h:
+                return False  # a boundary on the cut: never expected
+            da = n_new - a if a < h else d0 - (a - h)
+            if da in index and da < n_new:
+                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace()):
+                    return False
+                synced = da
+                break
+            if b == len(proxy) and d_end > 0:
+                return False
+            if a < h < b:
+                if a != 0 or d0 - (b - h) != end:
+                    return False
+                long_piece = True
+                new.append((da, None))
+            else:
+                new.append((da, len(pieces[m.group()])))
+        else:
+            if d_end > 0:
+                return False
+            synced = 0
+        if long_piece:
+            bp.prepend(c.encode("utf-8"))
+        self.chunks.append(c)
+        self.n = n_new
+        while dists[-1] > synced:
+            del index[dists.pop()]
+            sufs.pop()
+        base = sufs[-1]
+        for d, cnt in reversed(new):
+            base += bp.token_count if cnt is None else cnt
+            dists.append(d)
+            sufs.append(base)
+            index[d] = len(dists) - 1
+        if long_piece:
+            g = self.run_re.match(c)
+            if rs_old == 0 and g is not None and g.lastindex == group and g.end() == len(c):
+                hi = n_new
+            self.run = (end, hi, d0, tailpart, group, bp)
+        else:
+            self.run = None
+        return True
+
+    # A long run R of digits at the front (bundled patterns): its pieces are the groups of three
+    # digits from its start (\p{N}{1,3}+; no other alternative takes a digit, so the run's end is
+    # a boundary whatever precedes it), which all move when a digit is prepended.  Measured from
+    # the run's end, the groups of a run of length k end at distances = k (mod 3); A[r] is the
+    # token count of all three-digit windows of R ending at distances = r (mod 3), so
+    # count(R) = A[k % 3] + count(last k % 3 digits), and a prepended digit adds one window:
+    # O(1) per digit.  While this state is kept the group boundaries inside R are not stored
+    # (dists holds R's end and the front); dropping it (a non-digit prepend, truncation)
+    # re-splits R once.  dig = [end distance of R, k, A0, A1, A2, first two digits, tail count].
+
+    def _check_digits(self) -> None:
+        self.dig = None
+        if self.wc is None or self.word is not None or self.run is not None or len(self.dists) < 2:
+            return
+        n = self.n
+        if n - self.dists[-2] > 3 or _DIGITS.match(self.chunks[-1]) is None:
+            return
+        k = 256
+        while True:
+            front = self._front(min(n, k))
+            m = _DIGITS.match(front)
+            if m is None:
+                return
+            if m.end() < len(front) or len(front) == n:
+                break
+            k *= 4
+        R = m.group()
+        L = len(R)
+        if L <= self._LONG:
+            return
+        e = n - L
+        index, dists, sufs = self.index, self.dists, self.sufs
+        if e not in index:  # never expected; stay exact
+            return
+        pieces = self.enc._pieces
+        A = [0, 0, 0]
+        for d in range(0, L - 2):  # window R[L-d-3 : L-d]
+            A[d % 3] += len(pieces[R[L - d - 3 : L - d]])
+        r = L % 3
+        tail = [0, len(pieces[R[-1:]]), len(pieces[R[-2:]])]
+        total = A[r] + tail[r]
+        if total != sufs[-1] - sufs[index[e]]:  # never expected; stay exact
+            return
+        while dists[-1] > e:
+            del index[dists.pop()]
+            sufs.pop()
+        dists.append(n)
+        sufs.append(sufs[-1] + total)
+        index[n] = len(dists) - 1
+        self.dig = [e, L, A, R[:2], tail]
+
+    def _prepend_digits(self, s: str) -> bool:
+        e, L, A, head, tail = self.dig
+        dists, sufs, index = self.dists, self.sufs, self.index
+        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or _DIGITS.fullmatch(s) is None:
+            self.dig = None
+            return False
+        pieces = self.enc._pieces
+        for ch in reversed(s):
+            w = ch + head
+            L += 1
+            A[(L - 3) % 3] += len(pieces[w])
+            head = w[:2]
+        self.chunks.append(s)
+        self.n += len(s)
+        del index[dists.pop()]
+        sufs.pop()
+        dists.append(self.n)
+        sufs.append(sufs[-1] + A[L % 3] + tail[L % 3])
+        index[self.n] = len(dists) - 1
+        self.dig = [e, L, A, head, tail]
+        return True
+
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
         if n != self.n:
             self.pending = ""
             self.word = None
+            self.run = None
+            self.dig = None
         drop = self.n - n
         while drop:
             c = self.chunks[-1]
