@@ -23,7 +23,7 @@ def main() -> None:
         body = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
         lines = [line for line in body.splitlines() if not line.startswith("<!--")]
         # demote the file's own headings below this section's
-        lines = ["#" + line if line.startswith("#") else line for line in lines]
+        lines = ["##" + line if line.startswith("#") else line for line in lines]
         parts.append(f"\n## {title}\n\n(from `benchmarks/{name}`)\n\n" + "\n".join(lines).strip() + "\n")
     (ROOT / "BENCHMARKS.md").write_text("".join(parts), encoding="utf-8")
 
