@@ -20,11 +20,12 @@ Invariants:
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import sys
 from collections.abc import Iterator
+
+from .textio import read_utf8_blocks
 
 __all__ = ["register_cli"]
 
@@ -32,45 +33,9 @@ BLOCK_BYTES = 1 << 16
 PROGRESS_MIN_BYTES = 1 << 20
 
 
-class _InputError(Exception):
-    pass
-
-
 def _blocks(path: str, progress) -> Iterator[str]:
     """Strict UTF-8 text of ``path`` (``-`` = stdin) in blocks."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    consumed = 0
-    try:
-        f = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except FileNotFoundError:
-        raise _InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise _InputError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise _InputError(f"{path}: {e.strerror}") from None
-    try:
-        while True:
-            try:
-                raw = f.read(BLOCK_BYTES)
-            except OSError as e:
-                raise _InputError(f"{path}: {e.strerror}") from None
-            final = not raw
-            held = len(decoder.getstate()[0])
-            try:
-                text = decoder.decode(raw, final=final)
-            except UnicodeDecodeError as exc:
-                offset = max(consumed - held + exc.start, 0)
-                raise _InputError(f"{path}: not valid UTF-8 (byte offset {offset}: {exc.reason})") from None
-            consumed += len(raw)
-            if progress is not None:
-                progress(len(raw))
-            if text:
-                yield text
-            if final:
-                return
-    finally:
-        if f is not sys.stdin.buffer:
-            f.close()
+    return read_utf8_blocks(path, BLOCK_BYTES, progress)
 
 
 def _progress_for(path: str):
@@ -130,8 +95,6 @@ def _chunk(args) -> int:
                     out.write(chunk.text)
                     chunk_ended_with_newline = chunk.text.endswith("\n")
                 first = False
-        except _InputError as e:
-            raise InputError(str(e)) from None
         except ValueError as e:  # a character that alone needs more than the budget
             raise InputError(f"{path}: {e}") from None
         finally:
