@@ -173,16 +173,9 @@ class BytesAppendable:
         return bytes(self.buf)
 
     def tokens(self) -> list[int]:
-        out = []
-        p = len(self.buf)
-        last = self.last
-        token_lens = self.bpe.token_lens
-        while p > 0:
-            t = last[p]
-            out.append(t)
-            p -= token_lens[t]
-        out.reverse()
-        return out
+        from .table import tokens_ending_at
+
+        return tokens_ending_at(self.last, self.bpe.token_lens, len(self.buf))
 
     def append(self, data: bytes) -> None:
         if len(data) > _CHUNK_SCAN:

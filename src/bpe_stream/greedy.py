@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from .table import tokens_ending_at
+
 
 def encode_greedy(bpe, data: bytes) -> list[int]:
     out = []
@@ -41,11 +43,4 @@ def encode_minimal(bpe, data: bytes) -> list[int]:
     if best[n] >= big:
         p = next(p for p in range(n + 1) if best[p] >= big)
         raise bpe.missing_byte_error(data, p - 1)
-    out = []
-    p = n
-    while p > 0:
-        t = choice[p]
-        out.append(t)
-        p -= token_lens[t]
-    out.reverse()
-    return out
+    return tokens_ending_at(choice, token_lens, n)

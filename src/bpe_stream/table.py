@@ -109,15 +109,19 @@ class PrefixTable:
 
     def tokens_of_prefix(self, p: int) -> list[int]:
         self.extend_to(p)
-        out = []
-        last = self.last
-        token_lens = self.bpe.token_lens
-        while p > 0:
-            t = last[p]
-            out.append(t)
-            p -= token_lens[t]
-        out.reverse()
-        return out
+        return tokens_ending_at(self.last, self.bpe.token_lens, p)
+
+
+def tokens_ending_at(last, token_lens, p: int) -> list[int]:
+    """The tokens of prefix ``p``, read backwards from ``last[p]`` (the last token
+    of every prefix, as built by the table pass and the appendable encoder)."""
+    out = []
+    while p > 0:
+        t = last[p]
+        out.append(t)
+        p -= token_lens[t]
+    out.reverse()
+    return out
 
 
 def encode_table(bpe, data: bytes) -> list[int]:
