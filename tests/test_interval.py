@@ -89,3 +89,28 @@ def test_memory_and_periodic_runs():
     assert ib.memory_bytes() == 13 * (len(data) + 1)
     for i, j in [(200, 3200), (201, 3199), (3200, 4200), (3201, 4200), (0, len(data)), (250, 3500)]:
         assert ib.count(i, j) == enc.bpe.count(data[i:j])
+
+
+WS_RUN_HEADS = ["", "word", "WORD", "x'", "42", "!", "!?", "!\n\n", "!\n" + "\n" * 70, "it's", "/", "中", "\u0301", " ", "a "]
+WS_CHARS = st.sampled_from([" ", "\n", "\r", "\t", "\r\n", "\u3000", "  "])
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=60, deadline=None)
+@given(
+    head=st.sampled_from(WS_RUN_HEADS),
+    run=st.lists(WS_CHARS, min_size=40, max_size=120).map("".join),
+    tail=st.sampled_from(["", "x", " y", "!", "\n", "9"]),
+    qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=25),
+)
+def test_intervals_ending_inside_long_whitespace_runs(name, head, run, tail, qs):
+    # queries whose end lies deep inside a whitespace run longer than the shortcut's threshold,
+    # after letters, digits, punctuation (absorbing newlines), marks or other whitespace
+    enc = bpe_stream.get_encoding(name)
+    text = head + run + tail
+    ic = IntervalCounter(enc, text)
+    for x, y in qs:
+        i, j = sorted((int(x * len(text)), int(y * len(text))))
+        assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
+        j2 = len(head) + int(y * len(run))
+        assert ic.count(i, max(i, j2)) == enc.count(text[i:max(i, j2)]), (i, j2)

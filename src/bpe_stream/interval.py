@@ -61,6 +61,8 @@ from .vocabulary import BytePairEncoding, _is_valid_pair
 from .appendable import _check_bytes_input
 
 _DIGITS = regex.compile(r"\p{N}{64,}")
+_WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
+_NEWLINES = re.compile(r"[\r\n]+")
 
 __all__ = ["IntervalCounter"]
 
@@ -314,6 +316,12 @@ class _TextIntervals:
         self.digit_runs = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
         self.digit_sums: dict[int, array] = {}
         self.newlines: dict[int, array] = {}  # piece index -> newline offsets (long whitespace pieces)
+        # long whitespace runs (see _in_ws_run): spans, their starts for bisect, and lazily
+        # per run its newline positions and a raw index over its UTF-8
+        self.ws_runs: list[tuple[int, int]] = []
+        self.ws_run_starts: list[int] = []
+        self.run_newlines: dict[int, array] = {}
+        self.run_index: dict[int, _LongPiece] = {}
         # characters of the text that continue a word (cl100k: letters; o200k: lower-case
         # letters) and whitespace characters, as sets for O(1) tests without calls
         self.wc: frozenset = frozenset()
@@ -329,10 +337,12 @@ class _TextIntervals:
             self.ws = frozenset(ch for ch in chars if self.fast.is_ws(ch))
             # punctuation that only ever sits in the main run of a punctuation piece
             self.pc = frozenset(ch for ch in chars if self.fast.char_class(ch) == P)
+            self.ws_runs = [m.span() for m in _WS_RUN.finditer(text)]
+            self.ws_run_starts = [a for a, _ in self.ws_runs]
 
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
-            lp.raw.memory_bytes() for lp in self.long.values()
+            lp.raw.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
         )
 
     # ------------------------------------------------------------ helpers
@@ -393,6 +403,10 @@ class _TextIntervals:
         s_i = starts[ki]
         if ki == kj and fast is not None:
             c = self._within(ki, i, j)
+            if c is not None:
+                return c
+        if self.ws_runs and text[j - 1] in self.ws:
+            c = self._in_ws_run(i, j)
             if c is not None:
                 return c
         # ---- end side: boundary index ke with text[:j] split like the whole text up to starts[ke]
@@ -545,6 +559,104 @@ class _TextIntervals:
         if q < j:
             c += len(self.enc._pieces[self.text[q:j]])
         return c, j
+
+    def _in_ws_run(self, i: int, j: int):
+        """Count of ``text[i:j]`` when ``j`` lies deep inside a long whitespace run, or None.
+
+        Why: otherwise the end side would fall back to re-splitting from the run's start,
+        O(run) per query (quadratic for ``truncate_start`` on ``"\\n \\n " * N``).
+
+        Whitespace-only ``w`` is split by both bundled patterns into ``w[:q]`` (``\\s*[\\r\\n]+``
+        reaches its last newline) and ``w[q:]`` (``\\s+(?!\\S)`` at the end of the text),
+        ``q`` just after its last newline: two raw counts.  For ``i`` before the run
+        ``[rs, re)``, the piece holding ``c = text[rs-1]`` ends at a point ``p`` that does not
+        depend on ``i``: ``rs`` when ``c`` is a letter or a digit (their runs stop at
+        whitespace), ``rs`` plus the newlines right after it when ``c`` is punctuation
+        (`` ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*``); the patterns have no look-behind, so
+        ``count(i, j) = count(i, p) + count(p, j)`` with the second part whitespace-only.
+        """
+        runs = self.ws_runs
+        x = bisect_right(self.ws_run_starts, j - 1) - 1
+        if x < 0:
+            return None
+        rs, re_ = runs[x]
+        if j > re_ or j - rs <= _LONG:
+            return None
+        if i >= rs:
+            return self._ws_only(x, i, j)
+        from .split_fastpath import AP, D, LO, OL, P, SL, UP
+
+        cls = self.fast.char_class(self.text[rs - 1])
+        if cls in (LO, UP, OL, D):
+            p = rs
+        elif cls in (P, AP, SL):
+            m = _NEWLINES.match(self.text, rs, re_)
+            p = m.end() if m else rs
+            if p == re_:
+                return None  # o200k's punctuation piece may go on with "/" after the run
+        else:
+            return None
+        if p >= j:
+            return None
+        if p == rs:
+            head = self.count(i, p)
+        else:  # p ends the whole-text punctuation piece k holding text[rs-1]
+            k = bisect_right(self.starts, rs - 1) - 1
+            head = self._upto_piece_end(i, k)
+            if head is None:
+                return None
+        return head + self._ws_only(x, p, j)
+
+    def _upto_piece_end(self, i: int, k: int):
+        """count(i, starts[k+1]) for a punctuation piece k (None if not settled in O(1))."""
+        starts = self.starts
+        s, t = starts[k], starts[k + 1]
+        if i == s:
+            return self.cum[k + 1] - self.cum[k]
+        if i > s:
+            if self.text[i] in self.pc and self.text[s] != "'":
+                return self._piece_count(k, i, t)  # the rest of the punctuation run: one piece
+            return None
+        from .cuts import _hard_boundary_test
+
+        hard = getattr(self, "_hard", None)
+        if hard is None:
+            hard = self._hard = _hard_boundary_test(self.fast)
+        if hard(self.text[s - 1], self.text[s]):  # every split of text[i:t] has a boundary at s
+            return self.count(i, s) + self.cum[k + 1] - self.cum[k]
+        return None
+
+    def _ws_only(self, x: int, a: int, b: int) -> int:
+        """Count of the whitespace-only ``text[a:b]`` inside long run ``x``: split after its
+        last newline (see :meth:`_in_ws_run`), each part counted as one piece."""
+        rs, re_ = self.ws_runs[x]
+        nl = self.run_newlines.get(x)
+        if nl is None:
+            text = self.text
+            nl = self.run_newlines[x] = array(
+                "q", (m for m in range(rs, re_) if text[m] in "\r\n")
+            )
+        y = bisect_right(nl, b - 1) - 1
+        q = nl[y] + 1 if y >= 0 and nl[y] >= a else a
+        c = 0
+        if q > a:
+            c += self._run_piece(x, a, q)
+        if b > q:
+            c += self._run_piece(x, q, b)
+        return c
+
+    def _run_piece(self, x: int, a: int, b: int) -> int:
+        """Count of ``text[a:b]`` (inside long whitespace run ``x``) as one piece."""
+        if b - a <= _LONG:
+            return len(self.enc._pieces[self.text[a:b]])
+        c = self._uniform_count(a, b)
+        if c is not None:
+            return c
+        lp = self.run_index.get(x)
+        rs, re_ = self.ws_runs[x]
+        if lp is None:
+            lp = self.run_index[x] = _LongPiece(self.enc.bpe, self.text[rs:re_])
+        return lp.count(a - rs, b - rs)
 
     def _ws_count(self, k: int, i: int, j: int) -> int:
         """Count of the whitespace-only text[i:j] (inside whole-text piece k) on its own."""
