@@ -78,18 +78,70 @@ _MIN_RUN = 64
 
 def _periodic_count(bpe, unit: bytes, need: int) -> int:
     """BPE count of the first ``need`` bytes of ``unit * k`` (a substring of a periodic run)."""
-    from .appendable import BytesAppendable
-
     cache = bpe.__dict__.get("_bpe_stream_periodic")
     if cache is None or len(cache) > 64:
         cache = bpe._bpe_stream_periodic = {}
-    ba = cache.get(unit)
-    if ba is None:
-        ba = cache[unit] = BytesAppendable(bpe)
-    if len(ba) < need:
-        reps = (need - len(ba)) // len(unit) + 1
-        ba.append(unit * reps)  # len(ba) stays a multiple of len(unit)
-    return ba.counts[need]
+    run = cache.get(unit)
+    if run is None:
+        run = cache[unit] = _PeriodicRun(bpe, unit)
+    return run.count(need)
+
+
+class _PeriodicRun:
+    """Counts of the prefixes of ``unit * infinity`` in O(1) after O(max_token_len) work.
+
+    Why it is exact: in the table recurrence, the last token ending at ``p`` is a function
+    of the bytes ``data[p-L:p]`` and of the last tokens at ``p-L .. p-1`` (``L`` the longest
+    token length; the candidates ending at ``p`` and the pair checks look no further back).
+    The data repeat with period ``len(unit)``, so once the last-token lengths of a window of
+    ``L`` positions equal those ``P`` positions later (``P`` a multiple of ``len(unit)``)
+    they repeat with period ``P`` forever, and ``counts[p] = counts[p - lens[p]] + 1`` then
+    gives ``counts[p + P] - counts[p] = d`` for every later ``p`` once it holds on that
+    window.  We compute a prefix long enough to see such a window, verify it, and answer
+    longer prefixes as ``counts[n0 + s] + q * d``.  If no period shows up (never seen), the
+    prefix table simply grows to the length asked for.
+    """
+
+    __slots__ = ("bpe", "unit", "counts", "n0", "period", "d")
+
+    def __init__(self, bpe, unit: bytes):
+        self.bpe = bpe
+        self.unit = unit
+        self.period = 0
+        L = max(1, bpe.max_token_len)
+        u = len(unit)
+        reps = (12 * L) // u + 4
+        while True:
+            data = unit * reps
+            lens, counts = _table_pass(bpe, data, data.decode("latin-1"))
+            self.counts = counts
+            if self._find_period(lens, counts, u, L, len(data)) or reps * u > 1 << 16:
+                return
+            reps *= 2
+
+    def _find_period(self, lens, counts, u: int, L: int, n: int) -> bool:
+        for P in range(u, (n - 3 * L) // 2 + 1, u):
+            n0 = n - P
+            a = n0 - L + 1  # window (a..n0] of L positions, all at least 2L from the start
+            if lens[a : n0 + 1] != lens[a + P : n + 1]:
+                continue
+            d = counts[n] - counts[n0]
+            if all(counts[q + P] - counts[q] == d for q in range(a, n0 + 1)):
+                self.n0, self.period, self.d = n0, P, d
+                return True
+        return False
+
+    def count(self, need: int) -> int:
+        counts = self.counts
+        if need < len(counts):
+            return counts[need]
+        if not self.period:  # no period proven: extend the table (linear in need)
+            reps = need // len(self.unit) + 1
+            data = self.unit * reps
+            self.counts = _table_pass(self.bpe, data, data.decode("latin-1"))[1]
+            return self.counts[need]
+        q, s = divmod(need - self.n0, self.period)
+        return counts[self.n0 + s] + q * self.d
 
 
 def _table_pass(bpe, data: bytes, latin: str):
