@@ -186,6 +186,16 @@ def main():
 
                 d = best_of(1, run_prepend)[0]
                 rows.append((name, f"adversarial: prepend {label} 200K chars one unit at a time", f"{d:.2f} s", f"{d / 200_000 * 1e6:.1f} us/char"))
+            pe = PrependableEncoder(enc)
+            pe.prepend("x.")
+            pe.prepend("7" * 200_000)
+
+            def drop_front(pe=pe):
+                for _ in range(100_000):
+                    pe.truncate(len(pe) - 1)
+
+            d = best_of(1, drop_front)[0]
+            rows.append((name, "adversarial: truncate 100K times by 1 char at the front of a 200K-digit run", f"{d:.2f} s", f"{d / 100_000 * 1e6:.1f} us/truncate"))
     print("| encoding | measurement | result | comparison |")
     print("|---|---|---|---|")
     for r in rows:

@@ -149,3 +149,31 @@ def test_prepend_long_run_linear(name, unit):
         assert pe.token_count == enc.count(text)
         pe.prepend(unit * 3)
         assert pe.token_count == enc.count(unit * 3 + text)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(
+    tail=st.sampled_from(["", "x.", " abc", "\n", "1a"]),
+    run=st.text("0123456789", min_size=66, max_size=200),
+    ops=st.lists(st.tuples(st.booleans(), st.integers(0, 40), st.text("0123456789a ", max_size=4)), max_size=12),
+)
+def test_long_digit_run_prepend_and_truncate(name, tail, run, ops):
+    # a long digit run at the front keeps its three-digit windows by phase: prepending digits
+    # and truncating inside the run update them instead of re-splitting the run
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    for ch in reversed(run):
+        pe.prepend(ch)
+    text = run + tail
+    assert pe.token_count == enc.count(text)
+    for is_trunc, k, s in ops:
+        if is_trunc:
+            n = max(0, len(text) - k)
+            pe.truncate(n)
+            text = text[len(text) - n :]
+        else:
+            pe.prepend(s)
+            text = s + text
+        assert pe.token_count == enc.count(text), (is_trunc, k, s)

@@ -25,8 +25,8 @@ text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps th
 counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
 Remaining slow cases: a huge first piece without such a run (e.g. alternating
 punctuation and spaces is not one piece; an o200k word with marks) is re-split
-per prepend, O(piece); truncating the front of a long digit run re-splits it
-(the groups realign).  Surrogates: a low surrogate starting a prepend is joined with a high
+per prepend, O(piece).  Truncating inside a long digit run at the front subtracts
+the dropped three-digit windows (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend is joined with a high
 surrogate ending the next one, as tiktoken joins the pair in the whole text.
 """
 
@@ -500,14 +500,33 @@ class TextPrependable:
         self.dig = [e, L, A, head, tail]
         return True
 
-    def truncate(self, n: int) -> None:
-        n = _check_len(n, self.n)
-        if n != self.n:
-            self.pending = ""
-            self.word = None
-            self.run = None
-            self.dig = None
+    def _truncate_digits(self, n: int) -> bool:
+        """Keep the last ``n`` characters when the cut falls inside the long digit run R at
+        the front (``dig`` state): subtract the three-digit windows that start in the
+        dropped part, O(dropped), instead of re-splitting R."""
+        e, L, A, head, tail = self.dig
+        dists, sufs, index = self.dists, self.sufs, self.index
         drop = self.n - n
+        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or L - drop <= self._LONG:
+            return False
+        R = self._front(drop + 2)
+        pieces = self.enc._pieces
+        A = list(A)
+        for x in range(drop):  # window R[x : x + 3] lies at distance L - x - 3 from R's end
+            A[(L - x - 3) % 3] -= len(pieces[R[x : x + 3]])
+        L -= drop
+        self._drop_front(drop)
+        self.n = n
+        self.pending = ""
+        del index[dists.pop()]
+        sufs.pop()
+        dists.append(n)
+        sufs.append(sufs[-1] + A[L % 3] + tail[L % 3])
+        index[n] = len(dists) - 1
+        self.dig = [e, L, A, R[drop : drop + 2], tail]
+        return True
+
+    def _drop_front(self, drop: int) -> None:
         while drop:
             c = self.chunks[-1]
             if len(c) <= drop:
@@ -516,6 +535,17 @@ class TextPrependable:
             else:
                 self.chunks[-1] = c[drop:]
                 drop = 0
+
+    def truncate(self, n: int) -> None:
+        n = _check_len(n, self.n)
+        if n != self.n and self.dig is not None and self._truncate_digits(n):
+            return
+        if n != self.n:
+            self.pending = ""
+            self.word = None
+            self.run = None
+            self.dig = None
+        self._drop_front(self.n - n)
         self.n = n
         dists, sufs, index = self.dists, self.sufs, self.index
         while dists[-1] > n:
