@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -274,3 +275,27 @@ def test_unicode_version_matches_tiktoken(name, text):
     # decides the pre-split, so the regex module's Unicode tables must be those of
     # tiktoken's Rust regex (found by hypothesis with regex 2026.11, Unicode 17).
     assert get_encoding(name).encode_ordinary(text) == tiktoken_oracle(name).encode_ordinary(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet="abc", max_size=24), pattern=st.sampled_from([r"\S+|\s+", r"[ab]+|c+", r".{1,3}"]))
+def test_small_vocabulary_pieces_equal_naive_bpe(text, pattern):
+    # short pieces take the merge loop, long ones the backtracking encoder: both must be BPE
+    from conftest import README_TOKENS, naive_bpe
+
+    ranks = {t: i for i, t in enumerate(README_TOKENS)}
+    enc = Encoding("readme", pat_str=pattern, mergeable_ranks=ranks)
+    expected = []
+    for piece in regex.findall(pattern, text):
+        expected += naive_bpe(ranks, piece.encode())
+    assert enc.encode_ordinary(text) == expected
+    assert enc.count(text) == len(expected)
+
+
+def test_byte_outside_the_vocabulary_is_a_clear_error():
+    from conftest import README_TOKENS
+
+    enc = Encoding("readme", pat_str=r"\S+", mergeable_ranks={t: i for i, t in enumerate(README_TOKENS)})
+    for text in ["abz", "ab" * 20 + "z"]:  # a short piece (merge loop) and a long one
+        with pytest.raises(ValueError, match=r"byte 0x7a .* not in the vocabulary"):
+            enc.encode(text)

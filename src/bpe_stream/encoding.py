@@ -210,9 +210,15 @@ class Encoding:
     # ---------------------------------------------------------------- encoding
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
         data = piece.encode("utf-8")
-        token = self.bpe.ranks.get(data)
+        get = self.bpe.ranks.get
+        token = get(data)
         if token is not None:
             return (token,)
+        if len(data) <= _SHORT_PIECE:
+            tokens = _merge_short(data, get)
+            if None not in tokens:
+                return tokens
+            # a byte that is no token: the backtracking encoder raises the clear error
         return tuple(encode_backtracking(self.bpe, data))
 
     def split(self, text: str) -> list[str]:
@@ -351,6 +357,36 @@ class Encoding:
 
         text = check_text(text)
         return text[text_split_at_start(self, text, _check_limit(max_tokens, "max_tokens")) :]
+
+
+# Pieces of at most this many bytes that are not one token go through the merge loop
+# below instead of the backtracking encoder: its set-up (automaton scan, pair checks)
+# costs more than a few dict lookups on so few bytes (measured on the distinct pieces
+# of 1 MB of Shakespeare, o200k: 4-7 bytes 4.2 vs 5.7 us, 8-11 bytes 6.8 vs 7.2 us,
+# 12-15 bytes 10.0 vs 9.3 us).
+_SHORT_PIECE = 10
+_NO_RANK = 1 << 62
+
+
+def _merge_short(data: bytes, get) -> tuple[int, ...]:
+    """BPE by its definition (merge the lowest-ranked adjacent pair, leftmost first),
+    quadratic: only for a handful of bytes.  ``bounds`` are the part boundaries and
+    ``pair[i]`` the rank of parts ``i`` and ``i + 1`` merged (``_NO_RANK`` if no token)."""
+    n = len(data)
+    bounds = list(range(n + 1))
+    pair = [get(data[i : i + 2], _NO_RANK) for i in range(n - 1)]
+    while pair:
+        best = min(pair)
+        if best == _NO_RANK:
+            break
+        i = pair.index(best)  # leftmost among equal ranks
+        del bounds[i + 1]
+        del pair[i]
+        if i < len(pair):
+            pair[i] = get(data[bounds[i] : bounds[i + 2]], _NO_RANK)
+        if i:
+            pair[i - 1] = get(data[bounds[i - 1] : bounds[i + 1]], _NO_RANK)
+    return tuple([get(data[bounds[k] : bounds[k + 1]]) for k in range(len(bounds) - 1)])
 
 
 def _whole_text(text: str) -> list[str]:
