@@ -35,6 +35,7 @@ from array import array
 
 import ahocorasick
 
+from .stream_facade import StreamingCounter
 from .vocabulary import BytePairEncoding, _is_valid_pair
 
 __all__ = ["AppendableEncoder", "reverse_tables"]
@@ -282,7 +283,7 @@ class BytesAppendable:
                 raise bpe.missing_byte_error(bad, done)
 
 
-class AppendableEncoder:
+class AppendableEncoder(StreamingCounter):
     """Exact token count of a growing text.
 
     ``AppendableEncoder(enc)`` takes an :class:`~bpe_stream.Encoding` (append
@@ -299,71 +300,22 @@ class AppendableEncoder:
     1
     """
 
-    __slots__ = ("_impl", "_is_text")
+    __slots__ = ()
 
-    def __init__(self, enc_or_bpe):
-        if isinstance(enc_or_bpe, BytePairEncoding):
-            self._impl = BytesAppendable(enc_or_bpe)
-            self._is_text = False
-        else:
-            from .encoding import Encoding
+    @classmethod
+    def _engines(cls):
+        from .piece_stream import TextAppendable
 
-            if not isinstance(enc_or_bpe, Encoding):
-                raise TypeError(
-                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-                )
-            from .piece_stream import TextAppendable
-
-            self._impl = TextAppendable(enc_or_bpe)
-            self._is_text = True
-
-    def __getstate__(self):
-        return {"impl": self._impl, "is_text": self._is_text}
-
-    def __setstate__(self, state):
-        self._impl = state["impl"]
-        self._is_text = state["is_text"]
+        return BytesAppendable, TextAppendable
 
     def append(self, text) -> None:
         """Append ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
-        if self._is_text:
-            if type(text) is not str:
-                from .encoding import check_text
-
-                check_text(text)
-            self._impl.append(text)
-        elif type(text) is bytes:
-            self._impl.append(text)
-        else:
-            self._impl.append(_check_bytes_input(text))
+        if type(text) is not (str if self._is_text else bytes):
+            text = self._checked(text)
+        self._impl.append(text)
 
     extend = append
-
-    @property
-    def token_count(self) -> int:
-        """Number of tokens of what was appended (O(1))."""
-        return self._impl.token_count
-
-    def __len__(self) -> int:
-        return len(self._impl)
 
     def truncate(self, n: int) -> None:
         """Keep only the first ``n`` characters (bytes for raw BPE)."""
         self._impl.truncate(n)
-
-    def tokens(self) -> list[int]:
-        """The encoding of everything appended (equals ``enc.encode_ordinary(text)``)."""
-        return self._impl.tokens()
-
-    def text(self):
-        """What was appended (str or bytes)."""
-        return self._impl.get_text()
-
-    def copy(self) -> "AppendableEncoder":
-        new = AppendableEncoder.__new__(AppendableEncoder)
-        new._impl = self._impl.copy()
-        new._is_text = self._is_text
-        return new
-
-    def __repr__(self) -> str:
-        return f"<AppendableEncoder len={len(self)} token_count={self.token_count}>"

@@ -46,7 +46,12 @@ letter, or inside a whitespace-only piece, gives the one piece ``text[i:t]``
 alternative from any position inside it); otherwise the regex runs from ``i``.
 A piece longer than ``_LONG`` characters keeps a raw interval index (built
 lazily), so heads, tails and ranges inside one long word or whitespace run are
-counted in O(1) too instead of O(length).
+counted in O(1) too instead of O(length).  A range ending deep inside a long
+whitespace run (which may span several whole-text pieces) is cut where the
+piece before the run ends, and its whitespace part is counted as the two pieces
+the patterns make of whitespace-only text (``_in_ws_run``).  Inside a run of one
+repeated character the count is that of ``unit * k``, whose prefix counts are
+eventually periodic (``_PeriodicRun``): O(1) after O(max_token_len) work.
 """
 
 from __future__ import annotations
@@ -311,6 +316,19 @@ class _BytesIntervals:
             W *= 2
 
 
+def _char_offsets(text: str, data: bytes):
+    """UTF-8 offset of every character boundary of ``text`` (``data`` its UTF-8), or None
+    when the text is ASCII (offsets are the identity)."""
+    if len(data) == len(text):
+        return None
+    offs = array("q", [0])
+    b = 0
+    for ch in text:
+        b += 1 if ch < "\x80" else len(ch.encode("utf-8"))
+        offs.append(b)
+    return offs
+
+
 class _LongPiece:
     """Raw interval index over the UTF-8 of one long piece, with char -> byte offsets."""
 
@@ -319,15 +337,7 @@ class _LongPiece:
     def __init__(self, bpe, piece: str):
         data = piece.encode("utf-8")
         self.raw = _BytesIntervals(bpe, data)
-        if len(data) == len(piece):
-            self.offs = None
-        else:
-            offs = array("I", [0])
-            b = 0
-            for ch in piece:
-                b += len(ch.encode("utf-8"))
-                offs.append(b)
-            self.offs = offs
+        self.offs = _char_offsets(piece, data)
 
     def count(self, a: int, b: int) -> int:
         offs = self.offs
@@ -781,18 +791,10 @@ class _NoSplitText:
     def __init__(self, enc, text: str):
         data = text.encode("utf-8")
         self.raw = _BytesIntervals(enc.bpe, data)
-        if len(data) == len(text):
-            self.offs = None
-        else:
-            offs = array("q", [0])
-            b = 0
-            for ch in text:
-                b += len(ch.encode("utf-8"))
-                offs.append(b)
-            self.offs = offs
+        self.offs = _char_offsets(text, data)
 
     def memory_bytes(self) -> int:
-        return self.raw.memory_bytes() + (0 if self.offs is None else 8 * len(self.offs))
+        return self.raw.memory_bytes() + (0 if self.offs is None else self.offs.itemsize * len(self.offs))
 
     def count(self, i, j):
         if self.offs is None:

@@ -37,6 +37,7 @@ from array import array
 import regex
 
 from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
+from .stream_facade import StreamingCounter
 from .vocabulary import BytePairEncoding
 
 __all__ = ["PrependableEncoder"]
@@ -599,7 +600,7 @@ class TextPrependable:
             index[d] = len(dists) - 1
 
 
-class PrependableEncoder:
+class PrependableEncoder(StreamingCounter):
     """Exact token count of a text that grows at the front (e.g. chat history read backwards).
 
     >>> import bpe_stream
@@ -610,61 +611,18 @@ class PrependableEncoder:
     True
     """
 
-    __slots__ = ("_impl", "_is_text")
+    __slots__ = ()
 
-    def __init__(self, enc_or_bpe):
-        if isinstance(enc_or_bpe, BytePairEncoding):
-            self._impl = BytesPrependable(enc_or_bpe)
-            self._is_text = False
-        else:
-            from .encoding import Encoding
-
-            if not isinstance(enc_or_bpe, Encoding):
-                raise TypeError(
-                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-                )
-            self._impl = TextPrependable(enc_or_bpe)
-            self._is_text = True
-
-    def __getstate__(self):
-        return {"impl": self._impl, "is_text": self._is_text}
-
-    def __setstate__(self, state):
-        self._impl = state["impl"]
-        self._is_text = state["is_text"]
+    @classmethod
+    def _engines(cls):
+        return BytesPrependable, TextPrependable
 
     def prepend(self, text) -> None:
-        if self._is_text:
-            if not isinstance(text, str):
-                from .encoding import check_text
-
-                check_text(text)
-            self._impl.prepend(text)
-        else:
-            self._impl.prepend(_check_bytes_input(text))
-
-    @property
-    def token_count(self) -> int:
-        return self._impl.token_count
-
-    def __len__(self) -> int:
-        return len(self._impl)
+        """Add ``text`` at the front (str for an Encoding, bytes for a BytePairEncoding)."""
+        if type(text) is not (str if self._is_text else bytes):
+            text = self._checked(text)
+        self._impl.prepend(text)
 
     def truncate(self, n: int) -> None:
         """Keep only the last ``n`` characters (bytes for raw BPE)."""
         self._impl.truncate(n)
-
-    def tokens(self) -> list[int]:
-        return self._impl.tokens()
-
-    def text(self):
-        return self._impl.get_text()
-
-    def copy(self) -> "PrependableEncoder":
-        new = PrependableEncoder.__new__(PrependableEncoder)
-        new._impl = self._impl.copy()
-        new._is_text = self._is_text
-        return new
-
-    def __repr__(self) -> str:
-        return f"<PrependableEncoder len={len(self)} token_count={self.token_count}>"
