@@ -98,7 +98,7 @@ WS_CHARS = st.sampled_from([" ", "\n", "\r", "\t", "\r\n", "\u3000", "  "])
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @settings(max_examples=60, deadline=None)
 @given(
-    head=st.sampled_from(WS_RUN_HEADS),
+    head=st.sampled_from(WS_RUN_HEADS + ["!" + "\n" * 80, "x!\n\n", "a " + "!" * 70 + "\n" * 70]),
     run=st.lists(WS_CHARS, min_size=40, max_size=120).map("".join),
     tail=st.sampled_from(["", "x", " y", "!", "\n", "9"]),
     qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=25),
@@ -114,3 +114,41 @@ def test_intervals_ending_inside_long_whitespace_runs(name, head, run, tail, qs)
         assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
         j2 = len(head) + int(y * len(run))
         assert ic.count(i, max(i, j2)) == enc.count(text[i:max(i, j2)]), (i, j2)
+
+
+RAW_RUNS = [b"\n", b" ", b"\r\n", b"\n ", b"ab", b"7", b"!", b"\xe4\xb8\xad"]
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(
+    parts=st.lists(
+        st.tuples(st.sampled_from(RAW_RUNS), st.integers(1, 500)) | st.sampled_from([(b"x", 1), (b"!", 1), (b"a!", 1)]),
+        min_size=1,
+        max_size=5,
+    ),
+    qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=12),
+)
+def test_raw_intervals_across_periodic_runs(name, parts, qs):
+    # queries that start inside a long periodic run and end past it (shifted by whole periods),
+    # or cross several runs (periodic skips inside the table pass), and their memo
+    enc = bpe_stream.get_encoding(name)
+    data = b"".join(unit * k for unit, k in parts)
+    ib = IntervalCounter(enc.bpe, data)
+    for x, y in qs:
+        i, j = sorted((int(x * len(data)), int(y * len(data))))
+        assert ib.count(i, j) == enc.bpe.count(data[i:j]), (i, j)
+        assert ib.count(i, len(data)) == enc.bpe.count(data[i:])
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_raw_intervals_skip_through_long_runs(name):
+    # starts whose encodings do not meet the whole text's before a long run of another
+    # unit (o200k: spaces, a newline, then 3,000 newlines; found by search): the table
+    # pass skips whole periods inside that run
+    enc = bpe_stream.get_encoding(name)
+    for data in [b" " * 100 + b"\n" * 3001 + b"z", b"\n" * 300 + b" " * 900 + b"ab" * 400 + b"\r\n" * 300 + b"x"]:
+        ib = IntervalCounter(enc.bpe, data)
+        for i in range(0, 101, 3):
+            for j in (len(data), len(data) - 1, 2000):
+                assert ib.count(i, j) == enc.bpe.count(data[i:j]), (i, j)

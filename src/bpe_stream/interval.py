@@ -63,7 +63,8 @@ from bisect import bisect_right
 import regex
 
 from .vocabulary import BytePairEncoding, _is_valid_pair
-from .appendable import _check_bytes_input
+from .appendable import _check_bytes_input, _valid_pair_memo
+from .encoding import _CACHEABLE_PIECE_LEN
 
 _DIGITS = regex.compile(r"\p{N}{64,}")
 _WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
@@ -79,17 +80,23 @@ _TAIL_MEMO_LEN = 32
 _PERIODIC = re.compile(rb"(.{1,4}?)\1{15,}", re.S)
 _UNIFORM = re.compile(r"(.)\1{63,}", re.S)
 _MIN_RUN = 64
+_SLOW_MEMO = 4096  # entries of the per-vocabulary memo of slow raw interval queries
+_SLOW_MEMO_LEN = 1024  # longest query memoized (bytes)
 
 
 def _periodic_count(bpe, unit: bytes, need: int) -> int:
     """BPE count of the first ``need`` bytes of ``unit * k`` (a substring of a periodic run)."""
+    return _periodic_run(bpe, unit).count(need)
+
+
+def _periodic_run(bpe, unit: bytes) -> "_PeriodicRun":
     cache = bpe.__dict__.get("_bpe_stream_periodic")
     if cache is None or len(cache) > 64:
         cache = bpe._bpe_stream_periodic = {}
     run = cache.get(unit)
     if run is None:
         run = cache[unit] = _PeriodicRun(bpe, unit)
-    return run.count(need)
+    return run
 
 
 class _PeriodicRun:
@@ -132,6 +139,16 @@ class _PeriodicRun:
                 continue
             d = counts[n] - counts[n0]
             if all(counts[q + P] - counts[q] == d for q in range(a, n0 + 1)):
+                # The same check at the earliest window it holds (its positions must see
+                # L bytes of data behind them): a shorter transient means fewer distinct
+                # starts for _BytesIntervals.count's shift.
+                for m0 in range(2 * L - 1, n0):
+                    b = m0 - L + 1
+                    if lens[b : m0 + 1] == lens[b + P : m0 + P + 1] and all(
+                        counts[q + P] - counts[q] == d for q in range(b, m0 + 1)
+                    ):
+                        n0 = m0
+                        break
                 self.n0, self.period, self.d = n0, P, d
                 return True
         return False
@@ -237,13 +254,37 @@ class _BytesIntervals:
     def memory_bytes(self) -> int:
         return sum(a.itemsize * len(a) for a in (self.lens, self.depth, self.tree_id, self.tree_end))
 
+    def _count_memo(self, i: int, j: int) -> int:
+        memo = self.__dict__.setdefault("_memo", {})
+        c = memo.get((i, j))
+        if c is None:
+            c = self.count(i, j)
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[(i, j)] = c
+        return c
+
     def count(self, i: int, j: int) -> int:
         if i == j:
             return 0
-        if self.run_starts and j - i >= _MIN_RUN:
+        if self.run_starts:
             k = bisect_right(self.run_starts, i) - 1
-            if k >= 0 and j <= self.run_ends[k]:
-                return _periodic_count(self.bpe, self.data[i : i + self.run_units[k]], j - i)
+            if k >= 0 and i < self.run_ends[k]:
+                re_ = self.run_ends[k]
+                unit = self.data[i : i + self.run_units[k]]
+                if j <= re_:
+                    if j - i >= _MIN_RUN:
+                        return _periodic_count(self.bpe, unit, j - i)
+                else:
+                    # Start inside a run, end past it: after the state of the encoding
+                    # from i repeats (see _PeriodicRun), moving i forward by m periods only
+                    # drops m * d tokens, so start near the run's end instead (a few hundred
+                    # distinct starts per run, memoized: truncate_start asks for every one).
+                    run = _periodic_run(self.bpe, unit)
+                    P = run.period
+                    if P and re_ - i >= run.n0 + P:
+                        m = (re_ - i - run.n0) // P
+                        return self._count_memo(i + m * P, j) + m * run.d
         bpe = self.bpe
         token_lens = bpe.token_lens
         masks = bpe.continuation_masks
@@ -270,6 +311,22 @@ class _BytesIntervals:
                 return c + depth[j] - depth[p]
             prev = t
             pos = p
+        if j - i <= _SLOW_MEMO_LEN:
+            # Slow queries memoized by their bytes, per vocabulary: the same short
+            # stretches recur (a run of spaces before a newline on every line, of one
+            # length after another as truncate_start walks back), and a table pass over
+            # a run of spaces iterates tens of automaton matches per byte.
+            memo = bpe.__dict__.get("_bpe_stream_slow_counts")
+            if memo is None:
+                memo = bpe._bpe_stream_slow_counts = {}
+            key = data[i:j]
+            c = memo.get(key)
+            if c is None:
+                c = self._count_table(i, j)
+                if len(memo) >= _SLOW_MEMO:
+                    memo.clear()
+                memo[key] = c
+            return c
         return self._count_table(i, j)
 
     def _count_table(self, i: int, j: int) -> int:
@@ -300,7 +357,7 @@ class _BytesIntervals:
                 if (
                     start == i
                     or not (masks[last[start]] >> data[start]) & 1
-                    or _is_valid_pair(ranks_get, tokens, split_left, split_right, last[start], t, n_tokens)
+                    or _valid_pair_memo(bpe, last[start], t)
                 ):
                     last[p] = t
                     c = cnt[start] + 1
@@ -312,8 +369,56 @@ class _BytesIntervals:
                         return c + depth[j] - depth[p]
             if hi >= j:
                 raise bpe.missing_byte_error(self.data, done)
+            if self.run_starts:
+                jumped = self._periodic_jump(i, j, done, last, cnt)
+                if jumped > done:
+                    done = hi = jumped
             lo = max(i, hi - bpe.max_token_len + 1)
             W *= 2
+
+    def _periodic_jump(self, i: int, j: int, done: int, last: dict, cnt: dict) -> int:
+        """Skip ahead inside a periodic run during :meth:`_count_table`; returns the new
+        ``done`` (or ``done`` if no skip is proven).
+
+        The last tokens at ``p`` are a function of the ``L`` last tokens before ``p`` and
+        of ``data[p-L:p]`` (``L`` = longest token).  If those ``L`` tokens equal the ones
+        ``P`` positions earlier and the data repeat with period ``P`` (a multiple of the
+        run's unit), the table repeats with period ``P`` up to the run's end, and every
+        count grows by the same ``d`` per period: positions ``q`` of the last window map
+        to ``q + m*P`` with count ``+ m*d``.  Why: encodings from a start inside or
+        before a long run of one repeated unit need not meet the whole text's encoding
+        until the run ends, which made such queries O(run)."""
+        k = bisect_right(self.run_starts, done) - 1
+        if k < 0 or done >= self.run_ends[k]:
+            return done
+        L = self.bpe.max_token_len
+        u = self.run_units[k]
+        limit = min(self.run_ends[k], j - 1)
+        # window positions q (and q - P) must have only in-run data behind them and
+        # must not see the query's start (where the recurrence has no previous token)
+        floor = max(self.run_starts[k] + L, i + L + 1)
+        span = done - floor - L + 1  # largest P the window allows
+        if span < u or limit - done < u:
+            return done
+        lo = done - L - min(span, 2 * L)
+        seq = [last[q] for q in range(lo, done + 1)]
+        counts = [cnt[q] for q in range(lo, done + 1)]
+        tail = seq[-L:]
+        for P in range(u, min(span, 2 * L) + 1, u):
+            if seq[-L - P : -P] != tail:
+                continue
+            d = counts[-1] - counts[-1 - P]
+            if any(counts[-1 - x] - counts[-1 - x - P] != d for x in range(L)):
+                continue
+            m = (limit - done) // P
+            if m <= 0:
+                return done
+            shift = m * P
+            for q in range(done - L, done + 1):
+                last[q + shift] = last[q]
+                cnt[q + shift] = cnt[q] + m * d
+            return done + shift
+        return done
 
 
 def _char_offsets(text: str, data: bytes):
@@ -384,6 +489,8 @@ class _TextIntervals:
         self.ws_run_starts: list[int] = []
         self.run_newlines: dict[int, array] = {}
         self.run_index: dict[int, _LongPiece] = {}
+        self.run_heads: dict[int, int] = {}  # run -> end of the piece before it, see _run_head_end
+        self._hard = None  # cuts' hard-boundary test, built on first use
         # characters of the text that continue a word (cl100k: letters; o200k: lower-case
         # letters) and whitespace characters, as sets for O(1) tests without calls
         self.wc: frozenset = frozenset()
@@ -637,55 +744,64 @@ class _TextIntervals:
         (`` ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*``); the patterns have no look-behind, so
         ``count(i, j) = count(i, p) + count(p, j)`` with the second part whitespace-only.
         """
-        runs = self.ws_runs
         x = bisect_right(self.ws_run_starts, j - 1) - 1
         if x < 0:
             return None
-        rs, re_ = runs[x]
+        rs, re_ = self.ws_runs[x]
         if j > re_ or j - rs <= _LONG:
             return None
         if i >= rs:
             return self._ws_only(x, i, j)
-        from .split_fastpath import AP, D, LO, OL, P, SL, UP
-
-        cls = self.fast.char_class(self.text[rs - 1])
-        if cls in (LO, UP, OL, D):
-            p = rs
-        elif cls in (P, AP, SL):
-            m = _NEWLINES.match(self.text, rs, re_)
-            p = m.end() if m else rs
-            if p == re_:
-                return None  # o200k's punctuation piece may go on with "/" after the run
-        else:
-            return None
-        if p >= j:
+        p = self.run_heads.get(x)
+        if p is None:
+            p = self.run_heads[x] = self._run_head_end(rs, re_)
+        if p < 0:
             return None
         if p == rs:
-            head = self.count(i, p)
-        else:  # p ends the whole-text punctuation piece k holding text[rs-1]
-            k = bisect_right(self.starts, rs - 1) - 1
-            head = self._upto_piece_end(i, k)
-            if head is None:
-                return None
-        return head + self._ws_only(x, p, j)
+            return self.count(i, p) + self._ws_only(x, p, j)
+        # p ends the whole-text punctuation piece k holding text[rs-1] and its newlines
+        k = bisect_right(self.starts, rs - 1) - 1
+        if p >= j:
+            return self._into_punct_piece(i, k, j)  # text[i:j] ends inside that piece
+        head = self._into_punct_piece(i, k, p)
+        return None if head is None else head + self._ws_only(x, p, j)
 
-    def _upto_piece_end(self, i: int, k: int):
-        """count(i, starts[k+1]) for a punctuation piece k (None if not settled in O(1))."""
+    def _run_head_end(self, rs: int, re_: int) -> int:
+        """Where the piece holding ``text[rs-1]`` ends in the split of any ``text[i:j]`` with
+        ``i < rs < j`` (see :meth:`_in_ws_run`), or -1 if that is not settled."""
+        from .split_fastpath import AP, D, LO, OL, P, SL, UP
+
+        if rs == 0:
+            return -1
+        cls = self.fast.char_class(self.text[rs - 1])
+        if cls in (LO, UP, OL, D):
+            return rs
+        if cls in (P, AP, SL):
+            # the punctuation piece takes the newlines right after it (o200k: and a "/"
+            # after the run, but then p == re_ >= j and only [s, j) of that piece is used)
+            m = _NEWLINES.match(self.text, rs, re_)
+            return m.end() if m else rs
+        return -1
+
+    def _into_punct_piece(self, i: int, k: int, j: int):
+        """count(i, j) for ``j`` inside (or at the end of) punctuation piece ``k`` [s, t), past
+        its punctuation: ``text[max(i, s):j]`` is one piece (the run from ``i`` and the
+        newlines up to ``j``).  None if not settled in O(1)."""
         starts = self.starts
         s, t = starts[k], starts[k + 1]
         if i == s:
-            return self.cum[k + 1] - self.cum[k]
+            return self.cum[k + 1] - self.cum[k] if j == t else self._piece_count(k, s, j)
         if i > s:
             if self.text[i] in self.pc and self.text[s] != "'":
-                return self._piece_count(k, i, t)  # the rest of the punctuation run: one piece
+                return self._piece_count(k, i, j)  # the rest of the punctuation run: one piece
             return None
         from .cuts import _hard_boundary_test
 
-        hard = getattr(self, "_hard", None)
+        hard = self._hard
         if hard is None:
             hard = self._hard = _hard_boundary_test(self.fast)
-        if hard(self.text[s - 1], self.text[s]):  # every split of text[i:t] has a boundary at s
-            return self.count(i, s) + self.cum[k + 1] - self.cum[k]
+        if hard(self.text[s - 1], self.text[s]):  # every split of text[i:j] has a boundary at s
+            return self.count(i, s) + (self.cum[k + 1] - self.cum[k] if j == t else self._piece_count(k, s, j))
         return None
 
     def _ws_only(self, x: int, a: int, b: int) -> int:
@@ -708,8 +824,12 @@ class _TextIntervals:
         return c
 
     def _run_piece(self, x: int, a: int, b: int) -> int:
-        """Count of ``text[a:b]`` (inside long whitespace run ``x``) as one piece."""
-        if b - a <= _LONG:
+        """Count of ``text[a:b]`` (inside long whitespace run ``x``) as one piece.
+
+        Up to the piece cache's length limit through the cache: whitespace pieces repeat
+        (indentation, blank lines), and a raw interval query inside a run of spaces can
+        cost a table pass over the range (tens of automaton matches per byte)."""
+        if b - a <= _CACHEABLE_PIECE_LEN:
             return len(self.enc._pieces[self.text[a:b]])
         c = self._uniform_count(a, b)
         if c is not None:
