@@ -237,3 +237,35 @@ def test_runs_append_and_table(name):
         ae.append(" ")
     ae.append("x")
     assert ae.token_count == enc.count(" " * 100_000 + "x")
+
+
+WS_MIX = st.text(alphabet=" \t\n\r\u3000\x0b", min_size=1, max_size=6)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    head=st.sampled_from(["", "x", "word", "!", "!\n\n", " !", "42", "中"]),
+    body=st.text(alphabet=" \t\n\r\u3000", min_size=20, max_size=300),
+    ops=st.lists(st.tuples(st.booleans(), WS_MIX | st.sampled_from(["x", " y", "!", "\n"]), st.integers(0, 12)), max_size=12),
+)
+def test_long_whitespace_mix_truncate_and_append(name, head, body, ops, small_compression):
+    # a long whitespace piece mixing spaces, tabs and newlines (no long one-class run):
+    # multi-character appends and truncations re-split it on a proxy with its middle cut out
+    enc = bpe_stream.get_encoding(name)
+    ae = AppendableEncoder(enc)
+    ae.append(head)
+    for k in range(0, len(body), 7):
+        ae.append(body[k : k + 7])
+    text = head + body
+    assert ae.token_count == enc.count(text)
+    for is_trunc, piece, k in ops:
+        if is_trunc:
+            n = max(0, len(text) - k)
+            ae.truncate(n)
+            text = text[:n]
+        else:
+            ae.append(piece)
+            text += piece
+        assert ae.token_count == enc.count(text), (is_trunc, piece, k)
+    assert ae.tokens() == enc.encode_ordinary(text)

@@ -71,10 +71,13 @@ text so far) and replaced by the joined character when the next append starts
 with a low surrogate.  Lengths and ``truncate`` count characters of this fixed
 text.
 
-Remaining slow case: re-splitting (multi-character appends, truncation) a
-huge piece that has no long uniform run is O(piece) per call; one character at a
-time it is O(1) for every kind the fast path knows (long words, whitespace runs
-including space/newline alternations, punctuation runs).
+A long whitespace piece that mixes spaces, tabs and newlines (so that no one-class
+run is long) is compressed as a whole instead: its middle, up to a few characters
+before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
+argument).  Remaining slow case: re-splitting (multi-character appends,
+truncation) a huge piece that is neither whitespace nor made of long one-class
+runs (e.g. random letters alternating case for o200k, marks) is O(piece) per
+call; one character at a time it is O(1) for every kind the fast path knows.
 """
 
 from __future__ import annotations
@@ -106,6 +109,46 @@ _RUNS_O200K = regex.compile(
 )
 _COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({1, 2, 3, 4, 5, 6, 7})}
 _WS_TAIL = regex.compile(r"\s*\Z")
+
+
+# Class groups of whitespace in the run regexes: (newline group, other-whitespace group).
+_WS_GROUPS = {_RUNS_CL100K: (2, 3), _RUNS_O200K: (5, 6)}
+
+
+def _ws_piece_cut(runs, a: int, b: int, ws_groups):
+    """(cut_from, cut_to) deleting the middle of a long whitespace piece ``[a, b)``, or None.
+
+    A piece starting with two whitespace characters is matched by a whitespace
+    alternative, so it is whitespace only.  Such a piece (``\\s*[\\r\\n]``, ``\\s++$``,
+    o200k's ``\\s*[\\r\\n]+``, a run before ``\\s+(?!\\S)``) is read by a greedy
+    ``\\s`` repetition to the end of its whitespace stretch and then cut back at the
+    stretch's last newline, at its last character or not at all; no match starts or
+    ends strictly inside, before that last newline.  So text strictly between
+    ``a + _KEEP`` and ``last newline - _KEEP`` can be deleted whatever classes it mixes
+    (spaces, tabs, newlines: the one-class runs are too short there to compress) and
+    every boundary moves by the deleted length.  ``runs`` alternate between the two
+    whitespace classes inside the piece, so the last newline is found among the last
+    two runs before ``b``: O(log runs)."""
+    if not ws_groups or not runs:
+        return None
+    nl_group, ws_group = ws_groups
+    k = bisect_right(runs, a, key=lambda r: r[1]) - 1
+    if k < 0 or runs[k][0] not in ws_groups:
+        return None
+    if runs[k][2] <= a + 1 and (k + 1 >= len(runs) or runs[k + 1][0] not in ws_groups):
+        return None  # a single whitespace character: maybe a lead before punctuation
+    x = bisect_right(runs, b - 1, key=lambda r: r[1]) - 1
+    for y in (x, x - 1):
+        if y < k:
+            return None
+        g, ra, rb = runs[y]
+        if g == nl_group:
+            last_nl = min(rb, b) - 1
+            cut_from, cut_to = a + _KEEP, last_nl - _KEEP
+            return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
+        if g != ws_group:
+            return None
+    return None
 
 
 def run_regex_for(pat_str):
@@ -510,11 +553,21 @@ class TextAppendable:
             keep = _KEEP
             min_len = 2 * keep + _MIN_CUT
             mergeable = self.mergeable
+            ws_groups = _WS_GROUPS.get(self.run_re, ())
             for a, b, _ in pieces:
                 if b - a <= _LONG:
                     continue
                 rec = self.records.get(a)
                 if rec is None or rec.end < b:
+                    continue
+                cut = _ws_piece_cut(rec.runs, a, b, ws_groups)
+                if cut is not None:
+                    cut_from, cut_to = cut
+                    chunks.append(text[cur:cut_from])
+                    qpos += cut_from - cur
+                    cuts.add(qpos)
+                    breaks.append((qpos, cut_to))
+                    cur = cut_to
                     continue
                 for g, ra, rb in rec.runs:
                     if ra >= b:
