@@ -735,9 +735,9 @@ class _TextIntervals:
         Why: otherwise the end side would fall back to re-splitting from the run's start,
         O(run) per query (quadratic for ``truncate_start`` on ``"\\n \\n " * N``).
 
-        Whitespace-only ``w`` is split by both bundled patterns into ``w[:q]`` (``\\s*[\\r\\n]+``
-        reaches its last newline) and ``w[q:]`` (``\\s+(?!\\S)`` at the end of the text),
-        ``q`` just after its last newline: two raw counts.  For ``i`` before the run
+        Whitespace-only ``w`` is one piece for cl100k (``\\s++$``); o200k splits it into
+        ``w[:q]`` (``\\s*[\\r\\n]+`` reaches its last newline) and ``w[q:]`` (``\\s+(?!\\S)``
+        at the end of the text), ``q`` just after its last newline: two raw counts.  For ``i`` before the run
         ``[rs, re)``, the piece holding ``c = text[rs-1]`` ends at a point ``p`` that does not
         depend on ``i``: ``rs`` when ``c`` is a letter or a digit (their runs stop at
         whitespace), ``rs`` plus the newlines right after it when ``c`` is punctuation
@@ -805,8 +805,11 @@ class _TextIntervals:
         return None
 
     def _ws_only(self, x: int, a: int, b: int) -> int:
-        """Count of the whitespace-only ``text[a:b]`` inside long run ``x``: split after its
-        last newline (see :meth:`_in_ws_run`), each part counted as one piece."""
+        """Count of the whitespace-only ``text[a:b]`` inside long run ``x``: cl100k matches
+        it whole (``\\s++$`` comes first); o200k splits it after its last newline, each part
+        one piece (see :meth:`_in_ws_run`)."""
+        if not self.fast.o200k:
+            return self._run_piece(x, a, b)
         rs, re_ = self.ws_runs[x]
         nl = self.run_newlines.get(x)
         if nl is None:
