@@ -128,6 +128,20 @@ _TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
 _FALLBACK_SPAN = 64  # other straddling pieces longer than this use cuts.text_split_at
 
 
+_LONG_HEAD_PIECE = 256  # head pieces longer than this are counted only up to the budget
+
+
+def _count_till_limit(bpe, data: bytes, limit: int):
+    """``bpe.count_till_limit``, in O(1) for a run of one repeated byte (its prefix counts
+    have a verified period, see ``interval._PeriodicRun``; a table pass over a run of
+    spaces meets tens of automaton matches per byte)."""
+    if data and data.count(data[:1]) == len(data):
+        from .interval import _periodic_count
+
+        c = _periodic_count(bpe, data[:1], len(data))
+        return c if c <= limit else None
+    return bpe.count_till_limit(data, limit)
+
 class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
@@ -213,7 +227,16 @@ class ChunkView:
                     self.kg = gi
                     self.delta = total - tc.cum[gi]
                     break
-                total += len(cache[m.group()])
+                if en - st <= _LONG_HEAD_PIECE:
+                    total += len(cache[m.group()])
+                else:
+                    # A long piece (a whitespace stretch): count it only up to the budget.
+                    # Past the budget the boundary after it is "over", and its stored count
+                    # is then a lower bound (max_tokens + 1): every use compares it with
+                    # max_tokens.  Why: its full count is O(piece) per chunk, quadratic
+                    # over a long stretch cut into many chunks.
+                    c = _count_till_limit(tc.enc.bpe, m.group().encode("utf-8"), max_tokens - total)
+                    total = max_tokens + 1 if c is None else total + c
                 hb.append(en)
                 hc.append(total)
                 if total > max_tokens:
@@ -421,7 +444,7 @@ class ChunkView:
 
     def _fallback(self, top: int, a_hint: int):
         """Exact cut with ``cuts.text_split_at`` from a stable base (long non-letter pieces)."""
-        from .cuts import text_split_at
+        from .cuts import text_split_at_count
 
         tc = self.tc
         text = tc.text
@@ -429,9 +452,10 @@ class ChunkView:
         i = self.last_index_le(a_hint)
         while True:
             e, c = self.boundary(i)
-            j = e + text_split_at(tc.enc, text[e : top], M - c, 0)
+            j, k = text_split_at_count(tc.enc, text[e:top], M - c, 0)
+            j += e
             if i == 0 or self.base(j) >= i:
-                return j, c + tc.count_str(text[e:j])
+                return j, c + k  # k = count(text[e:j]), from the scan itself
             i = self.base(j)
 
 

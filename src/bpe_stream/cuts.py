@@ -31,11 +31,134 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from .appendable import BytesAppendable
+from .table import PrefixTable
 
 __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_split_at_start"]
 
 _CHUNK = 1024
 _TEXT_CHUNK = 64
+_WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound is tried
+
+
+class _WhitespaceTailBound:
+    """A tighter stop for a long trailing whitespace stretch (bundled patterns, ASCII).
+
+    ``ta`` holds ``src[origin:origin + len(ta)]``; its stable pieces end at ``S`` with
+    ``C`` tokens.  Suppose ``text[S:p]`` (``p = len(ta)``) is ``h`` + ``w``: a short
+    head ``h = text[S:p0]`` and a whitespace stretch ``w = text[p0:p]`` with ``p0`` a
+    boundary of every split of ``text[S:j]``, ``j > p0`` -- ``p0 = S`` when the
+    stretch starts the tail; the end of the head's last piece when the head ends
+    with a letter or a digit (their runs stop at whitespace) or with punctuation
+    followed by newlines that ``w`` does not exhaust (`` ?[^\\s..]+[\\r\\n]*``).
+    For every ``j >= p`` the pieces of ``text[p0:j]`` begin with whitespace pieces
+    covering at least ``text[p0:q)``, ``q = 1 +`` the last newline of ``w`` (both
+    patterns end a whitespace match at its last newline or later), and without a
+    newline at least ``text[p0:p-1)`` (``\\s+(?!\\S)`` leaves one character).  The
+    first of them is a single piece ``text[p0:x)`` with ``x >= q`` (or ``p - 1``):
+    cl100k's ``\\s++$`` and ``\\s*[\\r\\n]`` and o200k's ``\\s*[\\r\\n]+`` all start
+    at ``p0`` and reach the last newline.  Its raw count ``R(x - p0)`` is at least
+    the minimum of ``R`` over the ``max_token_len`` positions ending at ``q - p0``
+    (the window minimum never decreases; see :mod:`bpe_stream.table`).  So
+    ``count(text[:j]) >= C + count(h) + min R(window at q)`` for every ``j >= p``,
+    and once that exceeds the budget no longer prefix fits.  The raw prefix counts
+    of the stretch cost one table pass over the part scanned.  Why: without it the
+    scan of a whitespace stretch only stops after ``max_tokens * max_token_len``
+    bytes, which made the chunker's cuts in long whitespace mixes cost that much
+    per chunk."""
+
+    __slots__ = ("ta", "src", "origin", "p0", "head", "table", "data_len", "lo", "nl", "nl_to", "checked")
+
+    _WS = " \t\n\r\x0b\x0c"
+
+    def __init__(self, ta, src: str, origin: int):
+        self.ta, self.src, self.origin = ta, src, origin
+        self.p0 = -1  # start of the stretch (ta coordinates), -1: not set up
+        self.lo = -1  # the S it was set up for
+        self.head = 0
+        self.table = None
+        self.data_len = 0
+        self.checked = -1  # stretch length at the last check
+        self.nl = -1  # last newline found in the stretch (ta coordinates)
+        self.nl_to = 0  # searched up to here
+
+    def _setup(self, S: int, budget: int) -> bool:
+        from .split_fastpath import AP, D, LO, OL, P, SL, UP
+
+        ta = self.ta
+        src, o = self.src, self.origin
+        n = len(ta)
+        ws = self._WS
+        self.lo = S
+        self.p0 = -1
+        w0 = n  # start of the trailing ASCII whitespace stretch
+        while w0 > S and src[o + w0 - 1] in ws:
+            w0 -= 1
+        if n - w0 < _WS_BOUND_MIN // 2 or w0 - S > 64:
+            return False
+        if w0 > S:
+            cls = ta.fast.char_class(src[o + w0 - 1])
+            if cls in (LO, UP, OL, D):
+                p0 = w0
+            elif cls in (P, AP, SL):
+                p0 = w0
+                while p0 < n and src[o + p0] in "\r\n":
+                    p0 += 1
+                if p0 >= n - 1:
+                    return False
+            else:
+                return False
+        else:
+            p0 = S
+        self.head = ta.enc.count(src[o + S : o + p0]) if p0 > S else 0
+        a = o + p0
+        b = min(len(src), a + (budget + 2) * max(1, ta.enc.bpe.max_token_len))
+        e = a
+        while e < b and src[e] in ws:
+            e += 1
+        data = src[a:e].encode("ascii")
+        if data and data.count(data[:1]) == len(data):
+            # one repeated character: prefix counts from its verified period, O(1) each
+            # (a table pass over a run of spaces meets tens of matches per byte)
+            from .interval import _periodic_run
+
+            self.table = _periodic_run(ta.enc.bpe, data[:1])
+        else:
+            self.table = PrefixTable(ta.enc.bpe, data)
+        self.data_len = e - a
+        self.checked = -1
+        self.p0 = p0
+        self.nl = -1
+        self.nl_to = p0
+        return True
+
+    def exceeds(self, S: int, C: int, budget: int) -> bool:
+        if S != self.lo and not self._setup(S, budget):
+            return False
+        p0 = self.p0
+        if p0 < 0:
+            return False
+        n = len(self.ta)
+        if n - p0 > self.data_len:
+            return False  # past the stretch (or its bytes held): the generic bounds apply
+        src, o = self.src, self.origin
+        if n > self.nl_to:  # last newline of the stretch so far, searched incrementally
+            nl = max(src.rfind("\n", o + self.nl_to, o + n), src.rfind("\r", o + self.nl_to, o + n))
+            if nl >= 0:
+                self.nl = nl - o
+            self.nl_to = n
+        q = self.nl + 1 if self.nl >= 0 else n - 1
+        x = q - p0
+        L = max(1, self.ta.enc.bpe.max_token_len)
+        if x < L or x - self.checked < L:
+            return False  # too early, or checked less than a window ago
+        self.checked = x
+        table = self.table
+        if isinstance(table, PrefixTable):
+            table.extend_to(x)
+            low = min(table.counts[x - L + 1 : x + 1])
+        else:
+            low = min(table.count(y) for y in range(x - L + 1, x + 1))
+        return C + self.head + low > budget
 
 
 def _check_budget(max_tokens) -> int:
@@ -100,8 +223,8 @@ def bytes_split_at_start(bpe, data: bytes, max_tokens: int) -> int:
     return n - best
 
 
-def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
-    """Feed pieces of ``src`` to ``ta`` until no longer prefix can fit; best length.
+def _text_scan(ta, src: str, piece_iter, budget: int, origin: int = 0) -> tuple[int, int]:
+    """Feed pieces of ``src`` to ``ta`` until no longer prefix can fit; (best length, its count).
 
     Stop rule (any pattern): the stable pieces ``[0, S)`` are pieces of every
     longer prefix and count ``C`` tokens; the pieces after ``S`` cover the rest and
@@ -120,13 +243,17 @@ def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
     marks_c = [0]
     marks_b = [0]
 
+    ws_bound = _WhitespaceTailBound(ta, src, origin) if ta.fast is not None else None
+
     def done() -> bool:
         c = stable_cum[-1]
         if c > budget:
             return True
         s = stable_ends[-1]
         k = bisect_left(marks_c, s)  # first mark at or after S: bytes from there are a lower bound
-        return marks_b[-1] - marks_b[k] > mtl * (budget - c) if k < len(marks_c) else False
+        if k < len(marks_c) and marks_b[-1] - marks_b[k] > mtl * (budget - c):
+            return True
+        return ws_bound is not None and len(ta) - s > _WS_BOUND_MIN and ws_bound.exceeds(s, c, budget)
 
     for a, b in piece_iter:
         if per_char and b - a > _TEXT_CHUNK:
@@ -155,12 +282,12 @@ def _text_scan(ta, src: str, piece_iter, budget: int) -> int:
             break
     # Descend to the largest length whose exact count fits.
     if ta.token_count > budget:
-        j = _descend_long_piece(ta, budget)
-        if j is not None:
-            return j
+        found = _descend_long_piece(ta, budget)
+        if found is not None:
+            return found
     while ta.token_count > budget:
         ta.truncate(len(ta) - 1)
-    return len(ta)
+    return len(ta), ta.token_count
 
 
 def _descend_long_piece(ta, budget: int):
@@ -183,9 +310,10 @@ def _descend_long_piece(ta, budget: int):
         return None
     count = _TextIntervals(ta.enc, ta.get_text()).count
     for j in range(L, 0, -1):
-        if count(0, j) <= budget:
-            return j
-    return 0
+        c = count(0, j)
+        if c <= budget:
+            return j, c
+    return 0, 0
 
 
 def _fixed_chunks(a: int, b: int):
@@ -197,6 +325,11 @@ def _fixed_chunks(a: int, b: int):
 
 def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
     """Largest ``j >= start`` (a character index) such that ``enc.count(text[start:j]) <= max_tokens``."""
+    return text_split_at_count(enc, text, max_tokens, start)[0]
+
+
+def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tuple[int, int]:
+    """``(j, enc.count(text[start:j]))`` for the ``j`` of :func:`text_split_at`."""
     from .encoding import check_text
     from .piece_stream import TextAppendable
 
@@ -208,7 +341,8 @@ def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
         spans = _fixed_chunks(start, len(text))
     else:
         spans = (m.span() for m in ta.pattern.finditer(text, start))
-    return start + _text_scan(ta, text, spans, budget)
+    j, c = _text_scan(ta, text, spans, budget, start)
+    return start + j, c
 
 
 def _hard_boundary_test(fast):
