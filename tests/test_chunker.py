@@ -483,7 +483,11 @@ def test_hard_boundaries_are_additive(text, enc_name, data):
 
 def test_long_straddling_pieces():
     # a letter run far longer than the budget, long whitespace runs, a long digit run
-    cases = ["x" * 3000, "ab " + "中文" * 400 + " cd", "a" + " " * 2000 + "b", "1" * 2000, "a" + " \n" * 700 + "b"]
+    rng = random.Random(7)
+    ws_mix = "".join(rng.choice(" \t\n") for _ in range(1500))
+    cases = ["x" * 3000, "ab " + "中文" * 400 + " cd", "a" + " " * 2000 + "b", "1" * 2000, "a" + " \n" * 700 + "b",
+             # long whitespace mixes: head pieces counted up to the budget, whitespace scan bound
+             ws_mix, "w." + ws_mix + "z", "!" + "\n" * 700 + " " * 700, "\n \n " * 400]
     for enc in ENCODINGS.values():
         for text in cases:
             for max_tokens in (1, 5, 64):

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import bpe_stream
-from bpe_stream.cuts import bytes_split_at, text_split_at
+from bpe_stream.cuts import bytes_split_at, text_split_at, text_split_at_count
 
 from _streaming_helpers import text_st
 from conftest import ENCODING_NAMES, corpus_text
@@ -152,3 +152,21 @@ def test_cuts_huge_piece_large_budget(name):
         suf = enc.truncate_start(text, 300)
         assert enc.count(suf) <= 300
         assert all(enc.count(text[-k:]) > 300 for k in range(len(suf) + 1, len(suf) + 40)), label
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=15, deadline=None)
+@given(
+    head=st.sampled_from(["", "x", "word", "!", "!\n\n", "42", " !", "a!"]),
+    body=st.text(alphabet=" \t\n\r", min_size=300, max_size=600) | st.sampled_from([" " * 500, "\n" * 450, "\n " * 260]),
+    tail=st.sampled_from(["", "x", " y!"]),
+    m=st.integers(1, 60),
+)
+def test_split_at_in_long_whitespace(name, head, body, tail, m):
+    # the scan stops inside a long whitespace stretch on a raw prefix-count bound
+    # (cuts._WhitespaceTailBound): the answer must still be the largest fitting prefix
+    enc = bpe_stream.get_encoding(name)
+    text = head + body + tail
+    j, c = text_split_at_count(enc, text, m)
+    assert j == _brute_prefix(enc.count, text, m)
+    assert c == enc.count(text[:j])
