@@ -529,3 +529,14 @@ def test_overlap_inside_long_letter_runs_is_exact():
                 i0 = SuffixView(tc, c.end).earliest_start(c.start, 15)
                 brute = min(i for i in range(c.start, c.end + 1) if enc.count(text[i : c.end]) <= 15)
                 assert i0 is None or i0 == brute
+
+
+def test_chunkers_pickle_after_use():
+    import pickle
+
+    for enc in ENCODINGS.values():
+        for chunker, text in ((Chunker(enc, 16, overlap=2), "Some text. " * 50), (Chunker(enc.bpe, 16), b"abc " * 40)):
+            chunks = chunker.chunks(text)
+            copy = pickle.loads(pickle.dumps(chunker))
+            assert copy.chunks(text) == chunks
+            assert pickle.loads(pickle.dumps(chunks)) == chunks

@@ -152,3 +152,21 @@ def test_raw_intervals_skip_through_long_runs(name):
         for i in range(0, 101, 3):
             for j in (len(data), len(data) - 1, 2000):
                 assert ib.count(i, j) == enc.bpe.count(data[i:j]), (i, j)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_pickle_after_queries(name):
+    # lazily built parts (long-piece indexes, memos, the hard-boundary test) must not
+    # make a used counter unpicklable
+    import pickle
+
+    enc = bpe_stream.get_encoding(name)
+    text = "word" + " \n" * 100 + "!" + "\n" * 80 + "  x" + " " * 300 + "y"
+    for counter, data in ((IntervalCounter(enc, text), text), (IntervalCounter(enc.bpe, text.encode()), text.encode())):
+        for i in range(0, len(data), 7):
+            counter.count(i, len(data))
+            counter.count(0, i)
+        copy = pickle.loads(pickle.dumps(counter))
+        count = enc.count if isinstance(data, str) else enc.bpe.count
+        for i, j in [(0, len(data)), (3, 50), (5, len(data) - 2), (200, 400)]:
+            assert copy.count(i, j) == count(data[i:j])

@@ -247,14 +247,17 @@ class Chunker:
         # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
+
+    def _split_at(self, text, start: int) -> int:
+        """Largest end from ``start`` whose exact count fits (a method, not a closure, so
+        that a Chunker pickles)."""
         if self._is_text:
             from .cuts import text_split_at
 
-            self._split_at = lambda text, start: text_split_at(enc_or_bpe, text, max_tokens, start)
-        else:
-            from .cuts import bytes_split_at
+            return text_split_at(self.encoding, text, self.max_tokens, start)
+        from .cuts import bytes_split_at
 
-            self._split_at = lambda data, start: bytes_split_at(enc_or_bpe, data, max_tokens, start)
+        return bytes_split_at(self.encoding, text, self.max_tokens, start)
 
     def __repr__(self) -> str:
         return (

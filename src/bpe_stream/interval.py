@@ -875,6 +875,7 @@ class IntervalCounter:
     """
 
     def __init__(self, enc_or_bpe, text):
+        self._source = (enc_or_bpe, text)
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = _BytesIntervals(enc_or_bpe, _check_bytes_input(text))
             self._n = len(text)
@@ -891,6 +892,11 @@ class IntervalCounter:
                 self._impl = _NoSplitText(enc_or_bpe, text)
             else:
                 self._impl = _TextIntervals(enc_or_bpe, text)
+
+    def __reduce__(self):
+        # rebuilt from its inputs: the index is one linear pass, and its lazily built
+        # parts (memos, closures) are caches, not state
+        return (IntervalCounter, self._source)
 
     def __len__(self) -> int:
         return self._n
