@@ -269,3 +269,35 @@ def test_long_whitespace_mix_truncate_and_append(name, head, body, ops, small_co
             text += piece
         assert ae.token_count == enc.count(text), (is_trunc, piece, k)
     assert ae.tokens() == enc.encode_ordinary(text)
+
+
+WORD_MIX = "a中ʰ\u0301bB'"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    head=st.sampled_from(["", " ", "!", "X", "1"]),
+    body=st.text(alphabet=WORD_MIX, min_size=10, max_size=200),
+    ops=st.lists(st.tuples(st.booleans(), st.text(alphabet=WORD_MIX + " A!'s", min_size=1, max_size=4), st.integers(0, 12)),
+                 max_size=12),
+)
+def test_long_o200k_word_mixing_letter_classes(head, body, ops, small_compression):
+    # an o200k word mixing lower-case, Lm/Lo letters and marks has only short one-class
+    # runs: re-splits cut the middle of its lower-word stretch (piece_stream._word_piece_cut)
+    enc = bpe_stream.get_encoding("o200k_base")
+    ae = AppendableEncoder(enc)
+    ae.append(head)
+    for k in range(0, len(body), 5):
+        ae.append(body[k : k + 5])
+    text = head + body
+    assert ae.token_count == enc.count(text)
+    for is_trunc, piece, k in ops:
+        if is_trunc:
+            n = max(0, len(text) - k)
+            ae.truncate(n)
+            text = text[:n]
+        else:
+            ae.append(piece)
+            text += piece
+        assert ae.token_count == enc.count(text), (is_trunc, piece, k)
+    assert ae.tokens() == enc.encode_ordinary(text)

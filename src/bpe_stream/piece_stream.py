@@ -74,10 +74,13 @@ text.
 A long whitespace piece that mixes spaces, tabs and newlines (so that no one-class
 run is long) is compressed as a whole instead: its middle, up to a few characters
 before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
-argument).  Remaining slow case: re-splitting (multi-character appends,
-truncation) a huge piece that is neither whitespace nor made of long one-class
-runs (e.g. random letters alternating case for o200k, marks) is O(piece) per
-call; one character at a time it is O(1) for every kind the fast path knows.
+argument).  Likewise a long o200k word mixing lower-case letters, ``Lm``/``Lo``
+letters and marks (only short one-class runs) has the middle of its lower-word
+stretch cut out once that stretch's first lower-case letter is near its start
+(``_word_piece_cut``).  Remaining slow case: re-splitting (multi-character
+appends, truncation) a huge piece outside these kinds (an o200k lower-word
+stretch that opens with many ``Lm``/``Lo``/mark characters before its first
+lower-case letter) is O(piece) per call.
 """
 
 from __future__ import annotations
@@ -109,6 +112,37 @@ _RUNS_O200K = regex.compile(
 )
 _COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({1, 2, 3, 4, 5, 6, 7})}
 _WS_TAIL = regex.compile(r"\s*\Z")
+
+
+# o200k's lower-word letter groups in its run regex: (Ll, Lm|Lo, marks), Ll first.
+_WORD_GROUPS = {_RUNS_O200K: (2, 3, 4)}
+
+
+def _word_piece_cut(wruns, a: int, b: int):
+    """(cut_from, cut_to) deleting the middle of an o200k lower-word stretch in piece
+    ``[a, b)``, or None.
+
+    Let ``R = [ws, we)`` be a maximal stretch of ``Ll``/``Lm``/``Lo``/mark characters
+    whose first ``Ll`` lies at ``f < ws + _KEEP``.  The match covering ``ws`` is a word
+    match (its first alternative: a mark can only be its optional lead; ``[\\p{Lu}..]*``
+    takes the characters before ``f``, which are all in that set, and stops at ``f``;
+    ``[\\p{Ll}..]+`` then runs to ``we``), so no match boundary falls strictly inside
+    ``R`` after ``f``, whatever text surrounds it; deleting characters of ``R`` after
+    ``ws + _KEEP`` and before ``we - _KEEP`` keeps ``f`` and both ends (the optional
+    lead, the contraction after ``we``) and moves every boundary after it by the
+    deleted length.  Why: a long o200k word mixing these classes has only short
+    one-class runs, so it was re-split whole, O(piece), on every truncation or
+    multi-character append (and on every mark appended)."""
+    if not wruns:
+        return None
+    k = bisect_right(wruns, b - 1, key=lambda r: r[0]) - 1
+    if k < 0:
+        return None
+    ws, we, f = wruns[k]
+    if ws < a or we <= a or f < 0 or f >= ws + _KEEP:
+        return None
+    cut_from, cut_to = ws + _KEEP, min(we, b) - _KEEP
+    return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
 
 
 # Class groups of whitespace in the run regexes: (newline group, other-whitespace group).
@@ -243,21 +277,27 @@ def _split_cache(enc) -> dict:
 
 
 class _LongPiece:
-    """A raw appendable over the UTF-8 of ``T[start:end]`` plus its class runs."""
+    """A raw appendable over the UTF-8 of ``T[start:end]`` plus its class runs.
 
-    __slots__ = ("start", "end", "ba", "runs")
+    ``wruns`` (o200k only): maximal stretches of o200k's lower-word letters
+    (``Ll``, ``Lm``, ``Lo``, marks) as ``[a, b, first Ll or -1]``, kept alongside
+    ``runs`` in O(changed); see :func:`_word_piece_cut`."""
+
+    __slots__ = ("start", "end", "ba", "runs", "wruns")
 
     def __init__(self, bpe, start: int):
         self.start = start
         self.end = start
         self.ba = BytesAppendable(bpe)
         self.runs: list[list[int]] = []  # [group, a, b], RLE of T[start:end]
+        self.wruns: list[list[int]] = []
 
     def copy(self):
         new = _LongPiece.__new__(_LongPiece)
         new.start, new.end = self.start, self.end
         new.ba = self.ba.copy()
         new.runs = [list(r) for r in self.runs]
+        new.wruns = [list(r) for r in self.wruns]
         return new
 
     def set_end(self, text: str, end: int, run_re, mergeable) -> None:
@@ -269,11 +309,20 @@ class _LongPiece:
                 runs.pop()
             if runs and runs[-1][2] > end:
                 runs[-1][2] = end
+            wruns = self.wruns
+            while wruns and wruns[-1][0] >= end:
+                wruns.pop()
+            if wruns and wruns[-1][1] > end:
+                wruns[-1][1] = end
+                if wruns[-1][2] >= end:
+                    wruns[-1][2] = -1
             self.end = end
         if end > self.end:
             self.ba.append(text[self.end : end].encode("utf-8"))
             if run_re is not None:
                 runs = self.runs
+                wruns = self.wruns
+                word_groups = _WORD_GROUPS.get(run_re, ())
                 base = self.end
                 for m in run_re.finditer(text[base:end]):
                     g = m.lastindex
@@ -284,6 +333,14 @@ class _LongPiece:
                         runs[-1][2] = b
                     else:
                         runs.append([g, a, b])
+                    if g in word_groups:
+                        first_ll = a if g == word_groups[0] else -1
+                        if wruns and wruns[-1][1] == a:
+                            wruns[-1][1] = b
+                            if wruns[-1][2] < 0:
+                                wruns[-1][2] = first_ll
+                        else:
+                            wruns.append([a, b, first_ll])
             self.end = end
 
 
@@ -560,7 +617,7 @@ class TextAppendable:
                 rec = self.records.get(a)
                 if rec is None or rec.end < b:
                     continue
-                cut = _ws_piece_cut(rec.runs, a, b, ws_groups)
+                cut = _ws_piece_cut(rec.runs, a, b, ws_groups) or _word_piece_cut(rec.wruns, a, b)
                 if cut is not None:
                     cut_from, cut_to = cut
                     chunks.append(text[cur:cut_from])
