@@ -30,3 +30,19 @@ def all_strings(alphabet: str, max_len: int):
                 yield s + ch
                 if len(s) + 1 < max_len:
                     stack.append(s + ch)
+
+
+def cross_class_encoding(pattern_name: str):
+    """An Encoding with a bundled pre-split pattern over a small vocabulary whose tokens
+    cross the pattern's piece boundaries (lower/upper case, marks, newline + space, letter +
+    space).  The bundled vocabularies never hold such tokens (they were learned inside
+    pieces), so a shortcut that is exact for them only by that accident fails here."""
+    from bpe_stream import Encoding
+    from bpe_stream.pretokenize import PATTERNS
+
+    tokens = [bytes([i]) for i in range(256)]
+    for t in [b"aB", b"xx", b"xxxx", b"\xcc\x81", b"\xcc\x81x", b"Ba", b"a\xcc\x81", b"\n ", b"\n \n", b"x ",
+              b" x", b"  ", b"    ", b"\n\n", b"1 ", b"11", b"111", b"!\n", b"!!", b"e\xcc\x81"]:
+        tokens.append(t)
+    return Encoding("cross-" + pattern_name, pat_str=PATTERNS[pattern_name],
+                    mergeable_ranks={t: i for i, t in enumerate(tokens)})

@@ -301,3 +301,25 @@ def test_long_o200k_word_mixing_letter_classes(head, body, ops, small_compressio
             text += piece
         assert ae.token_count == enc.count(text), (is_trunc, piece, k)
     assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=ops_st)
+def test_append_with_vocabulary_crossing_piece_boundaries(pattern, ops, small_compression):
+    # every shortcut must follow from the pattern, not from the bundled vocabularies
+    # lacking tokens across piece boundaries
+    from _streaming_helpers import cross_class_encoding
+
+    enc = cross_class_encoding(pattern)
+    ae = AppendableEncoder(enc)
+    text = ""
+    for is_trunc, piece, frac in ops:
+        if is_trunc and text:
+            n = int(frac * len(text))
+            ae.truncate(n)
+            text = text[:n]
+        else:
+            ae.append(piece)
+            text += piece
+        assert ae.token_count == enc.count(text)

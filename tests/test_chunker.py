@@ -540,3 +540,20 @@ def test_chunkers_pickle_after_use():
             copy = pickle.loads(pickle.dumps(chunker))
             assert copy.chunks(text) == chunks
             assert pickle.loads(pickle.dumps(chunks)) == chunks
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+@settings(max_examples=30, deadline=None)
+@given(text=adversarial_texts, max_tokens=st.integers(4, 40), mode=st.sampled_from(["exact", "semantic"]))
+def test_chunks_with_vocabulary_crossing_piece_boundaries(pattern, text, max_tokens, mode):
+    # (budgets >= 4: every character fits, this vocabulary has few multi-byte tokens)
+    # the chunker's shortcuts must follow from the pattern, not from the bundled
+    # vocabularies lacking tokens across piece boundaries
+    from _streaming_helpers import cross_class_encoding
+
+    enc = cross_class_encoding(pattern)
+    chunks = Chunker(enc, max_tokens, boundaries=mode).chunks(text)
+    check_chunks(enc, text, chunks, max_tokens, oracle=False)
+    if mode == "exact":
+        for c in chunks[:-1]:
+            assert enc.count(text[c.start : c.end + 1]) > max_tokens

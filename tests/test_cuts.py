@@ -170,3 +170,16 @@ def test_split_at_in_long_whitespace(name, head, body, tail, m):
     j, c = text_split_at_count(enc, text, m)
     assert j == _brute_prefix(enc.count, text, m)
     assert c == enc.count(text[:j])
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+@settings(max_examples=30, deadline=None)
+@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=6), m=st.integers(0, 40))
+def test_cuts_with_vocabulary_crossing_piece_boundaries(pattern, parts, m):
+    from _streaming_helpers import cross_class_encoding
+
+    enc = cross_class_encoding(pattern)
+    text = "".join(parts)
+    assert enc.split_at(text, m) == _brute_prefix(enc.count, text, m)
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    assert enc.truncate_start(text, m) == text[best:]

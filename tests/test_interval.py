@@ -170,3 +170,17 @@ def test_pickle_after_queries(name):
         count = enc.count if isinstance(data, str) else enc.bpe.count
         for i, j in [(0, len(data)), (3, 50), (5, len(data) - 2), (200, 400)]:
             assert copy.count(i, j) == count(data[i:j])
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+@settings(max_examples=40, deadline=None)
+@given(text=long_text_st, qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=15))
+def test_intervals_with_vocabulary_crossing_piece_boundaries(pattern, text, qs):
+    from _streaming_helpers import cross_class_encoding
+
+    enc = cross_class_encoding(pattern)
+    ic = IntervalCounter(enc, text)
+    for x, y in qs:
+        i, j = sorted((int(x * len(text)), int(y * len(text))))
+        assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
+        assert ic.count(i, len(text)) == enc.count(text[i:])

@@ -177,3 +177,24 @@ def test_long_digit_run_prepend_and_truncate(name, tail, run, ops):
             pe.prepend(s)
             text = s + text
         assert pe.token_count == enc.count(text), (is_trunc, k, s)
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.sampled_from(["x" * 80, "ab" * 40, "e\u0301" * 40, " " * 80, "1" * 80, "!" * 70]),
+    chars=st.lists(st.sampled_from(["a", "B", "x", "\u0301", "中", "ʰ", "'", " ", "1", "\n", "!", "e"]), max_size=25),
+)
+def test_prepend_with_vocabulary_crossing_piece_boundaries(pattern, base, chars):
+    # the long-first-piece shortcuts must follow from the pattern, not from the bundled
+    # vocabularies lacking tokens across piece boundaries
+    from _streaming_helpers import cross_class_encoding
+
+    enc = cross_class_encoding(pattern)
+    pe = PrependableEncoder(enc)
+    pe.prepend(base)
+    text = base
+    for c in chars:
+        pe.prepend(c)
+        text = c + text
+        assert pe.token_count == enc.count(text), (c, text[:5])

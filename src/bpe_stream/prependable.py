@@ -37,6 +37,7 @@ from array import array
 import regex
 
 from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
+from .split_fastpath import LO, OL
 from .stream_facade import StreamingCounter
 from .vocabulary import BytePairEncoding
 
@@ -278,8 +279,18 @@ class TextPrependable:
     def _prepend_to_word(self, c: str) -> bool:
         fast, letters, _ = self.wc
         end, bp = self.word
-        if self.dists[-2] != end or fast.char_class(c) not in letters:
+        if self.dists[-2] != end:
             return False
+        cls = fast.char_class(c)
+        # o200k: W holds only [Ll Lm Lo M] and at least one Ll (it started with one).  A
+        # letter of those classes, or a mark (class None: the optional lead or part of
+        # [Lu Lt Lm Lo M]*), keeps that; an upper-case letter c still makes c + W one
+        # piece ([Lu Lt Lm Lo M]* takes it) but a lower-case letter prepended later would
+        # start a piece of its own before c, so the state ends after it.
+        if cls not in letters and not (cls is None and fast.o200k):
+            return False
+        if fast.o200k and cls not in (LO, OL, None):
+            self.word = None
         bp.prepend(c.encode("utf-8"))
         self.chunks.append(c)
         self.n += 1
