@@ -327,8 +327,10 @@ class TextPrependable:
             return
         front = self._front(min(n, L1 + self._CTX))
         P = front[:L1]
-        if P.isspace() and (L1 == n or P[-1] in "\r\n"):
-            # A whitespace piece that is the whole text (\s++$), or ends at the last newline of its
+        o200k = self.wc is not None and self.wc[0].o200k
+        if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
+            # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
+            # alternative and splits s + P after the last newline of s), or ends at the last newline of its
             # stretch (the stretch goes on without newline to a non-space character or to the
             # end): for any
             # whitespace s, the first piece of s + text is s + P (letter, digit and punctuation
