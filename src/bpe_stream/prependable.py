@@ -23,9 +23,11 @@ a bounded proxy with the run's middle cut out (``_prepend_to_run``, O(1) per
 character); a whitespace piece ending at its stretch's last newline (or the whole
 text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
 counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
-Remaining slow cases: a huge first piece without such a run (e.g. alternating
-punctuation and spaces is not one piece; an o200k word with marks) is re-split
-per prepend, O(piece).  Truncating inside a long digit run at the front subtracts
+For o200k the word state covers any first piece of ``[Ll Lm Lo M]`` holding an
+``Ll`` (marks and ``Lm``/``Lo`` letters may be prepended; an upper-case letter ends
+the state, since a lower-case letter before it would start a new piece).
+Remaining slow case: a huge first piece of none of these kinds is re-split per
+prepend, O(piece).  Truncating inside a long digit run at the front subtracts
 the dropped three-digit windows (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend is joined with a high
 surrogate ending the next one, as tiktoken joins the pair in the whole text.
 """
@@ -44,6 +46,7 @@ from .vocabulary import BytePairEncoding
 __all__ = ["PrependableEncoder"]
 
 _DIGITS = regex.compile(r"\p{N}+")
+_O200K_LOWER_WORD = regex.compile(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*\p{Ll}[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
 
 
 class BytesPrependable:
@@ -268,7 +271,14 @@ class TextPrependable:
             return
         fast, _, first_class = self.wc
         w = self._front(length)
-        if fast.char_class(w[0]) != first_class or "'" in w:
+        if "'" in w:
+            return
+        if fast.o200k:
+            # any piece of [Ll Lm Lo M] holding an Ll (not only one starting with Ll): the
+            # word alternative matches it whole, and so it does with a letter or mark in front
+            if _O200K_LOWER_WORD.fullmatch(w) is None:
+                return
+        elif fast.char_class(w[0]) != first_class:
             return
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(w.encode("utf-8"))
