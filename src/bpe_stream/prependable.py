@@ -20,8 +20,8 @@ front is not re-split through them: a *word* grown one letter at a time keeps a
 raw prependable over its bytes (``_prepend_to_word``, O(1) per letter); a piece
 holding a long one-class run (spaces, newlines, punctuation) is re-split only on
 a bounded proxy with the run's middle cut out (``_prepend_to_run``, O(1) per
-character); a whitespace piece ending at its stretch's last newline (or the whole
-text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
+character); a whitespace piece ending at its stretch's last newline (or, for
+cl100k, the whole text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
 counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
 For o200k the word state covers any first piece of ``[Ll Lm Lo M]`` holding an
 ``Ll`` (marks and ``Lm``/``Lo`` letters may be prepended; an upper-case letter ends
