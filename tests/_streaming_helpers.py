@@ -42,7 +42,8 @@ def cross_class_encoding(pattern_name: str):
 
     tokens = [bytes([i]) for i in range(256)]
     for t in [b"aB", b"xx", b"xxxx", b"\xcc\x81", b"\xcc\x81x", b"Ba", b"a\xcc\x81", b"\n ", b"\n \n", b"x ",
-              b" x", b"  ", b"    ", b"\n\n", b"1 ", b"11", b"111", b"!\n", b"!!", b"e\xcc\x81"]:
+              b" x", b"  ", b"    ", b"\n\n", b"1 ", b"11", b"111", b"!\n", b"!!", b"e\xcc\x81",
+              b"\xca\xb0", b"\xca\xb0A", b"\xe4\xb8", b"\xe4\xb8\xad", b"B\xe4\xb8\xad", b"\xe4\xb8\xadA"]:
         tokens.append(t)
     return Encoding("cross-" + pattern_name, pat_str=PATTERNS[pattern_name],
                     mergeable_ranks={t: i for i, t in enumerate(tokens)})

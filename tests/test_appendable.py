@@ -283,7 +283,7 @@ WORD_MIX = "a中ʰ\u0301bB'"
 )
 def test_long_o200k_word_mixing_letter_classes(head, body, ops, small_compression):
     # an o200k word mixing lower-case, Lm/Lo letters and marks has only short one-class
-    # runs: re-splits cut the middle of its lower-word stretch (piece_stream._word_piece_cut)
+    # runs: re-splits cut the middle of its lower-word stretch (piece_stream._word_piece_cuts)
     enc = bpe_stream.get_encoding("o200k_base")
     ae = AppendableEncoder(enc)
     ae.append(head)
@@ -323,3 +323,28 @@ def test_append_with_vocabulary_crossing_piece_boundaries(pattern, ops, small_co
             ae.append(piece)
             text += piece
         assert ae.token_count == enc.count(text)
+
+
+@pytest.mark.parametrize("prefix", ["中" * 40, "中ʰ\u0301" * 15, "ʰ" * 40, ""])
+@pytest.mark.parametrize("middle", ["a", "", "中a" * 20])
+def test_o200k_lower_word_stretch_cuts_keep_first_lower_case_letter(prefix, middle, small_compression):
+    # a stretch of Lm/Lo/marks before (or without) its first Ll, then upper-case letters: the
+    # first part of the word pattern runs on into them exactly when the stretch has no Ll
+    from _streaming_helpers import cross_class_encoding
+
+    for enc in (bpe_stream.get_encoding("o200k_base"), cross_class_encoding("o200k_base")):
+        _check_stretch_cuts(enc, prefix, middle)
+
+
+def _check_stretch_cuts(enc, prefix, middle):
+    for tail in ["AB", "ABc", " x", "'s", "A'll"]:
+        ae = AppendableEncoder(enc)
+        text = ""
+        for chunk in (prefix, middle, "中ʰ" * 10, tail, "中a"):
+            ae.append(chunk)
+            text += chunk
+            assert ae.token_count == enc.count(text), (chunk, text)
+        for k in (1, 2, 5, 9):
+            ae.truncate(len(text) - k)
+            ae.append(text[len(text) - k :])
+            assert ae.token_count == enc.count(text)

@@ -77,7 +77,7 @@ before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
 argument).  Likewise a long o200k word mixing lower-case letters, ``Lm``/``Lo``
 letters and marks (only short one-class runs) has the middle of its lower-word
 stretch cut out once that stretch's first lower-case letter is near its start
-(``_word_piece_cut``).  Remaining slow case: re-splitting (multi-character
+(``_word_piece_cuts``).  Remaining slow case: re-splitting (multi-character
 appends, truncation) a huge piece outside these kinds (an o200k lower-word
 stretch that opens with many ``Lm``/``Lo``/mark characters before its first
 lower-case letter) is O(piece) per call.
@@ -118,31 +118,41 @@ _WS_TAIL = regex.compile(r"\s*\Z")
 _WORD_GROUPS = {_RUNS_O200K: (2, 3, 4)}
 
 
-def _word_piece_cut(wruns, a: int, b: int):
-    """(cut_from, cut_to) deleting the middle of an o200k lower-word stretch in piece
-    ``[a, b)``, or None.
+def _word_piece_cuts(wruns, a: int, b: int) -> list:
+    """Cuts ``[(cut_from, cut_to), ...]`` deleting parts of an o200k lower-word stretch in
+    piece ``[a, b)`` (empty if none).
 
-    Let ``R = [ws, we)`` be a maximal stretch of ``Ll``/``Lm``/``Lo``/mark characters
-    whose first ``Ll`` lies at ``f < ws + _KEEP``.  The match covering ``ws`` is a word
-    match (its first alternative: a mark can only be its optional lead; ``[\\p{Lu}..]*``
-    takes the characters before ``f``, which are all in that set, and stops at ``f``;
-    ``[\\p{Ll}..]+`` then runs to ``we``), so no match boundary falls strictly inside
-    ``R`` after ``f``, whatever text surrounds it; deleting characters of ``R`` after
-    ``ws + _KEEP`` and before ``we - _KEEP`` keeps ``f`` and both ends (the optional
-    lead, the contraction after ``we``) and moves every boundary after it by the
-    deleted length.  Why: a long o200k word mixing these classes has only short
-    one-class runs, so it was re-split whole, O(piece), on every truncation or
-    multi-character append (and on every mark appended)."""
+    Let ``R = [ws, we)`` be a maximal stretch of ``Ll``/``Lm``/``Lo``/mark characters and
+    ``f`` its first ``Ll`` (if any).  The match covering ``ws`` is a word match (its
+    first alternative; a mark can only be its optional lead): ``[\\p{Lu}..]*`` takes the
+    characters before ``f``, all in that set, and stops at ``f``; ``[\\p{Ll}..]+`` then
+    runs to ``we``.  Without an ``Ll`` the first part takes all of ``R`` (and any
+    upper-case letters after it) and gives characters back until the second part can
+    take the last character of ``R``.  Either way no match boundary falls strictly
+    inside ``R``, and a part of ``R`` can be deleted when the engine's steps through it
+    do not depend on its length: a part before ``f`` (the first repetition consumes
+    it), a part after ``f`` (the second one does), or, with no ``Ll``, any part (the
+    first consumes it and gives back only from the end).  Each part keeps ``_KEEP``
+    characters on both sides, so ``f``, the optional lead and the contraction after
+    ``we`` stay.  Why: a long o200k word mixing these classes has only short one-class
+    runs, so it was re-split whole, O(piece), on every truncation or multi-character
+    append (and on every mark appended)."""
     if not wruns:
-        return None
+        return []
     k = bisect_right(wruns, b - 1, key=lambda r: r[0]) - 1
     if k < 0:
-        return None
+        return []
     ws, we, f = wruns[k]
-    if ws < a or we <= a or f < 0 or f >= ws + _KEEP:
-        return None
-    cut_from, cut_to = ws + _KEEP, min(we, b) - _KEEP
-    return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
+    if ws < a or we <= a:
+        return []
+    we = min(we, b)
+    spans = [(ws, f), (f, we)] if ws <= f < we else [(ws, we)]
+    out = []
+    for lo, hi in spans:
+        cut_from, cut_to = lo + _KEEP, hi - _KEEP
+        if cut_to - cut_from >= _MIN_CUT:
+            out.append((cut_from, cut_to))
+    return out
 
 
 # Class groups of whitespace in the run regexes: (newline group, other-whitespace group).
@@ -281,7 +291,7 @@ class _LongPiece:
 
     ``wruns`` (o200k only): maximal stretches of o200k's lower-word letters
     (``Ll``, ``Lm``, ``Lo``, marks) as ``[a, b, first Ll or -1]``, kept alongside
-    ``runs`` in O(changed); see :func:`_word_piece_cut`."""
+    ``runs`` in O(changed); see :func:`_word_piece_cuts`."""
 
     __slots__ = ("start", "end", "ba", "runs", "wruns")
 
@@ -617,14 +627,15 @@ class TextAppendable:
                 rec = self.records.get(a)
                 if rec is None or rec.end < b:
                     continue
-                cut = _ws_piece_cut(rec.runs, a, b, ws_groups) or _word_piece_cut(rec.wruns, a, b)
-                if cut is not None:
-                    cut_from, cut_to = cut
-                    chunks.append(text[cur:cut_from])
-                    qpos += cut_from - cur
-                    cuts.add(qpos)
-                    breaks.append((qpos, cut_to))
-                    cur = cut_to
+                cut = _ws_piece_cut(rec.runs, a, b, ws_groups)
+                piece_cuts = [cut] if cut is not None else _word_piece_cuts(rec.wruns, a, b)
+                if piece_cuts:
+                    for cut_from, cut_to in piece_cuts:
+                        chunks.append(text[cur:cut_from])
+                        qpos += cut_from - cur
+                        cuts.add(qpos)
+                        breaks.append((qpos, cut_to))
+                        cur = cut_to
                     continue
                 for g, ra, rb in rec.runs:
                     if ra >= b:
