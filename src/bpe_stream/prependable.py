@@ -23,9 +23,10 @@ a bounded proxy with the run's middle cut out (``_prepend_to_run``, O(1) per
 character); a whitespace piece ending at its stretch's last newline (or, for
 cl100k, the whole text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
 counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
-For o200k the word state covers any first piece of ``[Ll Lm Lo M]`` holding an
-``Ll`` (marks and ``Lm``/``Lo`` letters may be prepended; an upper-case letter ends
-the state, since a lower-case letter before it would start a new piece).
+For o200k the word state covers any first piece of letters and marks: letters,
+marks and ``Lm``/``Lo`` are prepended in O(1), lower-case letters only while the
+word's leading ``[Lu Lt Lm Lo M]`` run holds no upper-case letter (see
+``_prepend_to_word``).
 Remaining slow case: a huge first piece of none of these kinds is re-split per
 prepend, O(piece).  Truncating inside a long digit run at the front subtracts
 the dropped three-digit windows (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend is joined with a high
@@ -39,14 +40,16 @@ from array import array
 import regex
 
 from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
-from .split_fastpath import LO, OL
+from .split_fastpath import LO, OL, UP
 from .stream_facade import StreamingCounter
 from .vocabulary import BytePairEncoding
 
 __all__ = ["PrependableEncoder"]
 
 _DIGITS = regex.compile(r"\p{N}+")
-_O200K_LOWER_WORD = regex.compile(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*\p{Ll}[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
+_O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
+_O200K_UPPER_PREFIX = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
+_UPPER = regex.compile(r"[\p{Lu}\p{Lt}]")
 
 
 class BytesPrependable:
@@ -208,7 +211,7 @@ class TextPrependable:
         new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
         new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),)
         new.dig = None if self.dig is None else list(self.dig)
-        new.word = None if self.word is None else (self.word[0], self.word[1].copy())
+        new.word = None if self.word is None else (self.word[0], self.word[1].copy(), self.word[2])
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
         new.sufs = list(self.sufs)
@@ -273,34 +276,44 @@ class TextPrependable:
         w = self._front(length)
         if "'" in w:
             return
+        has_upper = False
         if fast.o200k:
-            # any piece of [Ll Lm Lo M] holding an Ll (not only one starting with Ll): the
-            # word alternative matches it whole, and so it does with a letter or mark in front
-            if _O200K_LOWER_WORD.fullmatch(w) is None:
+            # any piece of letters and marks (see _prepend_to_word); has_upper: its leading
+            # run of [Lu Lt Lm Lo M] holds an upper-case letter
+            if _O200K_LETTERS.fullmatch(w) is None:
                 return
+            has_upper = _UPPER.search(_O200K_UPPER_PREFIX.match(w).group()) is not None
         elif fast.char_class(w[0]) != first_class:
             return
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(w.encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
-        self.word = (end, bp)
+        self.word = (end, bp, has_upper)
 
     def _prepend_to_word(self, c: str) -> bool:
         fast, letters, _ = self.wc
-        end, bp = self.word
+        end, bp, has_upper = self.word
         if self.dists[-2] != end:
             return False
         cls = fast.char_class(c)
-        # o200k: W holds only [Ll Lm Lo M] and at least one Ll (it started with one).  A
-        # letter of those classes, or a mark (class None: the optional lead or part of
-        # [Lu Lt Lm Lo M]*), keeps that; an upper-case letter c still makes c + W one
-        # piece ([Lu Lt Lm Lo M]* takes it) but a lower-case letter prepended later would
-        # start a piece of its own before c, so the state ends after it.
-        if cls not in letters and not (cls is None and fast.o200k):
+        if fast.o200k:
+            # The first piece W is letters and marks, one word match: a leading run X of
+            # [Lu Lt Lm Lo M] (the first repetition), then [Ll Lm Lo M] (the second; or none,
+            # the first giving back its last character).  c + W is one piece again when c
+            # is upper-case, Lm/Lo or a mark (the lead, or part of X), and when c is
+            # lower-case only if X holds no upper-case letter (else the second repetition
+            # started at c stops at it).  has_upper tracks that.
+            if cls == LO:
+                if has_upper:
+                    return False
+            elif cls == UP:
+                if not has_upper:
+                    self.word = (end, bp, True)
+            elif cls not in (OL, None):
+                return False
+        elif cls not in letters:
             return False
-        if fast.o200k and cls not in (LO, OL, None):
-            self.word = None
         bp.prepend(c.encode("utf-8"))
         self.chunks.append(c)
         self.n += 1
