@@ -198,3 +198,19 @@ def test_prepend_with_vocabulary_crossing_piece_boundaries(pattern, base, chars)
         pe.prepend(c)
         text = c + text
         assert pe.token_count == enc.count(text), (c, text[:5])
+
+
+@pytest.mark.parametrize("base", ["x" * 100, "中" * 100, "AB" + "中a" * 50, "\u0301a" * 50])
+def test_lower_case_letter_before_upper_case_starts_a_piece(base):
+    # regression: "a" + "B" + "xxx..." is "a" | "Bxxx..." under o200k; a vocabulary holding
+    # the token "aB" tells the difference from counting it as one piece
+    from _streaming_helpers import cross_class_encoding
+
+    for enc in (cross_class_encoding("o200k_base"), bpe_stream.get_encoding("o200k_base")):
+        pe = PrependableEncoder(enc)
+        pe.prepend(base)
+        text = base
+        for c in "Ba\u0301Ca中bAx":
+            pe.prepend(c)
+            text = c + text
+            assert pe.token_count == enc.count(text), (c, text[:6])
