@@ -22,11 +22,21 @@ def small_compression(request, monkeypatch):
         monkeypatch.setattr(ps, "_LONG", 6)
 
 
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+def _encoding(name):
+    """A bundled encoding, or ``cross-<pattern>``: that pattern over a vocabulary whose
+    tokens cross piece boundaries (every shortcut must follow from the pattern alone)."""
+    if name.startswith("cross-"):
+        from _streaming_helpers import cross_class_encoding
+
+        return cross_class_encoding(name[len("cross-") :])
+    return bpe_stream.get_encoding(name)
+
+
+@pytest.mark.parametrize("name", [*ENCODING_NAMES, "cross-cl100k_base", "cross-o200k_base"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=ops_st)
 def test_append_truncate_matches_count(name, ops, small_compression):
-    enc = bpe_stream.get_encoding(name)
+    enc = _encoding(name)
     ae = AppendableEncoder(enc)
     text = ""
     for is_trunc, piece, frac in ops:
@@ -252,11 +262,16 @@ WS_MIX = st.text(alphabet=" \t\n\r\u3000\x0b", min_size=1, max_size=6)
 def test_long_whitespace_mix_truncate_and_append(name, head, body, ops, small_compression):
     # a long whitespace piece mixing spaces, tabs and newlines (no long one-class run):
     # multi-character appends and truncations re-split it on a proxy with its middle cut out
-    enc = bpe_stream.get_encoding(name)
+    _grow_then_edit(bpe_stream.get_encoding(name), head, body, 7, ops)
+
+
+def _grow_then_edit(enc, head, body, step, ops):
+    """Append ``head`` then ``body`` in steps of ``step`` characters, then apply ``ops``
+    (truncate by k characters, or append a piece), checking the count against ``enc.count``."""
     ae = AppendableEncoder(enc)
     ae.append(head)
-    for k in range(0, len(body), 7):
-        ae.append(body[k : k + 7])
+    for k in range(0, len(body), step):
+        ae.append(body[k : k + step])
     text = head + body
     assert ae.token_count == enc.count(text)
     for is_trunc, piece, k in ops:
@@ -284,45 +299,7 @@ WORD_MIX = "a中ʰ\u0301bB'"
 def test_long_o200k_word_mixing_letter_classes(head, body, ops, small_compression):
     # an o200k word mixing lower-case, Lm/Lo letters and marks has only short one-class
     # runs: re-splits cut the middle of its lower-word stretch (piece_stream._word_piece_cuts)
-    enc = bpe_stream.get_encoding("o200k_base")
-    ae = AppendableEncoder(enc)
-    ae.append(head)
-    for k in range(0, len(body), 5):
-        ae.append(body[k : k + 5])
-    text = head + body
-    assert ae.token_count == enc.count(text)
-    for is_trunc, piece, k in ops:
-        if is_trunc:
-            n = max(0, len(text) - k)
-            ae.truncate(n)
-            text = text[:n]
-        else:
-            ae.append(piece)
-            text += piece
-        assert ae.token_count == enc.count(text), (is_trunc, piece, k)
-    assert ae.tokens() == enc.encode_ordinary(text)
-
-
-@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=ops_st)
-def test_append_with_vocabulary_crossing_piece_boundaries(pattern, ops, small_compression):
-    # every shortcut must follow from the pattern, not from the bundled vocabularies
-    # lacking tokens across piece boundaries
-    from _streaming_helpers import cross_class_encoding
-
-    enc = cross_class_encoding(pattern)
-    ae = AppendableEncoder(enc)
-    text = ""
-    for is_trunc, piece, frac in ops:
-        if is_trunc and text:
-            n = int(frac * len(text))
-            ae.truncate(n)
-            text = text[:n]
-        else:
-            ae.append(piece)
-            text += piece
-        assert ae.token_count == enc.count(text)
+    _grow_then_edit(bpe_stream.get_encoding("o200k_base"), head, body, 5, ops)
 
 
 @pytest.mark.parametrize("prefix", ["中" * 40, "中ʰ\u0301" * 15, "ʰ" * 40, ""])
