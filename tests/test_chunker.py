@@ -557,3 +557,42 @@ def test_chunks_with_vocabulary_crossing_piece_boundaries(pattern, text, max_tok
     if mode == "exact":
         for c in chunks[:-1]:
             assert enc.count(text[c.start : c.end + 1]) > max_tokens
+
+
+# The plain formulations of the sentence and word levels (quadratic on long runs without
+# whitespace); the library's linear ones must give the same cut positions.
+_PLAIN_SENTENCE = BoundaryLevel(
+    "plain-sentence",
+    r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)|[\u3002\uff01\uff1f]+[\u300d\u300f\u201d\u2019\uff09]*",
+    "[.!?]+[\"')\\]]*(?=[ \t\r\n\f\v])|(?:\u2026|\u3002|\uff01|\uff1f)+(?:\u300d|\u300f|\u201d|\u2019|\uff09)*".encode(),
+)
+_PLAIN_WORD = BoundaryLevel("plain-word", r"\S+(?=\s)", rb"[^ \t\r\n\f\v]+(?=[ \t\r\n\f\v])")
+_CUT_ALPHABET = ["a", ".", "!", "?", "\u2026", '"', "'", "\u201d", "\u2019", ")", "]", " ", "\n", "\t", "\u3002", "\uff01",
+                 "\u300d", "x", ".\n", "\u3000"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(chars=st.lists(st.sampled_from(_CUT_ALPHABET), max_size=40), data=st.data())
+def test_sentence_and_word_levels_equal_their_plain_patterns(chars, data):
+    from bpe_stream.boundaries import get_level
+
+    text = "".join(chars)
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, len(text)))
+    stop = data.draw(st.none() | st.integers(lo, hi))
+    for name, plain in (("sentence", _PLAIN_SENTENCE), ("word", _PLAIN_WORD)):
+        level = get_level(name)
+        assert level.positions(text, lo, hi, stop) == plain.positions(text, lo, hi, stop)
+        raw = text.encode()
+        blo, bhi = len(text[:lo].encode()), len(text[:hi].encode())
+        assert level.positions(raw, blo, bhi) == plain.positions(raw, blo, bhi)
+
+
+def test_sentence_and_word_levels_on_crafted_ends():
+    from bpe_stream.boundaries import get_level
+
+    texts = ["a!\u2019 b", 'Yes." No', "(so?) then", "end.] x", "wait\u2026 ok", "\u3002\u300dx", "a!!!!", "!" * 50,
+             "x" * 50 + " y", "it's... fine\n", "\u201cq?\u201d z", "a.\u3000b"]
+    for text in texts:
+        for name, plain in (("sentence", _PLAIN_SENTENCE), ("word", _PLAIN_WORD)):
+            assert get_level(name).positions(text, 0, len(text)) == plain.positions(text, 0, len(text)), (name, text)
