@@ -35,6 +35,8 @@ def inputs(n: int) -> dict[str, str]:
         "spaces": " " * n,
         "one random-letter word": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)),
         "lines of 300 spaces": ("a" + " " * 300 + "\n") * (n // 302),
+        "'!' repeated": "!" * n,
+        "random ASCII punctuation": "".join(rng.choice("!?.,;:-()[]\"'/") for _ in range(n)),
     }
 
 

@@ -158,13 +158,16 @@ def test_cuts_huge_piece_large_budget(name):
 @settings(max_examples=15, deadline=None)
 @given(
     head=st.sampled_from(["", "x", "word", "!", "!\n\n", "42", " !", "a!"]),
-    body=st.text(alphabet=" \t\n\r", min_size=300, max_size=600) | st.sampled_from([" " * 500, "\n" * 450, "\n " * 260]),
+    body=st.text(alphabet=" \t\n\r", min_size=300, max_size=600)
+    | st.text(alphabet="!?.,'\"/()-", min_size=300, max_size=600)
+    | st.sampled_from([" " * 500, "\n" * 450, "\n " * 260, "!" * 500, "'" * 400]),
     tail=st.sampled_from(["", "x", " y!"]),
     m=st.integers(1, 60),
 )
 def test_split_at_in_long_whitespace(name, head, body, tail, m):
-    # the scan stops inside a long whitespace stretch on a raw prefix-count bound
-    # (cuts._WhitespaceTailBound): the answer must still be the largest fitting prefix
+    # the scan stops inside a long whitespace stretch or punctuation run on a raw
+    # prefix-count bound (cuts._WhitespaceTailBound): the answer must still be the largest
+    # fitting prefix
     enc = bpe_stream.get_encoding(name)
     text = head + body + tail
     j, c = text_split_at_count(enc, text, m)

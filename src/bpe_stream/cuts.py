@@ -38,6 +38,7 @@ __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_spli
 _CHUNK = 1024
 _TEXT_CHUNK = 64
 _WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound is tried
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # ASCII [^\s\p{L}\p{N}]
 
 
 class _WhitespaceTailBound:
@@ -60,13 +61,18 @@ class _WhitespaceTailBound:
     the minimum of ``R`` over the ``max_token_len`` positions ending at ``q - p0``
     (the window minimum never decreases; see :mod:`bpe_stream.table`).  So
     ``count(text[:j]) >= C + count(h) + min R(window at q)`` for every ``j >= p``,
-    and once that exceeds the budget no longer prefix fits.  The raw prefix counts
-    of the stretch cost one table pass over the part scanned.  Why: without it the
+    and once that exceeds the budget no longer prefix fits.  The same holds for a
+    long ASCII punctuation run (``[^\\s\\p{L}\\p{N}]``) in place of the whitespace:
+    the punctuation alternative consumes the whole run from ``p0`` (the word
+    alternatives need a letter right after their one-character lead), so the first
+    piece reaches at least ``p``.  The raw prefix counts of the stretch cost one
+    table pass over the part scanned.  Why: without it the
     scan of a whitespace stretch only stops after ``max_tokens * max_token_len``
     bytes, which made the chunker's cuts in long whitespace mixes cost that much
     per chunk."""
 
-    __slots__ = ("ta", "src", "origin", "p0", "head", "table", "data_len", "lo", "nl", "nl_to", "checked")
+    __slots__ = ("ta", "src", "origin", "p0", "head", "table", "data_len", "lo", "nl", "nl_to", "checked",
+                 "kind", "retry_at")
 
     _WS = " \t\n\r\x0b\x0c"
 
@@ -80,6 +86,8 @@ class _WhitespaceTailBound:
         self.checked = -1  # stretch length at the last check
         self.nl = -1  # last newline found in the stretch (ta coordinates)
         self.nl_to = 0  # searched up to here
+        self.kind = "ws"
+        self.retry_at = 0
 
     def _setup(self, S: int, budget: int) -> bool:
         from .split_fastpath import AP, D, LO, OL, P, SL, UP
@@ -87,33 +95,39 @@ class _WhitespaceTailBound:
         ta = self.ta
         src, o = self.src, self.origin
         n = len(ta)
-        ws = self._WS
         self.lo = S
         self.p0 = -1
-        w0 = n  # start of the trailing ASCII whitespace stretch
-        while w0 > S and src[o + w0 - 1] in ws:
-            w0 -= 1
-        if n - w0 < _WS_BOUND_MIN // 2 or w0 - S > 64:
+        self.retry_at = n + 1024  # a failed set-up is tried again once the scan has grown
+        # the trailing ASCII stretch: whitespace, else punctuation
+        for kind, chars in (("ws", self._WS), ("punct", _PUNCT)):
+            w0 = n
+            while w0 > S and src[o + w0 - 1] in chars:
+                w0 -= 1
+            if n - w0 >= _WS_BOUND_MIN // 2:
+                break
+        else:
+            return False
+        if w0 - S > 64:
             return False
         if w0 > S:
             cls = ta.fast.char_class(src[o + w0 - 1])
             if cls in (LO, UP, OL, D):
-                p0 = w0
-            elif cls in (P, AP, SL):
+                p0 = w0  # letter runs and digit groups stop at whitespace and punctuation
+            elif kind == "ws" and cls in (P, AP, SL):
                 p0 = w0
                 while p0 < n and src[o + p0] in "\r\n":
                     p0 += 1
                 if p0 >= n - 1:
                     return False
             else:
-                return False
+                return False  # e.g. a space before punctuation joins its piece
         else:
             p0 = S
         self.head = ta.enc.count(src[o + S : o + p0]) if p0 > S else 0
         a = o + p0
         b = min(len(src), a + (budget + 2) * max(1, ta.enc.bpe.max_token_len))
         e = a
-        while e < b and src[e] in ws:
+        while e < b and src[e] in chars:
             e += 1
         data = src[a:e].encode("ascii")
         if data and data.count(data[:1]) == len(data):
@@ -124,6 +138,7 @@ class _WhitespaceTailBound:
             self.table = _periodic_run(ta.enc.bpe, data[:1])
         else:
             self.table = PrefixTable(ta.enc.bpe, data)
+        self.kind = kind
         self.data_len = e - a
         self.checked = -1
         self.p0 = p0
@@ -132,21 +147,24 @@ class _WhitespaceTailBound:
         return True
 
     def exceeds(self, S: int, C: int, budget: int) -> bool:
-        if S != self.lo and not self._setup(S, budget):
+        n = len(self.ta)
+        if (S != self.lo or (self.p0 < 0 and n >= self.retry_at)) and not self._setup(S, budget):
             return False
         p0 = self.p0
         if p0 < 0:
             return False
-        n = len(self.ta)
         if n - p0 > self.data_len:
             return False  # past the stretch (or its bytes held): the generic bounds apply
-        src, o = self.src, self.origin
-        if n > self.nl_to:  # last newline of the stretch so far, searched incrementally
-            nl = max(src.rfind("\n", o + self.nl_to, o + n), src.rfind("\r", o + self.nl_to, o + n))
-            if nl >= 0:
-                self.nl = nl - o
-            self.nl_to = n
-        q = self.nl + 1 if self.nl >= 0 else n - 1
+        if self.kind == "punct":
+            q = n  # the punctuation run from p0 is one piece reaching at least n
+        else:
+            src, o = self.src, self.origin
+            if n > self.nl_to:  # last newline of the stretch so far, searched incrementally
+                nl = max(src.rfind("\n", o + self.nl_to, o + n), src.rfind("\r", o + self.nl_to, o + n))
+                if nl >= 0:
+                    self.nl = nl - o
+                self.nl_to = n
+            q = self.nl + 1 if self.nl >= 0 else n - 1
         x = q - p0
         L = max(1, self.ta.enc.bpe.max_token_len)
         if x < L or x - self.checked < L:
