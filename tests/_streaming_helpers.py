@@ -9,7 +9,8 @@ text_st = st.lists(st.sampled_from(ATOMS), max_size=25).map("".join)
 
 # Long runs: exercise long pieces (raw records, interval indexes over pieces, periodic runs).
 LONG_ATOMS = ATOMS + ["x" * 80, " " * 70, "\n" * 66, " \n" * 40, "\n " * 35, "1" * 70, "12" * 40,
-                      "中" * 70, "!" * 70, "!?" * 40, "aB" * 40, "A" * 70, "é" * 70, "'" * 66]
+                      "中" * 70, "!" * 70, "!?" * 40, "aB" * 40, "A" * 70, "é" * 70, "'" * 66,
+                      "!'/?'" * 20, "!!\n/'" * 15, "." * 40 + "\n//" + "'" * 30]
 long_text_st = st.lists(st.sampled_from(LONG_ATOMS), max_size=8).map("".join)
 
 # One character per class of bpe_stream.split_fastpath (cl100k and o200k), contraction

@@ -552,6 +552,14 @@ class _TextIntervals:
             return False
         return True
 
+    def _punct_piece(self, s: int, t: int) -> bool:
+        """Whole-text piece [s, t) is a punctuation piece: its run (after an optional space)
+        opens with two characters of the punctuation class that never start a word or a
+        contraction (a word piece has a letter right after its one-character lead)."""
+        text = self.text
+        off = 1 if text[s] == " " else 0
+        return t - s >= off + 2 and text[s + off] in self.pc and text[s + off + 1] in self.pc
+
     def _all_ws(self, s: int, t: int) -> bool:
         # first, second and last characters whitespace => whitespace only (see split_fastpath)
         text = self.text
@@ -589,6 +597,12 @@ class _TextIntervals:
             tailc = self._piece_count(kj, s_j, j)
         elif text[j - 1] in self.pc and text[s_j] != "'":
             ke = kj  # a prefix of a punctuation piece ending in its punctuation run: one piece
+            tailc = self._piece_count(kj, s_j, j)
+        elif text[j - 1] in "'/" and fast is not None and self._punct_piece(s_j, t_j):
+            # an apostrophe inside a punctuation piece is in its run (nothing follows it in
+            # text[:j], so no contraction), and an o200k "/" is in its run or in its
+            # [\r\n/]* tail: either way the prefix is one piece
+            ke = kj
             tailc = self._piece_count(kj, s_j, j)
         elif fast is not None and self._all_ws(s_j, t_j) and (kj == 0 or not self._all_ws(starts[kj - 1], s_j)):
             ke = kj  # text[:j] ends with whitespace starting at a piece that follows a non-whitespace one
