@@ -554,11 +554,12 @@ class _TextIntervals:
 
     def _punct_piece(self, s: int, t: int) -> bool:
         """Whole-text piece [s, t) is a punctuation piece: its run (after an optional space)
-        opens with two characters of the punctuation class that never start a word or a
-        contraction (a word piece has a letter right after its one-character lead)."""
+        opens with a punctuation character that never starts a contraction, followed by
+        another non-letter punctuation character (a word piece has a letter right after
+        its one-character lead)."""
         text = self.text
         off = 1 if text[s] == " " else 0
-        return t - s >= off + 2 and text[s + off] in self.pc and text[s + off + 1] in self.pc
+        return t - s >= off + 2 and text[s + off] in self.pc and (text[s + off + 1] in self.pc or text[s + off + 1] in "'/")
 
     def _all_ws(self, s: int, t: int) -> bool:
         # first, second and last characters whitespace => whitespace only (see split_fastpath)
