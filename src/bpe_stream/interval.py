@@ -482,7 +482,6 @@ class _TextIntervals:
         self.uni = [(m.start(), m.end()) for m in _UNIFORM.finditer(text)]
         self.digit_runs = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
         self.digit_sums: dict[int, array] = {}
-        self.newlines: dict[int, array] = {}  # piece index -> newline offsets (long whitespace pieces)
         # long whitespace runs (see _in_ws_run): spans, their starts for bisect, and lazily
         # per run its newline positions and a raw index over its UTF-8
         self.ws_runs: list[tuple[int, int]] = []
@@ -864,16 +863,11 @@ class _TextIntervals:
             return self._piece_count(k, i, j)  # cl100k: any whitespace-only text is one piece
         # o200k: split after the last newline (\s*[\r\n]+, then \s+(?!\S) / \s+)
         s, t = self.starts[k], self.starts[k + 1]
-        if t - s <= _LONG:
-            text = self.text
-            q = max(text.rfind("\n", i, j), text.rfind("\r", i, j)) + 1
-        else:
-            nl = self.newlines.get(k)
-            if nl is None:  # offsets of the newlines of the long piece, built on first use
-                text = self.text
-                nl = self.newlines[k] = array("I", (m for m in range(t - s) if text[s + m] in "\r\n"))
-            x = bisect_right(nl, j - 1 - s) - 1
-            q = nl[x] + s + 1 if x >= 0 else 0
+        if t - s > _LONG:
+            # a long whitespace piece lies inside a long whitespace run: counted there
+            return self._ws_only(bisect_right(self.ws_run_starts, s) - 1, i, j)
+        text = self.text
+        q = max(text.rfind("\n", i, j), text.rfind("\r", i, j)) + 1
         if q <= i or q == j:
             return self._piece_count(k, i, j)
         return self._piece_count(k, i, q) + self._piece_count(k, q, j)
