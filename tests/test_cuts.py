@@ -166,7 +166,7 @@ def test_cuts_huge_piece_large_budget(name):
 )
 def test_split_at_in_long_whitespace(name, head, body, tail, m):
     # the scan stops inside a long whitespace stretch or punctuation run on a raw
-    # prefix-count bound (cuts._WhitespaceTailBound): the answer must still be the largest
+    # prefix-count bound (cuts._StretchTailBound): the answer must still be the largest
     # fitting prefix
     enc = bpe_stream.get_encoding(name)
     text = head + body + tail

@@ -41,8 +41,9 @@ _WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound 
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # ASCII [^\s\p{L}\p{N}]
 
 
-class _WhitespaceTailBound:
-    """A tighter stop for a long trailing whitespace stretch (bundled patterns, ASCII).
+class _StretchTailBound:
+    """A tighter stop for a long trailing whitespace stretch or punctuation run (bundled
+    patterns, ASCII).
 
     ``ta`` holds ``src[origin:origin + len(ta)]``; its stable pieces end at ``S`` with
     ``C`` tokens.  Suppose ``text[S:p]`` (``p = len(ta)``) is ``h`` + ``w``: a short
@@ -261,7 +262,7 @@ def _text_scan(ta, src: str, piece_iter, budget: int, origin: int = 0) -> tuple[
     marks_c = [0]
     marks_b = [0]
 
-    ws_bound = _WhitespaceTailBound(ta, src, origin) if ta.fast is not None else None
+    ws_bound = _StretchTailBound(ta, src, origin) if ta.fast is not None else None
 
     def done() -> bool:
         c = stable_cum[-1]
