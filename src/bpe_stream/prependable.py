@@ -39,7 +39,7 @@ from array import array
 
 import regex
 
-from .appendable import _LATIN, _NO_MATCH, _check_bytes_input, _check_len, _valid_pair_memo
+from .appendable import _LATIN, _NO_MATCH, _check_len, _valid_pair_memo
 from .split_fastpath import LO, OL, UP
 from .stream_facade import StreamingCounter
 from .vocabulary import BytePairEncoding
@@ -317,12 +317,7 @@ class TextPrependable:
         bp.prepend(c.encode("utf-8"))
         self.chunks.append(c)
         self.n += 1
-        dists, sufs, index = self.dists, self.sufs, self.index
-        del index[dists.pop()]
-        sufs.pop()
-        dists.append(self.n)
-        sufs.append(sufs[-1] + bp.token_count)
-        index[self.n] = len(dists) - 1
+        self._set_front(self.n, bp.token_count)
         return True
 
     # A long first piece P holding a long run of one compressible class (bundled patterns; the
@@ -400,11 +395,7 @@ class TextPrependable:
             bp.prepend(c.encode("utf-8"))
             self.chunks.append(c)
             self.n = n_new = n_old + len(c)
-            del index[dists.pop()]
-            sufs.pop()
-            dists.append(n_new)
-            sufs.append(sufs[-1] + bp.token_count)
-            index[n_new] = len(dists) - 1
+            self._set_front(n_new, bp.token_count)
             return True
         rs_old = n_old - hi  # run start in the old text
         if rs_old > 8:
@@ -517,7 +508,7 @@ class TextPrependable:
 
     def _prepend_digits(self, s: str) -> bool:
         e, L, A, head, tail = self.dig
-        dists, sufs, index = self.dists, self.sufs, self.index
+        dists = self.dists
         if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or _DIGITS.fullmatch(s) is None:
             self.dig = None
             return False
@@ -529,11 +520,7 @@ class TextPrependable:
             head = w[:2]
         self.chunks.append(s)
         self.n += len(s)
-        del index[dists.pop()]
-        sufs.pop()
-        dists.append(self.n)
-        sufs.append(sufs[-1] + A[L % 3] + tail[L % 3])
-        index[self.n] = len(dists) - 1
+        self._set_front(self.n, A[L % 3] + tail[L % 3])
         self.dig = [e, L, A, head, tail]
         return True
 
@@ -542,7 +529,7 @@ class TextPrependable:
         the front (``dig`` state): subtract the three-digit windows that start in the
         dropped part, O(dropped), instead of re-splitting R."""
         e, L, A, head, tail = self.dig
-        dists, sufs, index = self.dists, self.sufs, self.index
+        dists = self.dists
         drop = self.n - n
         if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or L - drop <= self._LONG:
             return False
@@ -555,13 +542,19 @@ class TextPrependable:
         self._drop_front(drop)
         self.n = n
         self.pending = ""
-        del index[dists.pop()]
-        sufs.pop()
-        dists.append(n)
-        sufs.append(sufs[-1] + A[L % 3] + tail[L % 3])
-        index[n] = len(dists) - 1
+        self._set_front(n, A[L % 3] + tail[L % 3])
         self.dig = [e, L, A, R[drop : drop + 2], tail]
         return True
+
+    def _set_front(self, d: int, count: int) -> None:
+        """Replace the front boundary by one at distance ``d`` from the end, the first piece
+        (up to the boundary after it) holding ``count`` tokens."""
+        dists, sufs, index = self.dists, self.sufs, self.index
+        del index[dists.pop()]
+        sufs.pop()
+        dists.append(d)
+        sufs.append(sufs[-1] + count)
+        index[d] = len(dists) - 1
 
     def _drop_front(self, drop: int) -> None:
         while drop:
