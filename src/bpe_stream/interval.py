@@ -331,10 +331,6 @@ class _BytesIntervals:
 
     def _count_table(self, i: int, j: int) -> int:
         bpe = self.bpe
-        ranks_get = bpe.ranks.get
-        tokens = bpe.tokens
-        split_left, split_right = bpe.split_left, bpe.split_right
-        n_tokens = len(tokens)
         token_lens = bpe.token_lens
         masks = bpe.continuation_masks
         data = self.data
