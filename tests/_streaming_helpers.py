@@ -48,3 +48,17 @@ def cross_class_encoding(pattern_name: str):
         tokens.append(t)
     return Encoding("cross-" + pattern_name, pat_str=PATTERNS[pattern_name],
                     mergeable_ranks={t: i for i, t in enumerate(tokens)})
+
+
+#: The bundled encodings plus each bundled pattern over the cross-boundary vocabulary.
+ENCODINGS_WITH_CROSS = ["cl100k_base", "o200k_base", "cross-cl100k_base", "cross-o200k_base"]
+
+
+def encoding_by_name(name: str):
+    """A bundled encoding, or ``cross-<pattern>``: that pattern over the vocabulary of
+    :func:`cross_class_encoding` (every shortcut must follow from the pattern alone)."""
+    import bpe_stream
+
+    if name.startswith("cross-"):
+        return cross_class_encoding(name[len("cross-") :])
+    return bpe_stream.get_encoding(name)

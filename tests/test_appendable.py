@@ -7,7 +7,8 @@ import bpe_stream
 import bpe_stream.piece_stream as ps
 from bpe_stream.appendable import AppendableEncoder
 
-from _streaming_helpers import ATOMS, CLASS_ALPHABET, LETTER_ALPHABET, SMALL_ALPHABET, long_text_st, text_st
+from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
+                                encoding_by_name, long_text_st, text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -22,21 +23,11 @@ def small_compression(request, monkeypatch):
         monkeypatch.setattr(ps, "_LONG", 6)
 
 
-def _encoding(name):
-    """A bundled encoding, or ``cross-<pattern>``: that pattern over a vocabulary whose
-    tokens cross piece boundaries (every shortcut must follow from the pattern alone)."""
-    if name.startswith("cross-"):
-        from _streaming_helpers import cross_class_encoding
-
-        return cross_class_encoding(name[len("cross-") :])
-    return bpe_stream.get_encoding(name)
-
-
-@pytest.mark.parametrize("name", [*ENCODING_NAMES, "cross-cl100k_base", "cross-o200k_base"])
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=ops_st)
 def test_append_truncate_matches_count(name, ops, small_compression):
-    enc = _encoding(name)
+    enc = encoding_by_name(name)
     ae = AppendableEncoder(enc)
     text = ""
     for is_trunc, piece, frac in ops:

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 import bpe_stream
 from bpe_stream.cuts import bytes_split_at, text_split_at, text_split_at_count
 
-from _streaming_helpers import text_st
+from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
 from conftest import ENCODING_NAMES, corpus_text
 
 
@@ -56,25 +56,18 @@ ADVERSARIAL_PARTS = [" " * 40, "\n \n " * 40, "!\n\n" + " " * 70, "!" + "\n" * 7
                      "'ll", "'s", "it's", " '", "''", "!" * 40, "!\n", "a", " the", "\t", "中" * 30, "B", "\u3000"]
 
 
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @settings(max_examples=40, deadline=None)
 @given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=10), m=st.integers(0, 40))
-def test_truncate_start_adversarial(name, parts, m):
+def test_cuts_on_adversarial_parts(name, parts, m):
     # long whitespace runs mixing spaces and newlines, long letter runs, digits, apostrophes:
-    # the early stop must be exact (brute force over every start)
-    enc = bpe_stream.get_encoding(name)
-    text = "".join(parts)
-    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
-    assert enc.truncate_start(text, m) == text[best:]
-
-
-@pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=30, deadline=None)
-@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=8), m=st.integers(0, 40))
-def test_split_at_long_pieces(name, parts, m):
-    enc = bpe_stream.get_encoding(name)
+    # the early stops must be exact (brute force over every cut); also with a vocabulary
+    # whose tokens cross piece boundaries (the shortcuts must follow from the pattern)
+    enc = encoding_by_name(name)
     text = "".join(parts)
     assert enc.split_at(text, m) == _brute_prefix(enc.count, text, m)
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    assert enc.truncate_start(text, m) == text[best:]
 
 
 def test_hard_boundaries_are_boundaries():
@@ -173,16 +166,3 @@ def test_split_at_in_long_whitespace(name, head, body, tail, m):
     j, c = text_split_at_count(enc, text, m)
     assert j == _brute_prefix(enc.count, text, m)
     assert c == enc.count(text[:j])
-
-
-@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
-@settings(max_examples=30, deadline=None)
-@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=6), m=st.integers(0, 40))
-def test_cuts_with_vocabulary_crossing_piece_boundaries(pattern, parts, m):
-    from _streaming_helpers import cross_class_encoding
-
-    enc = cross_class_encoding(pattern)
-    text = "".join(parts)
-    assert enc.split_at(text, m) == _brute_prefix(enc.count, text, m)
-    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
-    assert enc.truncate_start(text, m) == text[best:]

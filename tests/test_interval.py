@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 import bpe_stream
 from bpe_stream.interval import IntervalCounter
 
-from _streaming_helpers import long_text_st, text_st
+from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, long_text_st, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 
@@ -36,13 +36,14 @@ def test_errors():
         IntervalCounter(enc.bpe, "str")
 
 
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @settings(max_examples=60, deadline=None)
 @given(text=text_st | long_text_st, qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=25))
 def test_intervals_short_texts_and_long_runs(name, text, qs):
     # long words, whitespace runs mixing spaces and newlines, digit runs, punctuation runs,
-    # periodic byte runs: the paths that avoid re-splitting (and re-counting) long pieces
-    enc = bpe_stream.get_encoding(name)
+    # periodic byte runs: the paths that avoid re-splitting (and re-counting) long pieces;
+    # also with a vocabulary whose tokens cross piece boundaries
+    enc = encoding_by_name(name)
     ic = IntervalCounter(enc, text)
     data = text.encode()
     ib = IntervalCounter(enc.bpe, data)
@@ -156,17 +157,3 @@ def test_pickle_after_queries(name):
         count = enc.count if isinstance(data, str) else enc.bpe.count
         for i, j in [(0, len(data)), (3, 50), (5, len(data) - 2), (200, 400)]:
             assert copy.count(i, j) == count(data[i:j])
-
-
-@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
-@settings(max_examples=40, deadline=None)
-@given(text=long_text_st, qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=15))
-def test_intervals_with_vocabulary_crossing_piece_boundaries(pattern, text, qs):
-    from _streaming_helpers import cross_class_encoding
-
-    enc = cross_class_encoding(pattern)
-    ic = IntervalCounter(enc, text)
-    for x, y in qs:
-        i, j = sorted((int(x * len(text)), int(y * len(text))))
-        assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
-        assert ic.count(i, len(text)) == enc.count(text[i:])

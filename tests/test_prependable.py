@@ -31,8 +31,11 @@ def test_prepend_truncate_matches_count(name, ops):
         assert len(pe) == len(text)
 
 
-@settings(max_examples=60, deadline=None)
-@given(data=st.binary(max_size=60) | text_st.map(lambda s: s.encode()), cuts=st.lists(st.integers(1, 7), max_size=20))
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.binary(max_size=60) | text_st.map(lambda s: s.encode()) | st.binary(max_size=300),
+    cuts=st.lists(st.integers(1, 7) | st.integers(1, 40), max_size=20),
+)
 def test_raw_prepend(data, cuts):
     bpe = bpe_stream.get_encoding("cl100k_base").bpe
     pe = PrependableEncoder(bpe)
@@ -45,6 +48,9 @@ def test_raw_prepend(data, cuts):
     assert pe.tokens() == bpe.encode(data)
     pe.truncate(len(data) // 2)
     assert pe.token_count == bpe.count(data[len(data) - len(data) // 2 :])
+    pe.truncate(len(data) // 3)
+    pe.prepend(data[: len(data) - len(data) // 3])
+    assert pe.token_count == bpe.count(data)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
@@ -81,22 +87,6 @@ def test_surrogate_pair_split_across_prepends(name):
             pe.prepend(part)
             joined = part + joined
             assert pe.token_count == enc.count(joined) == len(tt.encode_ordinary(joined)), parts
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.binary(max_size=300), cuts=st.lists(st.integers(1, 40), max_size=20))
-def test_raw_prepend_long(data, cuts):
-    bpe = bpe_stream.get_encoding("cl100k_base").bpe
-    pe = PrependableEncoder(bpe)
-    p = len(data)
-    for c in cuts + [len(data)]:
-        q = max(0, p - c)
-        pe.prepend(data[q:p])
-        p = q
-        assert pe.token_count == bpe.count(data[p:])
-    pe.truncate(len(data) // 3)
-    pe.prepend(data[: len(data) - len(data) // 3])
-    assert pe.token_count == bpe.count(data)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
