@@ -135,12 +135,14 @@ def _count_till_limit(bpe, data: bytes, limit: int):
     """``bpe.count_till_limit``, in O(1) for a run of one repeated byte (its prefix counts
     have a verified period, see ``interval._PeriodicRun``; a table pass over a run of
     spaces meets tens of automaton matches per byte)."""
-    if data and data.count(data[:1]) == len(data):
-        from .interval import _periodic_count
+    from .interval import _single_byte_run
 
-        c = _periodic_count(bpe, data[:1], len(data))
+    run = _single_byte_run(bpe, data)
+    if run is not None:
+        c = run.count(len(data))
         return c if c <= limit else None
     return bpe.count_till_limit(data, limit)
+
 
 class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""

@@ -131,14 +131,9 @@ class _StretchTailBound:
         while e < b and src[e] in chars:
             e += 1
         data = src[a:e].encode("ascii")
-        if data and data.count(data[:1]) == len(data):
-            # one repeated character: prefix counts from its verified period, O(1) each
-            # (a table pass over a run of spaces meets tens of matches per byte)
-            from .interval import _periodic_run
+        from .interval import _single_byte_run
 
-            self.table = _periodic_run(ta.enc.bpe, data[:1])
-        else:
-            self.table = PrefixTable(ta.enc.bpe, data)
+        self.table = _single_byte_run(ta.enc.bpe, data) or PrefixTable(ta.enc.bpe, data)
         self.kind = kind
         self.data_len = e - a
         self.checked = -1

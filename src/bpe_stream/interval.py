@@ -89,6 +89,16 @@ def _periodic_count(bpe, unit: bytes, need: int) -> int:
     return _periodic_run(bpe, unit).count(need)
 
 
+def _single_byte_run(bpe, data: bytes):
+    """The :class:`_PeriodicRun` of ``data`` when it is one byte repeated, else None.
+
+    Why: a table pass over a run of one byte (spaces) meets tens of automaton matches per
+    byte, while the run's prefix counts are O(1) each from their verified period."""
+    if data and data.count(data[:1]) == len(data):
+        return _periodic_run(bpe, data[:1])
+    return None
+
+
 def _periodic_run(bpe, unit: bytes) -> "_PeriodicRun":
     cache = bpe.__dict__.get("_bpe_stream_periodic")
     if cache is None or len(cache) > 64:
