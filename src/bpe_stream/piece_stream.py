@@ -75,12 +75,11 @@ A long whitespace piece that mixes spaces, tabs and newlines (so that no one-cla
 run is long) is compressed as a whole instead: its middle, up to a few characters
 before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
 argument).  Likewise a long o200k word mixing lower-case letters, ``Lm``/``Lo``
-letters and marks (only short one-class runs) has the middle of its lower-word
-stretch cut out once that stretch's first lower-case letter is near its start
-(``_word_piece_cuts``).  Remaining slow case: re-splitting (multi-character
-appends, truncation) a huge piece outside these kinds (an o200k lower-word
-stretch that opens with many ``Lm``/``Lo``/mark characters before its first
-lower-case letter) is O(piece) per call.
+letters and marks (only short one-class runs) has parts of its lower-word stretch
+cut out, before and after its first lower-case letter (``_word_piece_cuts``).
+Remaining slow case: re-splitting (multi-character appends, truncation) a huge
+piece outside these kinds (an o200k word mixing upper-case letters with
+``Lm``/``Lo`` letters or marks) is O(piece) per call.
 """
 
 from __future__ import annotations
