@@ -244,8 +244,14 @@ def test_pre_split_fast_path_equals_regex(name, blocks):
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
-@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(alphabet=st.characters(max_codepoint=127), max_size=200),
+        # case changes, contractions, punctuation leads, digit runs, '/' after punctuation
+        st.text(alphabet="aBcZ'sStTlLdDmMrReEvV .,-/\t\r\n0123", max_size=200),
+    )
+)
+@settings(max_examples=400, deadline=None)
 def test_ascii_translation_equals_unicode_pattern(name, text):
     from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
 

@@ -165,6 +165,12 @@ def _ascii_translation(pat_str: str) -> str | None:
 #   optional non-letter lead the classes are disjoint, so giving back characters
 #   can never let the rest match; in `` ?[^\s..]+[\r\n/]*`` the tail can match
 #   empty, so the first greedy attempt always succeeds.
+# * o200k's two letter alternatives (``[A-Z]*[a-z]+`` and ``[A-Z]+[a-z]*``, same
+#   lead, same contraction tail) together match ``[A-Z]*[a-z]*`` holding at
+#   least one letter, which the look-ahead checks; one alternative instead of
+#   two makes every other kind of piece fail once, not twice (about 7 % faster
+#   on code).  The contraction is the last thing matched, so it may be possessive.
+# * Digits start no other alternative, so trying them last changes no match.
 # * ``\s*[\r\n]`` (cl100k) and ``\s*[\r\n]+`` (o200k) both match a whitespace
 #   run up to and including its last newline: that is what
 #   ``(?:[ \t\v\f]*+[\r\n])++`` matches, without backtracking through the run
@@ -177,13 +183,12 @@ _CONTRACTION = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
 _ASCII_PATTERNS = {
     O200K_PATTERN: "|".join(
         [
-            r"[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++" + _CONTRACTION,
-            r"[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+" + _CONTRACTION,
-            r"[0-9]{1,3}",
+            r"[^\r\nA-Za-z0-9]?+(?=[A-Za-z])[A-Z]*+[a-z]*+" + _CONTRACTION + "+",
             r" ?+[^" + _WS + r"A-Za-z0-9]++[\r\n/]*+",
             _TO_LAST_NEWLINE,
             r"[" + _WS + r"]+(?![^" + _WS + r"])",
             r"[" + _WS + r"]+",
+            r"[0-9]{1,3}+",
         ]
     ),
     CL100K_PATTERN: "|".join(
