@@ -293,6 +293,24 @@ def test_long_o200k_word_mixing_letter_classes(head, body, ops, small_compressio
     _grow_then_edit(bpe_stream.get_encoding("o200k_base"), head, body, 5, ops)
 
 
+UPPER_MIX = "AB中ʰ\u0301"
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    head=st.sampled_from(["", " ", "!", "a", "\u0301", "中a"]),
+    body=st.text(alphabet=UPPER_MIX, min_size=10, max_size=200),
+    ops=st.lists(st.tuples(st.booleans(), st.text(alphabet=UPPER_MIX + "a !'s", min_size=1, max_size=4),
+                           st.integers(0, 12)), max_size=12),
+)
+def test_long_o200k_word_mixing_upper_case_and_lo(name, head, body, ops, small_compression):
+    # upper-case letters mixed with Lm/Lo letters and marks ("A中" * n): re-splits cut the
+    # middle of the upper-word stretch, keeping its first upper-case letter and its last
+    # Lm/Lo/mark (piece_stream._upper_word_piece_cut)
+    _grow_then_edit(encoding_by_name(name), head, body, 5, ops)
+
+
 @pytest.mark.parametrize("prefix", ["中" * 40, "中ʰ\u0301" * 15, "ʰ" * 40, ""])
 @pytest.mark.parametrize("middle", ["a", "", "中a" * 20])
 def test_o200k_lower_word_stretch_cuts_keep_first_lower_case_letter(prefix, middle, small_compression):

@@ -17,9 +17,14 @@ patterns, a piece ``[s, e)`` is decided by reading at most ``e + 3`` characters
 contraction ``'ll``/``'re`` after an o200k word reads three, digit groups read at
 most one past), except for whitespace pieces, which read to the end ``w`` of
 their maximal whitespace stretch (``\\s*[\\r\\n]`` backtracks to the last newline,
-``\\s+(?!\\S)`` to ``w - 1``, ``\\s++$`` tests the end).  Hence a piece is stable
-when ``e <= len - 4`` and ``e <=`` the start of the trailing whitespace stretch
-(a piece ending there read one character past it at most).  For custom patterns
+``\\s+(?!\\S)`` to ``w - 1``, ``\\s++$`` tests the end), and o200k word pieces
+whose first part ``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*`` ran to the end of its
+maximal stretch of these "upper-word" characters and gave back the upper-case
+letters after the last ``Lm``/``Lo``/mark (``"AAʰ" + "AA"``: one more ``ʰ`` or
+``a`` joins them).  Hence a piece is stable when ``e <= len - 4``, ``e <=`` the
+start of the trailing whitespace stretch (a piece ending there read one
+character past it at most) and, for o200k, ``e <=`` the start of the trailing
+upper-word stretch (likewise).  For custom patterns
 the same rule is used with a margin of ``_CUSTOM_MARGIN`` characters; this is an
 assumption (documented), not a proof.
 
@@ -77,9 +82,9 @@ before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
 argument).  Likewise a long o200k word mixing lower-case letters, ``Lm``/``Lo``
 letters and marks (only short one-class runs) has parts of its lower-word stretch
 cut out, before and after its first lower-case letter (``_word_piece_cuts``).
-Remaining slow case: re-splitting (multi-character appends, truncation) a huge
-piece outside these kinds (an o200k word mixing upper-case letters with
-``Lm``/``Lo`` letters or marks) is O(piece) per call.
+An o200k word mixing upper-case letters with ``Lm``/``Lo`` letters or marks
+(``"A中" * n``) has the middle of its upper-word stretch cut out
+(``_upper_word_piece_cut``).
 """
 
 from __future__ import annotations
@@ -91,7 +96,7 @@ import regex
 from .appendable import BytesAppendable, _check_len
 from .encoding import fix_surrogates
 from .pretokenize import PATTERNS, compile_pattern
-from .split_fastpath import EXTEND, K_NONE, NEW, WS_CLASSES, fast_split_for
+from .split_fastpath import EXTEND, K_NONE, NEW, OL, UP, WS_CLASSES, fast_split_for
 
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
@@ -111,6 +116,9 @@ _RUNS_O200K = regex.compile(
 )
 _COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({1, 2, 3, 4, 5, 6, 7})}
 _WS_TAIL = regex.compile(r"\s*\Z")
+_UPPER_WORD = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
+_UPPER_TAIL = regex.compile(_UPPER_WORD + r"*\Z")
+_NOT_UPPER = regex.compile(r"[^" + _UPPER_WORD[1:])
 
 
 # o200k's lower-word letter groups in its run regex: (Ll, Lm|Lo, marks), Ll first.
@@ -152,6 +160,41 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
         if cut_to - cut_from >= _MIN_CUT:
             out.append((cut_from, cut_to))
     return out
+
+
+# o200k's upper-word groups in its run regex: upper-case (Lu|Lt) first, then the
+# classes both word parts take (Lm|Lo, marks).
+_UPPER_GROUPS = {_RUNS_O200K: (1, 3, 4)}
+
+
+def _upper_word_piece_cut(uruns, a: int, b: int):
+    r"""(cut_from, cut_to) deleting part of an o200k upper-word stretch in piece ``[a, b)``, or None.
+
+    Let ``R`` be a maximal stretch of ``Lu``/``Lt``/``Lm``/``Lo``/mark characters, ``u``
+    its first upper-case letter and ``w`` its last ``Lm``/``Lo``/mark.  Match boundaries
+    inside ``R`` can only fall at ``R``'s start, at its first letter (a punctuation match
+    takes leading marks and stops at a letter), at ``u`` (a word's second part
+    ``[\p{Ll}\p{Lm}\p{Lo}\p{M}]+`` coming from the left takes leading ``Lm``/``Lo``/marks
+    and stops at ``u``), just after ``w`` and at ``R``'s end: a word match starting at or
+    before ``u`` reaches ``R`` in its first part ``[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*``,
+    which runs to the end of ``R``; if a lower-case letter follows, the second part goes
+    on from there, otherwise the engine gives back characters until the second part can
+    take one, which happens at ``w`` (the upper-case letters after ``w`` then make their
+    own match).  So between ``u`` and ``w`` the engine only steps the first part's
+    repetition forward, the same step for every character, and a part strictly between
+    ``u + _KEEP`` and ``w - _KEEP`` can be deleted.  ``uruns`` hold this record's
+    stretches as ``[start, end, u or -1, w or -1]``; a record stretch is part of a
+    maximal one, so its ``u`` is no earlier and its ``w`` no later than the true ones,
+    which only shrinks the deleted part.  Why: a long word such as ``"A中" * n`` has only
+    one-character runs, so it was re-split whole on every truncation or
+    multi-character append, O(piece)."""
+    if not uruns:
+        return None
+    start, end, u, w = uruns[0]
+    if u < 0 or w < 0 or start > a + 1 or w >= b:
+        return None
+    cut_from, cut_to = u + _KEEP, w - _KEEP
+    return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
 
 
 # Class groups of whitespace in the run regexes: (newline group, other-whitespace group).
@@ -290,9 +333,10 @@ class _LongPiece:
 
     ``wruns`` (o200k only): maximal stretches of o200k's lower-word letters
     (``Ll``, ``Lm``, ``Lo``, marks) as ``[a, b, first Ll or -1]``, kept alongside
-    ``runs`` in O(changed); see :func:`_word_piece_cuts`."""
+    ``runs`` in O(changed); see :func:`_word_piece_cuts`.  ``uruns`` likewise keep its
+    upper-word stretches (:func:`_upper_word_piece_cut`)."""
 
-    __slots__ = ("start", "end", "ba", "runs", "wruns")
+    __slots__ = ("start", "end", "ba", "runs", "wruns", "uruns")
 
     def __init__(self, bpe, start: int):
         self.start = start
@@ -300,6 +344,7 @@ class _LongPiece:
         self.ba = BytesAppendable(bpe)
         self.runs: list[list[int]] = []  # [group, a, b], RLE of T[start:end]
         self.wruns: list[list[int]] = []
+        self.uruns: list[list[int]] = []
 
     def copy(self):
         new = _LongPiece.__new__(_LongPiece)
@@ -307,6 +352,7 @@ class _LongPiece:
         new.ba = self.ba.copy()
         new.runs = [list(r) for r in self.runs]
         new.wruns = [list(r) for r in self.wruns]
+        new.uruns = [list(r) for r in self.uruns]
         return new
 
     def set_end(self, text: str, end: int, run_re, mergeable) -> None:
@@ -325,13 +371,34 @@ class _LongPiece:
                 wruns[-1][1] = end
                 if wruns[-1][2] >= end:
                     wruns[-1][2] = -1
+            uruns = self.uruns
+            while uruns and uruns[-1][0] >= end:
+                uruns.pop()
+            if uruns and uruns[-1][1] > end:
+                last = uruns[-1]
+                last[1] = end
+                if last[2] >= end:
+                    last[2] = -1
+                if last[3] >= end:
+                    # the last Lm/Lo/mark run of the stretch is one of its last two runs
+                    # (upper-case runs merge), so this loop takes at most two steps
+                    last[3] = -1
+                    w_groups = _UPPER_GROUPS[run_re][1:] if run_re in _UPPER_GROUPS else ()
+                    for g, ra, rb in reversed(runs):
+                        if rb <= last[0]:
+                            break
+                        if g in w_groups:
+                            last[3] = min(rb, end) - 1
+                            break
             self.end = end
         if end > self.end:
             self.ba.append(text[self.end : end].encode("utf-8"))
             if run_re is not None:
                 runs = self.runs
                 wruns = self.wruns
+                uruns = self.uruns
                 word_groups = _WORD_GROUPS.get(run_re, ())
+                upper_groups = _UPPER_GROUPS.get(run_re, ())
                 base = self.end
                 for m in run_re.finditer(text[base:end]):
                     g = m.lastindex
@@ -350,6 +417,16 @@ class _LongPiece:
                                 wruns[-1][2] = first_ll
                         else:
                             wruns.append([a, b, first_ll])
+                    if g in upper_groups:
+                        if not (uruns and uruns[-1][1] == a):
+                            uruns.append([a, a, -1, -1])
+                        last = uruns[-1]
+                        last[1] = b
+                        if g == upper_groups[0]:
+                            if last[2] < 0:
+                                last[2] = a
+                        else:
+                            last[3] = b - 1
             self.end = end
 
 
@@ -358,6 +435,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
+        "upper_start", "upper_classes",
     )
 
     def __init__(self, enc):
@@ -378,6 +456,9 @@ class TextAppendable:
         self.kind = K_NONE  # kind of the last piece; K_NONE = not known (classify first)
         self.last_str = None  # the last piece if it has at most _LONG characters
         self.ws_start = 0  # start of the trailing whitespace stretch (len(text) if none)
+        # o200k: start of the trailing upper-word stretch (len(text) if none; see the module doc)
+        self.upper_start = 0
+        self.upper_classes = frozenset({UP, OL}) if self.run_re is _RUNS_O200K else frozenset()
         self.pending = ""  # a lone high surrogate ending the last append (stored as U+FFFD)
         self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
         self.tok_pieces = 0
@@ -401,7 +482,8 @@ class TextAppendable:
     def copy(self):
         new = TextAppendable.__new__(TextAppendable)
         for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
-                     "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces"):
+                     "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces",
+                     "upper_start", "upper_classes"):
             setattr(new, name, getattr(self, name))
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
@@ -496,9 +578,13 @@ class TextAppendable:
         self.kind = kind
         if x not in WS_CLASSES:
             self.ws_start = L
+        if x not in self.upper_classes:
+            self.upper_start = L
         limit = L - self.margin
         if self.ws_start < limit:
             limit = self.ws_start
+        if self.upper_start < limit:
+            limit = self.upper_start
         if tail[0][1] <= limit:
             ends = self.stable_ends
             cum = self.stable_cum
@@ -574,7 +660,7 @@ class TextAppendable:
         ends = self.stable_ends
         # Pop stable pieces until the remaining ones are stable for text[:n].
         k = bisect_right(ends, n) - 1  # ends[k] <= n
-        while k > 0 and not self._is_stable_end(ends[k], n):
+        while k > 0 and not self._is_stable_end(k, n):
             k -= 1
         popped = ends[k:]
         pieces = [(popped[i], min(popped[i + 1], n), 0) for i in range(len(popped) - 1) if popped[i] < n]
@@ -596,11 +682,42 @@ class TextAppendable:
         rec.set_end(self.text, len(self.text), None, frozenset())
         self.tail_count = rec.ba.token_count
 
-    def _is_stable_end(self, e: int, n: int) -> bool:
+    def _is_stable_end(self, k: int, n: int) -> bool:
+        """Whether the end of stable piece ``k`` stays stable for ``text[:n]``: ``text[e:n]``
+        must hold a non-whitespace character and (o200k) a character outside the upper-word
+        letters (see the module doc).  Walks the pieces after ``e`` until both are seen:
+        at most a few, since a whitespace stretch and an upper-word stretch each hold few
+        piece boundaries; a long piece is read from its record's runs, not its text."""
+        ends = self.stable_ends
+        e = ends[k]
         if e > n - self.margin:
             return False
-        # stable iff some non-whitespace character lies in text[e:n]
-        return not self.text[e:n].isspace()
+        need_non_ws = True
+        need_non_upper = bool(self.upper_classes)
+        ws_groups = _WS_GROUPS.get(self.run_re, ())
+        spans = [(ends[i], ends[i + 1]) for i in range(k, len(ends) - 1)]
+        spans += [(a, b) for a, b, _ in self.tail]
+        text = self.text
+        for a, b in spans:
+            if a >= n:
+                break
+            b = min(b, n)
+            rec = self.records.get(a) if b - a > _LONG else None
+            if rec is None or rec.end < b or not ws_groups:
+                piece = text[a:b]
+                non_ws = not piece.isspace()
+                non_upper = _NOT_UPPER.search(piece) is not None
+            else:
+                runs = rec.runs
+                # a piece is whitespace only iff its first two runs are whitespace runs
+                non_ws = any(g not in ws_groups for g, ra, _ in runs[:2] if ra < b)
+                uruns = rec.uruns
+                non_upper = not uruns or uruns[0][0] > a or uruns[0][1] < b
+            need_non_ws = need_non_ws and not non_ws
+            need_non_upper = need_non_upper and not non_upper
+            if not (need_non_ws or need_non_upper):
+                return True
+        return False
 
     def _proxy(self, pieces, x: int, compress: bool):
         """Proxy string for text[S:] built from old pieces covering [S, x) + verbatim text[x:].
@@ -627,7 +744,14 @@ class TextAppendable:
                 if rec is None or rec.end < b:
                     continue
                 cut = _ws_piece_cut(rec.runs, a, b, ws_groups)
-                piece_cuts = [cut] if cut is not None else _word_piece_cuts(rec.wruns, a, b)
+                if cut is not None:
+                    piece_cuts = [cut]
+                else:
+                    piece_cuts = _word_piece_cuts(rec.wruns, a, b)
+                    cut = _upper_word_piece_cut(rec.uruns, a, b)
+                    # keep the cuts disjoint (a stretch of Lm/Lo/marks can lie in both kinds)
+                    if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in piece_cuts):
+                        piece_cuts = sorted(piece_cuts + [cut])
                 if piece_cuts:
                     for cut_from, cut_to in piece_cuts:
                         chunks.append(text[cur:cut_from])
@@ -659,13 +783,15 @@ class TextAppendable:
         hit = cache.get(proxy)
         if hit is None:
             spans = tuple(m.span() for m in self.pattern.finditer(proxy))
-            hit = (spans, len(_WS_TAIL.search(proxy).group()))
+            upper_len = len(_UPPER_TAIL.search(proxy).group()) if self.upper_classes else 0
+            hit = (spans, len(_WS_TAIL.search(proxy).group()), upper_len)
             if len(cache) >= _SPLIT_CACHE_SIZE:
                 cache.clear()
             cache[proxy] = hit
-        spans, ws_len = hit
+        spans, ws_len, upper_len = hit
         self.ws_start = L - ws_len
-        limit = min(L - self.margin, L - ws_len)
+        self.upper_start = L - upper_len
+        limit = min(L - self.margin, L - ws_len, L - upper_len)
         pieces_cache = self.enc._pieces
         ends = self.stable_ends
         cum = self.stable_cum
@@ -716,9 +842,12 @@ class TextAppendable:
                 proxy, breaks, cuts = self._proxy(pieces, x, False)
                 spans = [m.span() for m in self.pattern.finditer(proxy)]
         # map proxy spans to real spans
+        wq = len(proxy) - len(_WS_TAIL.search(proxy).group())
+        uq = len(proxy) - len(_UPPER_TAIL.search(proxy).group()) if self.upper_classes else len(proxy)
         if len(breaks) == 1:
             real = [(a + S, b + S) for a, b in spans]
-            ws = len(proxy) - len(_WS_TAIL.search(proxy).group()) + S
+            ws = wq + S
+            upper = uq + S
         else:
             qs = [q for q, _ in breaks]
 
@@ -730,10 +859,14 @@ class TextAppendable:
             for a, b in spans:
                 # an end maps with the segment of its last character
                 real.append((f(a), f(b - 1) + 1))
-            wq = len(proxy) - len(_WS_TAIL.search(proxy).group())
+            # cuts only delete characters, so the last character outside a stretch that the
+            # proxy keeps maps to no later than the real one: a start found here is never
+            # too late (at worst too early, which only keeps more pieces in the tail)
             ws = f(wq - 1) + 1 if wq > 0 else S
+            upper = f(uq - 1) + 1 if uq > 0 else S
         self.ws_start = ws
-        limit = min(L - self.margin, ws)
+        self.upper_start = upper
+        limit = min(L - self.margin, ws, upper)
         pieces_cache = self.enc._pieces
         records = self.records
         bpe = self.enc.bpe
