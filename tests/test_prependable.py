@@ -1,12 +1,12 @@
 import pickle
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream.prependable import PrependableEncoder
 
-from _streaming_helpers import text_st
+from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -204,3 +204,72 @@ def test_lower_case_letter_before_upper_case_starts_a_piece(base):
             pe.prepend(c)
             text = c + text
             assert pe.token_count == enc.count(text), (c, text[:6])
+
+
+FRONT_ALPHABETS = ["aB中ʰ\u0301", "A中ʰ\u0301", "abc", " \t\n", "\r\n ", "!?.", "!'/\u0301", "/\n\r!", "12"]
+
+
+@pytest.fixture(params=[False, True], ids=["default", "tiny"])
+def small_front(request, monkeypatch):
+    # with tiny constants the long-first-piece states run on short hypothesis texts
+    if request.param:
+        import bpe_stream.piece_stream as ps
+        from bpe_stream.prependable import TextPrependable
+
+        monkeypatch.setattr(ps, "_KEEP", 3)
+        monkeypatch.setattr(ps, "_MIN_CUT", 1)
+        monkeypatch.setattr(TextPrependable, "_LONG", 6)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    tail=st.sampled_from(["", "x", " y.", "\n", "Ab", "'s"]),
+)
+def test_long_first_piece_prepend_and_truncate(name, data, tail, small_front):
+    # a long first piece (word, one-class run, whitespace piece, digits) keeps its state
+    # through multi-character prepends and truncations inside it, and gets it back when a
+    # truncation makes it first again after other pieces were put in front of it
+    alphabet = data.draw(st.sampled_from(FRONT_ALPHABETS))
+    body = data.draw(st.text(alphabet=alphabet, min_size=8, max_size=150))
+    drops = st.integers(0, 12) | st.floats(0, 1).map(lambda f: int(f * len(body)))
+    ops = data.draw(st.lists(st.tuples(st.booleans(), drops,
+                                       st.text(alphabet=alphabet + "x !", min_size=1, max_size=4)), max_size=14))
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    for k in range(len(body), 0, -5):
+        pe.prepend(body[max(0, k - 5) : k])
+    text = body + tail
+    assert pe.token_count == enc.count(text)
+    for is_trunc, k, s in ops:
+        if is_trunc:
+            n = max(0, len(text) - k)
+            pe.truncate(n)
+            text = text[len(text) - n :]
+        else:
+            pe.prepend(s)
+            text = s + text
+        assert pe.token_count == enc.count(text), (is_trunc, k, s)
+
+
+@pytest.mark.parametrize("word", ["xa" + "中" * 80, "xa" + "中ʰ" * 40, "A" + "中" * 80, "a" * 80])
+@pytest.mark.parametrize("tail", ["Ab", " b", "", "'s"])
+def test_truncating_into_long_first_word(word, tail):
+    # W' (what is left of the first word W) is one piece ending where W did when it holds a
+    # lower-case letter or W holds none; "中..." + "Ab" (W's last Ll cut off) is one piece
+    # with the "A" after it, so the word state must be dropped there
+    from _streaming_helpers import cross_class_encoding
+
+    for enc in (cross_class_encoding("o200k_base"), bpe_stream.get_encoding("o200k_base"),
+                bpe_stream.get_encoding("cl100k_base")):
+        text = word + tail
+        for drop in (1, 2, 3, 10):
+            pe = PrependableEncoder(enc)
+            pe.prepend(tail)
+            pe.prepend(word)
+            pe.truncate(len(text) - drop)
+            assert pe.token_count == enc.count(text[drop:]), (enc.name, drop)
+            pe.prepend("中a")
+            assert pe.token_count == enc.count("中a" + text[drop:]), (enc.name, drop)

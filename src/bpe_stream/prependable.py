@@ -19,7 +19,7 @@ or two pieces.  Long first pieces grown at their front keep state so that the
 front is not re-split through them: a *word* grown one letter at a time keeps a
 raw prependable over its bytes (``_prepend_to_word``, O(1) per letter); a piece
 holding a long one-class run (spaces, newlines, punctuation) is re-split only on
-a bounded proxy with the run's middle cut out (``_prepend_to_run``, O(1) per
+a bounded proxy with the run's middle cut out (``_edit_run``, O(1) per
 character); a whitespace piece ending at its stretch's last newline (or, for
 cl100k, the whole text) absorbs any prepended whitespace (O(prepended)); a long digit run keeps the
 counts of its three-digit windows by phase (``_prepend_digits``, O(1) per digit).
@@ -27,8 +27,13 @@ For o200k the word state covers any first piece of letters and marks: letters,
 marks and ``Lm``/``Lo`` are prepended in O(1), lower-case letters only while the
 word's leading ``[Lu Lt Lm Lo M]`` run holds no upper-case letter (see
 ``_prepend_to_word``).
-Remaining slow case: a huge first piece of none of these kinds is re-split per
-prepend, O(piece).  Truncating inside a long digit run at the front subtracts
+These states follow multi-character prepends and truncations inside the piece
+(``_truncate_word``, ``_edit_run`` with a drop), and a state is saved when other
+pieces are put in front of its piece and restored when truncation makes the piece
+first again (``saved``): a piece's text is fixed by its distances from the end.
+Remaining slow case: a huge first piece of none of these kinds (an o200k
+punctuation piece mixing marks, apostrophes or slashes) is re-split per prepend,
+O(piece).  Truncating inside a long digit run at the front subtracts
 the dropped three-digit windows (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend is joined with a high
 surrogate ending the next one, as tiktoken joins the pair in the whole text.
 """
@@ -49,7 +54,8 @@ __all__ = ["PrependableEncoder"]
 _DIGITS = regex.compile(r"\p{N}+")
 _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _O200K_UPPER_PREFIX = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
-_UPPER = regex.compile(r"[\p{Lu}\p{Lt}]")
+_LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
+_LAST_LL = regex.compile(r"(?r)\p{Ll}")
 
 
 class BytesPrependable:
@@ -152,7 +158,7 @@ class BytesPrependable:
 
 class TextPrependable:
     __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig")
+                 "run", "run_re", "mergeable", "dig", "saved")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -176,11 +182,14 @@ class TextPrependable:
         fast = fast_split_for(enc.pat_str)
         self.wc = None if fast is None else (fast, (LO, UP, OL) if fast.o200k else (LO,), LO)
         # Long first piece holding a long run of one compressible class (whitespace, newline,
-        # punctuation runs), see _prepend_to_run.
+        # punctuation runs), see _edit_run.
         from .piece_stream import _COMPRESSIBLE, run_regex_for
 
         self.run = None
         self.dig = None  # long digit run at the front, see _prepend_digits
+        # (start, end) distances of a long first piece -> its (word, run, dig) state, kept when a
+        # prepend puts other pieces in front of it, restored when truncation makes it first again
+        self.saved: dict = {}
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -211,7 +220,8 @@ class TextPrependable:
         new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
         new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),)
         new.dig = None if self.dig is None else list(self.dig)
-        new.word = None if self.word is None else (self.word[0], self.word[1].copy(), self.word[2])
+        new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
+        new.saved = {}
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
         new.sufs = list(self.sufs)
@@ -242,18 +252,43 @@ class TextPrependable:
         pending = s[0] if "\udc00" <= s[0] <= "\udfff" else ""
         s = fix_surrogates(s)
         self.pending = pending
-        if len(s) == 1 and self.word is not None and self._prepend_to_word(s):
-            return
-        if self.run is not None and len(s) <= self._CTX and self._prepend_to_run(s):
+        if self.word is not None:
+            s = self._prepend_to_word(s)
+            if not s:
+                return
+        if self.run is not None and len(s) <= self._CTX and self._edit_run(s, 0):
             return
         if self.dig is not None and self._prepend_digits(s):
             return
+        self._save_state()
         self.chunks.append(s)
         self.n += len(s)
         self._resync()
-        self._check_word()
-        self._check_run()
-        self._check_digits()
+        if not self._restore_state():
+            self._check_word()
+            self._check_run()
+            self._check_digits()
+
+    def _save_state(self) -> None:
+        """Keep the long first piece's state for when truncation makes it first again."""
+        if (self.word or self.run or self.dig) is None or len(self.dists) < 2:
+            return
+        saved = self.saved
+        if len(saved) >= 1024:
+            saved.clear()
+        saved[(self.n, self.dists[-2])] = (self.word, self.run, self.dig)
+        self.word = self.run = self.dig = None
+
+    def _restore_state(self) -> bool:
+        # A piece's text is fixed by its distances from the end (prepending and truncating
+        # only change the front), so a saved state is valid whenever its piece is first again.
+        if len(self.dists) < 2 or not self.saved:
+            return False
+        state = self.saved.pop((self.n, self.dists[-2]), None)
+        if state is None:
+            return False
+        self.word, self.run, self.dig = state
+        return True
 
     # A long first piece W that is a word starting with a letter that continues words
     # (cl100k: any letter; o200k: a lower-case letter, so W is all [Ll Lm Lo M]) and has no
@@ -261,7 +296,14 @@ class TextPrependable:
     # W to the same end; o200k: [Lu Lt Lm Lo M]* takes c or nothing, then [Ll Lm Lo M]+ runs
     # through W to the same end), and the pieces after W do not change (no look-behind).  Its
     # count comes from a raw prependable over W's bytes: O(1) per letter instead of re-splitting
-    # and re-encoding W.
+    # and re-encoding W.  Truncating inside W keeps the state when the rest W' of W is again
+    # one piece with W's end: always for cl100k (letters); for o200k when W' holds a
+    # lower-case letter (the first part runs to W''s first Ll, the second part from there to
+    # W's end, as W's did; without one, W' is all [Lm Lo M] and may run on into an
+    # upper-case letter after W) or when W holds none (its first part, and W''s, runs to the
+    # end of its [Lu Lt Lm Lo M] stretch, followed by no Ll, and gives back to the same last
+    # Lm/Lo/mark, which W ends with).  The state is (end, raw prependable, distance of the last
+    # upper-case letter of W's leading [Lu Lt Lm Lo M] run or 0, distance of W's last Ll or 0).
     _LONG = 64
 
     def _check_word(self) -> None:
@@ -276,48 +318,77 @@ class TextPrependable:
         w = self._front(length)
         if "'" in w:
             return
-        has_upper = False
+        last_upper = last_ll = 0
         if fast.o200k:
-            # any piece of letters and marks (see _prepend_to_word); has_upper: its leading
-            # run of [Lu Lt Lm Lo M] holds an upper-case letter
+            # any piece of letters and marks (see _prepend_to_word)
             if _O200K_LETTERS.fullmatch(w) is None:
                 return
-            has_upper = _UPPER.search(_O200K_UPPER_PREFIX.match(w).group()) is not None
+            m = _LAST_UPPER.search(_O200K_UPPER_PREFIX.match(w).group())
+            last_upper = self.n - m.start() if m else 0
+            m = _LAST_LL.search(w)
+            last_ll = self.n - m.start() if m else 0
         elif fast.char_class(w[0]) != first_class:
             return
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(w.encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
-        self.word = (end, bp, has_upper)
+        self.word = (end, bp, last_upper, last_ll)
 
-    def _prepend_to_word(self, c: str) -> bool:
+    def _prepend_to_word(self, s: str) -> str:
+        """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
         fast, letters, _ = self.wc
-        end, bp, has_upper = self.word
-        if self.dists[-2] != end:
-            return False
-        cls = fast.char_class(c)
-        if fast.o200k:
-            # The first piece W is letters and marks, one word match: a leading run X of
-            # [Lu Lt Lm Lo M] (the first repetition), then [Ll Lm Lo M] (the second; or none,
-            # the first giving back its last character).  c + W is one piece again when c
-            # is upper-case, Lm/Lo or a mark (the lead, or part of X), and when c is
-            # lower-case only if X holds no upper-case letter (else the second repetition
-            # started at c stops at it).  has_upper tracks that.
-            if cls == LO:
-                if has_upper:
-                    return False
-            elif cls == UP:
-                if not has_upper:
-                    self.word = (end, bp, True)
-            elif cls not in (OL, None):
-                return False
-        elif cls not in letters:
-            return False
-        bp.prepend(c.encode("utf-8"))
-        self.chunks.append(c)
-        self.n += 1
+        end, bp, last_upper, last_ll = self.word
+        if self.dists[-2] != end or self.dists[-1] != self.n:
+            return s
+        k = len(s)
+        while k > 0:
+            c = s[k - 1]
+            cls = fast.char_class(c)
+            if fast.o200k:
+                # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M]
+                # (the first repetition), then [Ll Lm Lo M] (the second; or none, the first
+                # giving back its last character).  c + W is one piece again when c is
+                # upper-case, Lm/Lo or a mark (class None: the lead, or part of X), and when c
+                # is lower-case only if X holds no upper-case letter (else the second
+                # repetition started at c stops at it): last_upper != 0 says it does.
+                d = self.n + len(s) - k + 1  # distance of c from the end once prepended
+                if cls == LO:
+                    if last_upper:
+                        break
+                    last_ll = last_ll or d
+                elif cls == UP:
+                    last_upper = last_upper or d
+                elif cls not in (OL, None):
+                    break
+            elif cls not in letters:
+                break
+            k -= 1
+        if k == len(s):
+            return s
+        added = s[k:]
+        bp.prepend(added.encode("utf-8"))
+        self.chunks.append(added)
+        self.n += len(added)
         self._set_front(self.n, bp.token_count)
+        self.word = (end, bp, last_upper, last_ll)
+        return s[:k]
+
+    def _truncate_word(self, n: int) -> bool:
+        """Keep the last ``n`` characters when the cut falls inside the long first word W
+        and the rest stays one piece with W's end (see above): O(dropped)."""
+        end, bp, last_upper, last_ll = self.word
+        if self.dists[-2] != end or self.dists[-1] != self.n or n - end <= self._LONG:
+            return False
+        if self.wc[0].o200k and last_ll > n:
+            return False
+        drop = self.n - n
+        bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
+        self._drop_front(drop)
+        self.n = n
+        self.pending = ""
+        self._set_front(n, bp.token_count)
+        self.word = (end, bp, last_upper if last_upper <= n else 0, last_ll)
         return True
 
     # A long first piece P holding a long run of one compressible class (bundled patterns; the
@@ -381,30 +452,40 @@ class TextPrependable:
         #  group of the run, raw prependable over P)
         self.run = (end, n - rs, n - re_ + _KEEP, tailpart, m.lastindex, bp)
 
-    def _prepend_to_run(self, c: str) -> bool:
-        from .piece_stream import _KEEP
+    def _edit_run(self, c: str, drop: int) -> bool:
+        """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation
+        inside the first piece P); decided on the bounded proxy above, O(_KEEP + ctx + len(c)).
+        Returns False (state dropped or kept, nothing changed) when the proxy cannot decide."""
+        from .piece_stream import _KEEP, _MIN_CUT
 
         end, hi, d0, tailpart, group, bp = self.run
         n_old = self.n
         dists, sufs, index = self.dists, self.sufs, self.index
-        if dists[-2] != end or dists[-1] != n_old:
+        if dists[-2] != end or dists[-1] != n_old or drop >= n_old - end:
             return False
+        n_new = n_old - drop + len(c)
         if hi is None:  # whitespace piece ending at a newline (see _check_run)
-            if not c.isspace():
+            if not (c.isspace() or c == ""):
                 return False
-            bp.prepend(c.encode("utf-8"))
-            self.chunks.append(c)
-            self.n = n_new = n_old + len(c)
+            if drop:
+                bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
+                self._drop_front(drop)
+            if c:
+                bp.prepend(c.encode("utf-8"))
+                self.chunks.append(c)
+            self.n = n_new
             self._set_front(n_new, bp.token_count)
             return True
         rs_old = n_old - hi  # run start in the old text
-        if rs_old > 8:
-            self.run = None
+        if rs_old - drop > 8:
             return False
-        head = c + self._front(rs_old + _KEEP)
+        cut_from = max(rs_old, drop) + _KEEP  # old coordinates; the run may now start at the front
+        if n_old - d0 - cut_from < _MIN_CUT:
+            self.run = None  # the run got too short to cut
+            return False
+        head = c + self._front(cut_from)[drop:]
         proxy = head + tailpart
         h = len(head)
-        n_new = n_old + len(c)
         d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
         pieces = self.enc._pieces
         new = []
@@ -433,10 +514,16 @@ class TextPrependable:
             if d_end > 0:
                 return False
             synced = 0
-        if long_piece:
+        if long_piece:  # the first piece is c + P[drop:]
+            if drop:
+                bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
             bp.prepend(c.encode("utf-8"))
-        self.chunks.append(c)
+        self._drop_front(drop)
+        if c:
+            self.chunks.append(c)
         self.n = n_new
+        if drop:
+            self.pending = ""
         while dists[-1] > synced:
             del index[dists.pop()]
             sufs.pop()
@@ -447,8 +534,10 @@ class TextPrependable:
             sufs.append(base)
             index[d] = len(dists) - 1
         if long_piece:
+            if drop > rs_old:
+                hi = n_old - drop  # the run now starts at the old text's new front
             g = self.run_re.match(c)
-            if rs_old == 0 and g is not None and g.lastindex == group and g.end() == len(c):
+            if hi == n_old - drop and g is not None and g.lastindex == group and g.end() == len(c):
                 hi = n_new
             self.run = (end, hi, d0, tailpart, group, bp)
         else:
@@ -568,13 +657,18 @@ class TextPrependable:
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
-        if n != self.n and self.dig is not None and self._truncate_digits(n):
+        if n == self.n:
             return
-        if n != self.n:
-            self.pending = ""
-            self.word = None
-            self.run = None
-            self.dig = None
+        if self.dig is not None and self._truncate_digits(n):
+            return
+        if self.word is not None and self._truncate_word(n):
+            return
+        if self.run is not None and self._edit_run("", self.n - n):
+            return
+        self.pending = ""
+        self.word = None
+        self.run = None
+        self.dig = None
         self._drop_front(self.n - n)
         self.n = n
         dists, sufs, index = self.dists, self.sufs, self.index
@@ -583,6 +677,7 @@ class TextPrependable:
             sufs.pop()
         if dists[-1] != n:
             self._resync()
+        self._restore_state()
 
     def _resync(self) -> None:
         n = self.n
