@@ -4,6 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe_stream
+import bpe_stream.long_pieces as long_pieces
 import bpe_stream.piece_stream as ps
 from bpe_stream.appendable import AppendableEncoder
 
@@ -18,8 +19,8 @@ ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1
 def small_compression(request, monkeypatch):
     # with tiny constants the long-piece compression runs on short hypothesis texts
     if request.param:
-        monkeypatch.setattr(ps, "_KEEP", 3)
-        monkeypatch.setattr(ps, "_MIN_CUT", 1)
+        monkeypatch.setattr(long_pieces, "_KEEP", 3)
+        monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
         monkeypatch.setattr(ps, "_LONG", 6)
 
 
@@ -308,6 +309,25 @@ def test_long_o200k_word_mixing_upper_case_and_lo(name, head, body, ops, small_c
     # upper-case letters mixed with Lm/Lo letters and marks ("A中" * n): re-splits cut the
     # middle of the upper-word stretch, keeping its first upper-case letter and its last
     # Lm/Lo/mark (piece_stream._upper_word_piece_cut)
+    _grow_then_edit(encoding_by_name(name), head, body, 5, ops)
+
+
+PUNCT_MIX = "!'/\u0301.\n"
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    head=st.sampled_from(["", " ", "a", "\n", "1"]),
+    body=st.text(alphabet=PUNCT_MIX, min_size=10, max_size=200),
+    ops=st.lists(st.tuples(st.booleans(), st.text(alphabet=PUNCT_MIX + "a 's", min_size=1, max_size=4),
+                           st.integers(0, 12)), max_size=12),
+)
+def test_long_punctuation_piece_mixing_apostrophes_slashes_marks(name, head, body, ops, small_compression):
+    # punctuation pieces mixing apostrophes, slashes, marks and (o200k) a [\r\n/] tail have only
+    # short one-class runs: re-splits cut the middle of the punctuation stretch after three
+    # non-mark characters, and of the slash tail after its first "/"
+    # (long_pieces._punct_piece_cut, long_pieces._slash_tail_cut)
     _grow_then_edit(encoding_by_name(name), head, body, 5, ops)
 
 

@@ -213,11 +213,11 @@ FRONT_ALPHABETS = ["aB中ʰ\u0301", "A中ʰ\u0301", "abc", " \t\n", "\r\n ", "!?
 def small_front(request, monkeypatch):
     # with tiny constants the long-first-piece states run on short hypothesis texts
     if request.param:
-        import bpe_stream.piece_stream as ps
+        import bpe_stream.long_pieces as long_pieces
         from bpe_stream.prependable import TextPrependable
 
-        monkeypatch.setattr(ps, "_KEEP", 3)
-        monkeypatch.setattr(ps, "_MIN_CUT", 1)
+        monkeypatch.setattr(long_pieces, "_KEEP", 3)
+        monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
         monkeypatch.setattr(TextPrependable, "_LONG", 6)
 
 

@@ -28,25 +28,10 @@ upper-word stretch (likewise).  For custom patterns
 the same rule is used with a margin of ``_CUSTOM_MARGIN`` characters; this is an
 assumption (documented), not a proof.
 
-Why long pieces can be compressed (bundled patterns only).  Characters are put in
-classes (cl100k: letter, newline ``[\\r\\n]``, other whitespace, other non-digit
-non-apostrophe symbol; o200k splits letters into ``Lu|Lt``, ``Ll``, ``Lm|Lo``,
-marks, and adds ``/``).  Digits and the apostrophe are never compressed.  Inside
-a maximal run of one class, every test the pattern can make at a position at
-distance >= ``_KEEP`` (>= 3) from both ends of the run has the same answer for
-every character of the class: the only tests that can distinguish characters of
-a class are the contraction letters (tested only 1-2 characters after an
-apostrophe, i.e. at a run start) and the literal space / ``[^\\r\\n\\p{L}\\p{N}]?``
-prefix (tested only at a match start, and no match starts inside a run of these
-classes: letter, punctuation and newline runs are consumed by one possessive or
-greedy class repetition; whitespace runs end matches only after the last
-newline, at ``w - 1`` or at ``w``, all within 1 of a run end).  A backtracking
-engine running through the middle of a run therefore performs the same steps,
-with the same outcomes, whatever the run's length beyond ``2 * _KEEP``, so
-deleting the middle of the run (keeping ``_KEEP`` characters on each side) moves
-every match boundary after it by the deleted length and none falls inside the
-deleted part.  The module re-checks that no boundary falls on a cut and falls
-back to an uncompressed re-split if one ever does.
+Long pieces in the tail are compressed by :mod:`bpe_stream.long_pieces` (which
+states and proves where the middle of a long piece can be deleted): re-splits run
+on a *proxy* of the tail with those middles cut out, so their cost does not grow
+with the piece.
 
 Counting: short pieces use the encoding's piece cache; a piece longer than
 ``_LONG`` characters keeps a raw :class:`~bpe_stream.appendable.BytesAppendable`
@@ -76,15 +61,6 @@ text so far) and replaced by the joined character when the next append starts
 with a low surrogate.  Lengths and ``truncate`` count characters of this fixed
 text.
 
-A long whitespace piece that mixes spaces, tabs and newlines (so that no one-class
-run is long) is compressed as a whole instead: its middle, up to a few characters
-before its last newline, is cut out of the proxy (``_ws_piece_cut`` gives the
-argument).  Likewise a long o200k word mixing lower-case letters, ``Lm``/``Lo``
-letters and marks (only short one-class runs) has parts of its lower-word stretch
-cut out, before and after its first lower-case letter (``_word_piece_cuts``).
-An o200k word mixing upper-case letters with ``Lm``/``Lo`` letters or marks
-(``"A中" * n``) has the middle of its upper-word stretch cut out
-(``_upper_word_piece_cut``).
 """
 
 from __future__ import annotations
@@ -93,157 +69,23 @@ from bisect import bisect_right
 
 import regex
 
-from .appendable import BytesAppendable, _check_len
+from .appendable import _check_len
 from .encoding import fix_surrogates
+from .long_pieces import (_COMPRESSIBLE, _RUNS_O200K, _WS_GROUPS, _LongPiece, long_piece_cuts,
+                          run_regex_for)
 from .pretokenize import PATTERNS, compile_pattern
 from .split_fastpath import EXTEND, K_NONE, NEW, OL, UP, WS_CLASSES, fast_split_for
 
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
 _LONG = 64  # pieces longer than this are counted with a raw appendable record
-_KEEP = 8  # characters kept at each end of a compressed run (>= 3)
-_MIN_CUT = 8  # only compress when at least this many characters are removed
 _CUSTOM_MARGIN = 64
 _SPLIT_CACHE_SIZE = 100_000
 
-# One capturing group per class; only the groups listed as compressible merge.
-_RUNS_CL100K = regex.compile(
-    r"(\p{L}+)|([\r\n]+)|([^\S\r\n]+)|([^\s\p{L}\p{N}']+)|((?s:.))"
-)
-_RUNS_O200K = regex.compile(
-    r"([\p{Lu}\p{Lt}]+)|(\p{Ll}+)|([\p{Lm}\p{Lo}]+)|(\p{M}+)|([\r\n]+)|([^\S\r\n]+)"
-    r"|([^\s\p{L}\p{N}\p{M}'/]+)|((?s:.))"
-)
-_COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({1, 2, 3, 4, 5, 6, 7})}
 _WS_TAIL = regex.compile(r"\s*\Z")
 _UPPER_WORD = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
 _UPPER_TAIL = regex.compile(_UPPER_WORD + r"*\Z")
 _NOT_UPPER = regex.compile(r"[^" + _UPPER_WORD[1:])
-
-
-# o200k's lower-word letter groups in its run regex: (Ll, Lm|Lo, marks), Ll first.
-_WORD_GROUPS = {_RUNS_O200K: (2, 3, 4)}
-
-
-def _word_piece_cuts(wruns, a: int, b: int) -> list:
-    """Cuts ``[(cut_from, cut_to), ...]`` deleting parts of an o200k lower-word stretch in
-    piece ``[a, b)`` (empty if none).
-
-    Let ``R = [ws, we)`` be a maximal stretch of ``Ll``/``Lm``/``Lo``/mark characters and
-    ``f`` its first ``Ll`` (if any).  The match covering ``ws`` is a word match (its
-    first alternative; a mark can only be its optional lead): ``[\\p{Lu}..]*`` takes the
-    characters before ``f``, all in that set, and stops at ``f``; ``[\\p{Ll}..]+`` then
-    runs to ``we``.  Without an ``Ll`` the first part takes all of ``R`` (and any
-    upper-case letters after it) and gives characters back until the second part can
-    take the last character of ``R``.  Either way no match boundary falls strictly
-    inside ``R``, and a part of ``R`` can be deleted when the engine's steps through it
-    do not depend on its length: a part before ``f`` (the first repetition consumes
-    it), a part after ``f`` (the second one does), or, with no ``Ll``, any part (the
-    first consumes it and gives back only from the end).  Each part keeps ``_KEEP``
-    characters on both sides, so ``f``, the optional lead and the contraction after
-    ``we`` stay.  Why: a long o200k word mixing these classes has only short one-class
-    runs, so it was re-split whole, O(piece), on every truncation or multi-character
-    append (and on every mark appended)."""
-    if not wruns:
-        return []
-    k = bisect_right(wruns, b - 1, key=lambda r: r[0]) - 1
-    if k < 0:
-        return []
-    ws, we, f = wruns[k]
-    if ws < a or we <= a:
-        return []
-    we = min(we, b)
-    spans = [(ws, f), (f, we)] if ws <= f < we else [(ws, we)]
-    out = []
-    for lo, hi in spans:
-        cut_from, cut_to = lo + _KEEP, hi - _KEEP
-        if cut_to - cut_from >= _MIN_CUT:
-            out.append((cut_from, cut_to))
-    return out
-
-
-# o200k's upper-word groups in its run regex: upper-case (Lu|Lt) first, then the
-# classes both word parts take (Lm|Lo, marks).
-_UPPER_GROUPS = {_RUNS_O200K: (1, 3, 4)}
-
-
-def _upper_word_piece_cut(uruns, a: int, b: int):
-    r"""(cut_from, cut_to) deleting part of an o200k upper-word stretch in piece ``[a, b)``, or None.
-
-    Let ``R`` be a maximal stretch of ``Lu``/``Lt``/``Lm``/``Lo``/mark characters, ``u``
-    its first upper-case letter and ``w`` its last ``Lm``/``Lo``/mark.  Match boundaries
-    inside ``R`` can only fall at ``R``'s start, at its first letter (a punctuation match
-    takes leading marks and stops at a letter), at ``u`` (a word's second part
-    ``[\p{Ll}\p{Lm}\p{Lo}\p{M}]+`` coming from the left takes leading ``Lm``/``Lo``/marks
-    and stops at ``u``), just after ``w`` and at ``R``'s end: a word match starting at or
-    before ``u`` reaches ``R`` in its first part ``[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*``,
-    which runs to the end of ``R``; if a lower-case letter follows, the second part goes
-    on from there, otherwise the engine gives back characters until the second part can
-    take one, which happens at ``w`` (the upper-case letters after ``w`` then make their
-    own match).  So between ``u`` and ``w`` the engine only steps the first part's
-    repetition forward, the same step for every character, and a part strictly between
-    ``u + _KEEP`` and ``w - _KEEP`` can be deleted.  ``uruns`` hold this record's
-    stretches as ``[start, end, u or -1, w or -1]``; a record stretch is part of a
-    maximal one, so its ``u`` is no earlier and its ``w`` no later than the true ones,
-    which only shrinks the deleted part.  Why: a long word such as ``"A中" * n`` has only
-    one-character runs, so it was re-split whole on every truncation or
-    multi-character append, O(piece)."""
-    if not uruns:
-        return None
-    start, end, u, w = uruns[0]
-    if u < 0 or w < 0 or start > a + 1 or w >= b:
-        return None
-    cut_from, cut_to = u + _KEEP, w - _KEEP
-    return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
-
-
-# Class groups of whitespace in the run regexes: (newline group, other-whitespace group).
-_WS_GROUPS = {_RUNS_CL100K: (2, 3), _RUNS_O200K: (5, 6)}
-
-
-def _ws_piece_cut(runs, a: int, b: int, ws_groups):
-    """(cut_from, cut_to) deleting the middle of a long whitespace piece ``[a, b)``, or None.
-
-    A piece starting with two whitespace characters is matched by a whitespace
-    alternative, so it is whitespace only.  Such a piece (``\\s*[\\r\\n]``, ``\\s++$``,
-    o200k's ``\\s*[\\r\\n]+``, a run before ``\\s+(?!\\S)``) is read by a greedy
-    ``\\s`` repetition to the end of its whitespace stretch and then cut back at the
-    stretch's last newline, at its last character or not at all; no match starts or
-    ends strictly inside, before that last newline.  So text strictly between
-    ``a + _KEEP`` and ``last newline - _KEEP`` can be deleted whatever classes it mixes
-    (spaces, tabs, newlines: the one-class runs are too short there to compress) and
-    every boundary moves by the deleted length.  ``runs`` alternate between the two
-    whitespace classes inside the piece, so the last newline is found among the last
-    two runs before ``b``: O(log runs)."""
-    if not ws_groups or not runs:
-        return None
-    nl_group, ws_group = ws_groups
-    k = bisect_right(runs, a, key=lambda r: r[1]) - 1
-    if k < 0 or runs[k][0] not in ws_groups:
-        return None
-    if runs[k][2] <= a + 1 and (k + 1 >= len(runs) or runs[k + 1][0] not in ws_groups):
-        return None  # a single whitespace character: maybe a lead before punctuation
-    x = bisect_right(runs, b - 1, key=lambda r: r[1]) - 1
-    for y in (x, x - 1):
-        if y < k:
-            return None
-        g, ra, rb = runs[y]
-        if g == nl_group:
-            last_nl = min(rb, b) - 1
-            cut_from, cut_to = a + _KEEP, last_nl - _KEEP
-            return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
-        if g != ws_group:
-            return None
-    return None
-
-
-def run_regex_for(pat_str):
-    """The class-run regex for a bundled pattern, or None (no compression)."""
-    if pat_str == PATTERNS["cl100k_base"]:
-        return _RUNS_CL100K
-    if pat_str == PATTERNS["o200k_base"]:
-        return _RUNS_O200K
-    return None
 
 
 def stable_margin(pat_str) -> int:
@@ -326,108 +168,6 @@ def _split_cache(enc) -> dict:
     if cache is None:
         cache = enc._bpe_stream_split_cache = {}
     return cache
-
-
-class _LongPiece:
-    """A raw appendable over the UTF-8 of ``T[start:end]`` plus its class runs.
-
-    ``wruns`` (o200k only): maximal stretches of o200k's lower-word letters
-    (``Ll``, ``Lm``, ``Lo``, marks) as ``[a, b, first Ll or -1]``, kept alongside
-    ``runs`` in O(changed); see :func:`_word_piece_cuts`.  ``uruns`` likewise keep its
-    upper-word stretches (:func:`_upper_word_piece_cut`)."""
-
-    __slots__ = ("start", "end", "ba", "runs", "wruns", "uruns")
-
-    def __init__(self, bpe, start: int):
-        self.start = start
-        self.end = start
-        self.ba = BytesAppendable(bpe)
-        self.runs: list[list[int]] = []  # [group, a, b], RLE of T[start:end]
-        self.wruns: list[list[int]] = []
-        self.uruns: list[list[int]] = []
-
-    def copy(self):
-        new = _LongPiece.__new__(_LongPiece)
-        new.start, new.end = self.start, self.end
-        new.ba = self.ba.copy()
-        new.runs = [list(r) for r in self.runs]
-        new.wruns = [list(r) for r in self.wruns]
-        new.uruns = [list(r) for r in self.uruns]
-        return new
-
-    def set_end(self, text: str, end: int, run_re, mergeable) -> None:
-        if end < self.end:
-            removed = text[end : self.end]
-            self.ba.truncate(len(self.ba) - len(removed.encode("utf-8")))
-            runs = self.runs
-            while runs and runs[-1][1] >= end:
-                runs.pop()
-            if runs and runs[-1][2] > end:
-                runs[-1][2] = end
-            wruns = self.wruns
-            while wruns and wruns[-1][0] >= end:
-                wruns.pop()
-            if wruns and wruns[-1][1] > end:
-                wruns[-1][1] = end
-                if wruns[-1][2] >= end:
-                    wruns[-1][2] = -1
-            uruns = self.uruns
-            while uruns and uruns[-1][0] >= end:
-                uruns.pop()
-            if uruns and uruns[-1][1] > end:
-                last = uruns[-1]
-                last[1] = end
-                if last[2] >= end:
-                    last[2] = -1
-                if last[3] >= end:
-                    # the last Lm/Lo/mark run of the stretch is one of its last two runs
-                    # (upper-case runs merge), so this loop takes at most two steps
-                    last[3] = -1
-                    w_groups = _UPPER_GROUPS[run_re][1:] if run_re in _UPPER_GROUPS else ()
-                    for g, ra, rb in reversed(runs):
-                        if rb <= last[0]:
-                            break
-                        if g in w_groups:
-                            last[3] = min(rb, end) - 1
-                            break
-            self.end = end
-        if end > self.end:
-            self.ba.append(text[self.end : end].encode("utf-8"))
-            if run_re is not None:
-                runs = self.runs
-                wruns = self.wruns
-                uruns = self.uruns
-                word_groups = _WORD_GROUPS.get(run_re, ())
-                upper_groups = _UPPER_GROUPS.get(run_re, ())
-                base = self.end
-                for m in run_re.finditer(text[base:end]):
-                    g = m.lastindex
-                    a, b = m.span()
-                    a += base
-                    b += base
-                    if runs and runs[-1][2] == a and runs[-1][0] == g and g in mergeable:
-                        runs[-1][2] = b
-                    else:
-                        runs.append([g, a, b])
-                    if g in word_groups:
-                        first_ll = a if g == word_groups[0] else -1
-                        if wruns and wruns[-1][1] == a:
-                            wruns[-1][1] = b
-                            if wruns[-1][2] < 0:
-                                wruns[-1][2] = first_ll
-                        else:
-                            wruns.append([a, b, first_ll])
-                    if g in upper_groups:
-                        if not (uruns and uruns[-1][1] == a):
-                            uruns.append([a, a, -1, -1])
-                        last = uruns[-1]
-                        last[1] = b
-                        if g == upper_groups[0]:
-                            if last[2] < 0:
-                                last[2] = a
-                        else:
-                            last[3] = b - 1
-            self.end = end
 
 
 class TextAppendable:
@@ -733,46 +473,18 @@ class TextAppendable:
         qpos = 0
         cur = S  # real position up to which text has been emitted
         if compress and self.run_re is not None:
-            keep = _KEEP
-            min_len = 2 * keep + _MIN_CUT
-            mergeable = self.mergeable
-            ws_groups = _WS_GROUPS.get(self.run_re, ())
             for a, b, _ in pieces:
                 if b - a <= _LONG:
                     continue
                 rec = self.records.get(a)
                 if rec is None or rec.end < b:
                     continue
-                cut = _ws_piece_cut(rec.runs, a, b, ws_groups)
-                if cut is not None:
-                    piece_cuts = [cut]
-                else:
-                    piece_cuts = _word_piece_cuts(rec.wruns, a, b)
-                    cut = _upper_word_piece_cut(rec.uruns, a, b)
-                    # keep the cuts disjoint (a stretch of Lm/Lo/marks can lie in both kinds)
-                    if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in piece_cuts):
-                        piece_cuts = sorted(piece_cuts + [cut])
-                if piece_cuts:
-                    for cut_from, cut_to in piece_cuts:
-                        chunks.append(text[cur:cut_from])
-                        qpos += cut_from - cur
-                        cuts.add(qpos)
-                        breaks.append((qpos, cut_to))
-                        cur = cut_to
-                    continue
-                for g, ra, rb in rec.runs:
-                    if ra >= b:
-                        break
-                    if rb > b:
-                        rb = b
-                    if rb - ra >= min_len and g in mergeable:
-                        cut_from = ra + keep
-                        cut_to = rb - keep
-                        chunks.append(text[cur:cut_from])
-                        qpos += cut_from - cur
-                        cuts.add(qpos)
-                        breaks.append((qpos, cut_to))
-                        cur = cut_to
+                for cut_from, cut_to in long_piece_cuts(rec, a, b, self.run_re, self.mergeable):
+                    chunks.append(text[cur:cut_from])
+                    qpos += cut_from - cur
+                    cuts.add(qpos)
+                    breaks.append((qpos, cut_to))
+                    cur = cut_to
         chunks.append(text[cur:])
         return "".join(chunks), breaks, cuts
 

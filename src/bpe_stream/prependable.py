@@ -183,7 +183,7 @@ class TextPrependable:
         self.wc = None if fast is None else (fast, (LO, UP, OL) if fast.o200k else (LO,), LO)
         # Long first piece holding a long run of one compressible class (whitespace, newline,
         # punctuation runs), see _edit_run.
-        from .piece_stream import _COMPRESSIBLE, run_regex_for
+        from .long_pieces import _COMPRESSIBLE, run_regex_for
 
         self.run = None
         self.dig = None  # long digit run at the front, see _prepend_digits
@@ -392,7 +392,7 @@ class TextPrependable:
         return True
 
     # A long first piece P holding a long run of one compressible class (bundled patterns; the
-    # classes and the argument are those of bpe_stream.piece_stream): deleting the middle of a
+    # classes and the argument are those of bpe_stream.long_pieces): deleting the middle of a
     # maximal one-class run (keeping _KEEP characters at each end) moves every match boundary
     # after it by the deleted length and puts none inside it.  So prepending c is decided by
     # splitting the bounded proxy  c + text[:run_start + _KEEP] + text[run_end - _KEEP : P_end + ctx]
@@ -404,7 +404,7 @@ class TextPrependable:
     _CTX = 64
 
     def _check_run(self) -> None:
-        from .piece_stream import _KEEP, _MIN_CUT
+        from .long_pieces import _KEEP, _MIN_CUT
 
         self.run = None
         if self.word is not None or self.run_re is None or len(self.dists) < 2:
@@ -439,24 +439,55 @@ class TextPrependable:
             if m is None:
                 return
             if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
+                rs, re_, group = p0, min(m.end(), L1), m.lastindex
                 break
         else:
-            return
-        rs, re_ = p0, min(m.end(), L1)
+            found = self._find_stretch(front, L1, o200k)
+            if found is None:
+                return
+            rs, re_, group = found
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(front[:L1].encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
         tailpart = front[re_ - _KEEP :]
-        # (end of P, distance of the run start, distance where tailpart starts, tailpart,
-        #  group of the run, raw prependable over P)
-        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, m.lastindex, bp)
+        # (end of P, distance of the run start or stretch anchor, distance where tailpart
+        #  starts, tailpart, group of the run or stretch kind (< 0), raw prependable over P)
+        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, group, bp)
+
+    # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
+    # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
+    # two), an o200k [\r\n/] stretch after a "/".  Any later anchor in the same stretch works
+    # too, which is what truncation needs.  kind -> (anchor regex, stretch character class).
+    _STRETCHES = {
+        -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
+    }
+
+    def _find_stretch(self, front: str, L1: int, o200k: bool):
+        """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
+        lies near the front of the first piece ``front[:L1]``, or None."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        for kind in ((-2, -3) if o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(front, 0, _KEEP + 2)
+            if m is None:
+                continue
+            q = m.start()
+            if class_re.match(front, 0).end() < q:  # the anchor must be in the stretch at the front
+                continue
+            z1 = min(class_re.match(front, q).end(), L1)
+            if z1 - q >= 2 * _KEEP + _MIN_CUT:
+                return q, z1, kind
+        return None
 
     def _edit_run(self, c: str, drop: int) -> bool:
         """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation
         inside the first piece P); decided on the bounded proxy above, O(_KEEP + ctx + len(c)).
         Returns False (state dropped or kept, nothing changed) when the proxy cannot decide."""
-        from .piece_stream import _KEEP, _MIN_CUT
+        from .long_pieces import _KEEP, _MIN_CUT
 
         end, hi, d0, tailpart, group, bp = self.run
         n_old = self.n
@@ -476,10 +507,17 @@ class TextPrependable:
             self.n = n_new
             self._set_front(n_new, bp.token_count)
             return True
-        rs_old = n_old - hi  # run start in the old text
+        rs_old = n_old - hi  # run start (stretch anchor) in the old text
         if rs_old - drop > 8:
             return False
-        cut_from = max(rs_old, drop) + _KEEP  # old coordinates; the run may now start at the front
+        anchor = max(rs_old, drop)  # old coordinates; the run may now start at the front
+        if group < 0 and drop > rs_old:  # the anchor was dropped: take a later one
+            m = self._STRETCHES[group][0].search(self._front(drop + _KEEP + 2), drop)
+            if m is None:
+                self.run = None
+                return False
+            anchor = m.start()
+        cut_from = anchor + _KEEP
         if n_old - d0 - cut_from < _MIN_CUT:
             self.run = None  # the run got too short to cut
             return False
@@ -534,11 +572,16 @@ class TextPrependable:
             sufs.append(base)
             index[d] = len(dists) - 1
         if long_piece:
-            if drop > rs_old:
-                hi = n_old - drop  # the run now starts at the old text's new front
-            g = self.run_re.match(c)
-            if hi == n_old - drop and g is not None and g.lastindex == group and g.end() == len(c):
-                hi = n_new
+            hi = n_old - anchor  # distances do not move
+            if group > 0:
+                g = self.run_re.match(c)
+                if anchor == drop and g is not None and g.lastindex == group and g.end() == len(c):
+                    hi = n_new  # c extends the run at the front
+            elif c:
+                anchor_re, class_re = self._STRETCHES[group]
+                h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
+                if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
+                    hi = n_new  # an anchor at the new front, in the same stretch
             self.run = (end, hi, d0, tailpart, group, bp)
         else:
             self.run = None
