@@ -218,7 +218,7 @@ class TextPrependable:
         new = TextPrependable.__new__(TextPrependable)
         new.enc, new.pattern, new.n, new.pending = self.enc, self.pattern, self.n, self.pending
         new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
-        new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),)
+        new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),) + self.run[6:]
         new.dig = None if self.dig is None else list(self.dig)
         new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
         new.saved = {}
@@ -276,15 +276,24 @@ class TextPrependable:
         saved = self.saved
         if len(saved) >= 1024:
             saved.clear()
-        saved[(self.n, self.dists[-2])] = (self.word, self.run, self.dig)
+        # a run state may belong to a piece after the first (see _edit_run)
+        key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.dists[-2])
+        saved[key] = (self.word, self.run, self.dig)
         self.word = self.run = self.dig = None
 
     def _restore_state(self) -> bool:
         # A piece's text is fixed by its distances from the end (prepending and truncating
         # only change the front), so a saved state is valid whenever its piece is first again.
-        if len(self.dists) < 2 or not self.saved:
+        dists = self.dists
+        if len(dists) < 2 or not self.saved:
             return False
-        state = self.saved.pop((self.n, self.dists[-2]), None)
+        state = self.saved.pop((self.n, dists[-2]), None)
+        if state is None and len(dists) >= 3:
+            # the second piece's run state (a run state need not be the first piece's)
+            state = self.saved.pop((dists[-2], dists[-3]), None)
+            if state is not None and state[1] is None:
+                self.saved[(dists[-2], dists[-3])] = state
+                state = None
         if state is None:
             return False
         self.word, self.run, self.dig = state
@@ -432,7 +441,7 @@ class TextPrependable:
                 bp = BytesPrependable(self.enc.bpe)
                 bp.prepend(P.encode("utf-8"))
                 if bp.token_count == self.sufs[-1] - self.sufs[-2]:
-                    self.run = (end, None, None, None, None, bp)
+                    self.run = (end, None, None, None, None, bp, n)
             return
         for p0 in (0, 1, 2):
             m = self.run_re.match(front, p0)
@@ -452,8 +461,9 @@ class TextPrependable:
             return
         tailpart = front[re_ - _KEEP :]
         # (end of P, distance of the run start or stretch anchor, distance where tailpart
-        #  starts, tailpart, group of the run or stretch kind (< 0), raw prependable over P)
-        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, group, bp)
+        #  starts, tailpart, group of the run or stretch kind (< 0), raw prependable over P,
+        #  distance of P's start)
+        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n)
 
     # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
     # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
@@ -484,19 +494,22 @@ class TextPrependable:
         return None
 
     def _edit_run(self, c: str, drop: int) -> bool:
-        """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation
-        inside the first piece P); decided on the bounded proxy above, O(_KEEP + ctx + len(c)).
-        Returns False (state dropped or kept, nothing changed) when the proxy cannot decide."""
+        """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation);
+        decided on the bounded proxy above, O(_KEEP + ctx + len(c)).  The long piece P of the
+        state need not be the first piece: pieces in front of it are re-split in the proxy's
+        head, and P stays, grows or shrinks at its front.  Returns False (nothing changed;
+        the state is kept, or dropped when it can no longer apply) when the proxy cannot decide."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        end, hi, d0, tailpart, group, bp = self.run
+        end, hi, d0, tailpart, group, bp, ps = self.run
         n_old = self.n
         dists, sufs, index = self.dists, self.sufs, self.index
-        if dists[-2] != end or dists[-1] != n_old or drop >= n_old - end:
+        k = index.get(ps)
+        if k is None or dists[k - 1] != end or drop >= n_old - end:
             return False
         n_new = n_old - drop + len(c)
-        if hi is None:  # whitespace piece ending at a newline (see _check_run)
-            if not (c.isspace() or c == ""):
+        if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
+            if ps != n_old or not (c.isspace() or c == ""):
                 return False
             if drop:
                 bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
@@ -506,6 +519,7 @@ class TextPrependable:
                 self.chunks.append(c)
             self.n = n_new
             self._set_front(n_new, bp.token_count)
+            self.run = (end, hi, d0, tailpart, group, bp, n_new)
             return True
         rs_old = n_old - hi  # run start (stretch anchor) in the old text
         if rs_old - drop > 8:
@@ -521,13 +535,14 @@ class TextPrependable:
         if n_old - d0 - cut_from < _MIN_CUT:
             self.run = None  # the run got too short to cut
             return False
-        head = c + self._front(cut_from)[drop:]
+        old_head = self._front(cut_from)
+        head = c + old_head[drop:]
         proxy = head + tailpart
         h = len(head)
         d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
         pieces = self.enc._pieces
         new = []
-        long_piece = False
+        a_long = -1
         synced = None
         for m in self.pattern.finditer(proxy):
             a, b = m.span()
@@ -542,9 +557,9 @@ class TextPrependable:
             if b == len(proxy) and d_end > 0:
                 return False
             if a < h < b:
-                if a != 0 or d0 - (b - h) != end:
+                if d0 - (b - h) != end:
                     return False
-                long_piece = True
+                a_long = a
                 new.append((da, None))
             else:
                 new.append((da, len(pieces[m.group()])))
@@ -552,10 +567,22 @@ class TextPrependable:
             if d_end > 0:
                 return False
             synced = 0
-        if long_piece:  # the first piece is c + P[drop:]
-            if drop:
-                bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
-            bp.prepend(c.encode("utf-8"))
+        if a_long < 0 and synced < ps:
+            return False  # P changed without a match across the cut: never expected
+        if a_long >= 0:
+            # P becomes new_text[a_long:P's end]: adjust bp at its front (bounded: all within head)
+            ps_pos = n_old - ps
+            if a_long < len(c):
+                prefix, cut_old = c[a_long:], drop
+            else:
+                prefix, cut_old = "", a_long - len(c) + drop
+            if cut_old > ps_pos:
+                bp.truncate(len(bp) - len(old_head[ps_pos:cut_old].encode("utf-8")))
+            elif cut_old < ps_pos:
+                bp.prepend(old_head[cut_old:ps_pos].encode("utf-8"))
+            if prefix:
+                bp.prepend(prefix.encode("utf-8"))
+            ps = n_new - a_long
         self._drop_front(drop)
         if c:
             self.chunks.append(c)
@@ -571,8 +598,8 @@ class TextPrependable:
             dists.append(d)
             sufs.append(base)
             index[d] = len(dists) - 1
-        if long_piece:
-            hi = n_old - anchor  # distances do not move
+        hi = n_old - anchor  # distances do not move
+        if a_long == 0:
             if group > 0:
                 g = self.run_re.match(c)
                 if anchor == drop and g is not None and g.lastindex == group and g.end() == len(c):
@@ -582,9 +609,7 @@ class TextPrependable:
                 h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
                 if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
                     hi = n_new  # an anchor at the new front, in the same stretch
-            self.run = (end, hi, d0, tailpart, group, bp)
-        else:
-            self.run = None
+        self.run = (end, hi, d0, tailpart, group, bp, ps)
         return True
 
     # A long run R of digits at the front (bundled patterns): its pieces are the groups of three
