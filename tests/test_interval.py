@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream.interval import IntervalCounter
@@ -157,3 +157,24 @@ def test_pickle_after_queries(name):
         count = enc.count if isinstance(data, str) else enc.bpe.count
         for i, j in [(0, len(data)), (3, 50), (5, len(data) - 2), (200, 400)]:
             assert copy.count(i, j) == count(data[i:j])
+
+
+PUNCT_MARKS = "!!'/\u0301a A\n.中"
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=PUNCT_MARKS, min_size=1, max_size=20))
+@example(text="!!!\u0301.aA a !!a.A")  # a mark after "!!" stays in the punctuation piece
+@example(text="!A!  .!\u0301/.")  # "  " before "." in text[:5]: one whitespace piece
+@example(text="!/\n//!\nAa")  # "//" in the tail, then "!": one piece from the first "/"
+def test_every_interval_punctuation_with_marks_apostrophes_slashes(name, text):
+    # o200k words take marks after a punctuation lead ("!\u0301" is a word, "!!\u0301" a
+    # punctuation piece), an o200k "/" may sit in a piece's [\r\n/]* tail, a space-led
+    # punctuation piece follows a whitespace piece that reads one character into it: the
+    # shortcuts for punctuation pieces must respect all three
+    enc = encoding_by_name(name)
+    ic = IntervalCounter(enc, text)
+    for i in range(len(text) + 1):
+        for j in range(i, len(text) + 1):
+            assert ic.count(i, j) == enc.count(text[i:j]), (i, j)

@@ -68,6 +68,8 @@ from .encoding import _CACHEABLE_PIECE_LEN
 
 _DIGITS = regex.compile(r"\p{N}{64,}")
 _WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
+_LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
+_MARK = regex.compile(r"\p{M}")
 _NEWLINES = re.compile(r"[\r\n]+")
 
 __all__ = ["IntervalCounter"]
@@ -501,6 +503,9 @@ class _TextIntervals:
         self.wc: frozenset = frozenset()
         self.ws: frozenset = frozenset()
         self.pc: frozenset = frozenset()
+        self.zn: frozenset = frozenset()
+        self.lm: frozenset = frozenset()
+        self.mk: frozenset = frozenset()
         if self.fast is not None:
             from .split_fastpath import LO
 
@@ -511,6 +516,11 @@ class _TextIntervals:
             self.ws = frozenset(ch for ch in chars if self.fast.is_ws(ch))
             # punctuation that only ever sits in the main run of a punctuation piece
             self.pc = frozenset(ch for ch in chars if self.fast.char_class(ch) == P)
+            # [^\s\p{L}\p{N}] characters that are not marks (o200k's words take marks),
+            # and letters and marks
+            self.zn = self.pc | (frozenset("'/") & chars)
+            self.lm = frozenset(ch for ch in chars if _LETTER_OR_MARK.match(ch))
+            self.mk = frozenset(ch for ch in self.lm if _MARK.match(ch))
             self.ws_runs = [m.span() for m in _WS_RUN.finditer(text)]
             self.ws_run_starts = [a for a, _ in self.ws_runs]
 
@@ -558,13 +568,31 @@ class _TextIntervals:
         return True
 
     def _punct_piece(self, s: int, t: int) -> bool:
-        """Whole-text piece [s, t) is a punctuation piece: its run (after an optional space)
-        opens with a punctuation character that never starts a contraction, followed by
-        another non-letter punctuation character (a word piece has a letter right after
-        its one-character lead)."""
+        """Whole-text piece [s, t) is a punctuation piece: after an optional space, a
+        non-mark ``[^\s\p{L}\p{N}]`` character followed by one that is no letter or mark (a
+        word has a letter, or for o200k a mark, right after its one-character lead; a
+        contraction a letter after its apostrophe).  Every prefix of it is one piece."""
         text = self.text
         off = 1 if text[s] == " " else 0
-        return t - s >= off + 2 and text[s + off] in self.pc and (text[s + off + 1] in self.pc or text[s + off + 1] in "'/")
+        return t - s >= off + 2 and text[s + off] in self.zn and text[s + off + 1] not in self.lm
+
+    def _punct_suffix_ends(self, i: int, t: int) -> bool:
+        """For :meth:`_punct_from` text: the match from ``i`` also ends at the piece end ``t``.
+        Only an o200k "/" may start in the piece's ``[\r\n/]*`` tail, where the run
+        ``[^\s\p{L}\p{N}]+`` of a match from it would go on into punctuation after ``t``."""
+        text = self.text
+        if text[i] != "/" or t == len(text):
+            return True
+        nxt = text[t]
+        return nxt not in self.zn and nxt not in self.mk
+
+    def _punct_from(self, i: int, j: int) -> bool:
+        """``text[i:j]``, inside a whole-text piece that it does not start, is matched whole
+        by the punctuation alternative: ``text[i]`` is a non-mark ``[^\s\p{L}\p{N}]``
+        character and the next one no letter or mark (see :meth:`_punct_piece`).  Inside a
+        word piece this only holds for a lone apostrophe (its contraction letter follows)."""
+        text = self.text
+        return text[i] in self.zn and (j - i < 2 or text[i + 1] not in self.lm)
 
     def _all_ws(self, s: int, t: int) -> bool:
         # first, second and last characters whitespace => whitespace only (see split_fastpath)
@@ -604,10 +632,11 @@ class _TextIntervals:
         elif text[j - 1] in self.pc and text[s_j] != "'":
             ke = kj  # a prefix of a punctuation piece ending in its punctuation run: one piece
             tailc = self._piece_count(kj, s_j, j)
-        elif text[j - 1] in "'/" and fast is not None and self._punct_piece(s_j, t_j):
-            # an apostrophe inside a punctuation piece is in its run (nothing follows it in
-            # text[:j], so no contraction), and an o200k "/" is in its run or in its
-            # [\r\n/]* tail: either way the prefix is one piece
+        elif fast is not None and (text[s_j] != " " or j - s_j >= 2) and self._punct_piece(s_j, t_j):
+            # the punctuation alternative is decided by the piece's first two characters, so
+            # any prefix of the piece is one piece (apostrophes and marks in its run, an o200k
+            # "/" or newlines in its tail); the prefix must hold more than the leading space,
+            # else a whitespace piece before it would run on into that space
             ke = kj
             tailc = self._piece_count(kj, s_j, j)
         elif fast is not None and self._all_ws(s_j, t_j) and (kj == 0 or not self._all_ws(starts[kj - 1], s_j)):
@@ -624,7 +653,7 @@ class _TextIntervals:
         t_i = starts[ki + 1]
         if t_i <= e and (
             (text[i] in wc and text[i - 1] in wc and self._is_word(s_i, t_i))
-            or (text[i] in self.pc and t_i - i >= 2)
+            or (t_i - i >= 2 and self._punct_from(i, t_i) and self._punct_suffix_ends(i, t_i))
             or (fast is not None and self._all_ws(s_i, t_i))
         ):
             return self._piece_count(ki, i, t_i) + cum[ke] - cum[ki + 1] + tailc
@@ -702,8 +731,7 @@ class _TextIntervals:
             return self._piece_count(k, i, j)
         if self._all_ws(s, t):
             return self._ws_count(k, i, j)
-        pc = self.pc
-        if text[j - 1] in pc and (i == s or text[i] in pc) and text[s] != "'":
+        if self._punct_from(i, j) if i > s else self._punct_piece(s, t):
             return self._piece_count(k, i, j)  # optional space + punctuation run: one piece
         return self._uniform_count(i, j)
 
@@ -812,7 +840,7 @@ class _TextIntervals:
         if i == s:
             return self.cum[k + 1] - self.cum[k] if j == t else self._piece_count(k, s, j)
         if i > s:
-            if self.text[i] in self.pc and self.text[s] != "'":
+            if self._punct_from(i, j):
                 return self._piece_count(k, i, j)  # the rest of the punctuation run: one piece
             return None
         from .cuts import _hard_boundary_test
