@@ -568,7 +568,7 @@ class _TextIntervals:
         return True
 
     def _punct_piece(self, s: int, t: int) -> bool:
-        """Whole-text piece [s, t) is a punctuation piece: after an optional space, a
+        r"""Whole-text piece [s, t) is a punctuation piece: after an optional space, a
         non-mark ``[^\s\p{L}\p{N}]`` character followed by one that is no letter or mark (a
         word has a letter, or for o200k a mark, right after its one-character lead; a
         contraction a letter after its apostrophe).  Every prefix of it is one piece."""
@@ -577,7 +577,7 @@ class _TextIntervals:
         return t - s >= off + 2 and text[s + off] in self.zn and text[s + off + 1] not in self.lm
 
     def _punct_suffix_ends(self, i: int, t: int) -> bool:
-        """For :meth:`_punct_from` text: the match from ``i`` also ends at the piece end ``t``.
+        r"""For :meth:`_punct_from` text: the match from ``i`` also ends at the piece end ``t``.
         Only an o200k "/" may start in the piece's ``[\r\n/]*`` tail, where the run
         ``[^\s\p{L}\p{N}]+`` of a match from it would go on into punctuation after ``t``."""
         text = self.text
@@ -587,7 +587,7 @@ class _TextIntervals:
         return nxt not in self.zn and nxt not in self.mk
 
     def _punct_from(self, i: int, j: int) -> bool:
-        """``text[i:j]``, inside a whole-text piece that it does not start, is matched whole
+        r"""``text[i:j]``, inside a whole-text piece that it does not start, is matched whole
         by the punctuation alternative: ``text[i]`` is a non-mark ``[^\s\p{L}\p{N}]``
         character and the next one no letter or mark (see :meth:`_punct_piece`).  Inside a
         word piece this only holds for a lone apostrophe (its contraction letter follows)."""
