@@ -24,7 +24,7 @@ import types
 
 import regex
 
-from bpe_stream.pretokenize import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from bpe_stream.pretokenize import CL100K_PATTERN, O200K_PATTERN
 from bpe_stream.table import PrefixTable
 
 _HARD = regex.compile(r"\p{L}(?=[^\p{L}\p{M}'])")
@@ -44,7 +44,6 @@ def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
             break
     j_hi = j_byte
     if enc.pat_str in _HARD_PATTERNS:
-        pieces = compile_pattern(enc.pat_str)
         total = 0
         pos = start
         for m in _HARD.finditer(text, start, j_byte):
@@ -56,7 +55,6 @@ def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
             if total > max_tokens:
                 j_hi = h
                 break
-        del pieces
     for j in range(j_hi, start, -1):
         if enc.count(text[start:j]) <= max_tokens:
             return j

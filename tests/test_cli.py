@@ -7,8 +7,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from bpe_stream import get_encoding
 from bpe_stream.cli import main
 

@@ -6,7 +6,7 @@ import pickle
 import random
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_stream import METHODS, BytePairEncoding, get_encoding
