@@ -366,7 +366,9 @@ def _hard_boundary_test(fast):
 
     cc = fast.char_class
     letters = (LO, UP, OL) if fast.o200k else (LO,)
-    no_letter_after = frozenset(letters) | {AP, None}
+    # cl100k: a word's letter run stops at an apostrophe (contractions start with it);
+    # o200k: a word may end with a contraction, so an apostrophe after a letter is no cut
+    no_letter_after = frozenset(letters) | {None} | ({AP} if fast.o200k else set())
     o200k = fast.o200k
     memo: dict[tuple[str, str], bool] = {}
 
@@ -403,8 +405,8 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     the window are exact whatever the window).
 
     Exact early stop (bundled patterns).  Call ``p`` a *hard boundary* when
-    ``text[p-1], text[p]`` is: a letter then neither a letter nor an apostrophe
-    (o200k: nor a mark); a digit then a non-digit; a newline then a non-whitespace
+    ``text[p-1], text[p]`` is: a letter then no letter (o200k: nor an apostrophe nor a
+    mark); a digit then a non-digit; a newline then a non-whitespace
     character (o200k: not ``/``); or a punctuation character then non-newline
     whitespace.  Then every split of ``text[i:]`` with ``i < p`` has a boundary at
     ``p``: the piece holding ``text[p-1]`` cannot absorb ``text[p]`` (letter runs,
