@@ -196,6 +196,30 @@ def main():
 
             d = best_of(1, drop_front)[0]
             rows.append((name, "adversarial: truncate 100K times by 1 char at the front of a 200K-digit run", f"{d:.2f} s", f"{d / 100_000 * 1e6:.1f} us/truncate"))
+            # Multi-character edits inside one long piece (long_pieces.py): the cost per edit
+            # must not grow with the piece.  One untimed edit first (it may merge the front).
+            for label, unit in (("'A中'", "A中"), ("\"!'\"", "!'"), ("'/\\n'", "/\n"), ("'中\\u0301'", "中\u0301"),
+                                ("'\\r\\n \\t'", "\r\n \t"), ("'a\\u0301'", "a\u0301")):
+                per = []
+                for size in (20_000, 200_000):
+                    body = (unit * (size // len(unit) + 1))[:size]
+
+                    def edits(make, grow, body=body, unit=unit, size=size):
+                        st = make(enc)
+                        grow(st, body)
+                        grow(st, unit + unit[0])
+                        st.truncate(size - 1)
+                        t0 = time.thread_time()
+                        for k in range(200):
+                            grow(st, unit + unit[0])
+                            st.truncate(size - 1 - k % 3)
+                        return (time.thread_time() - t0) / 200 * 1e6
+
+                    per.append((edits(AppendableEncoder, AppendableEncoder.append),
+                                edits(PrependableEncoder, PrependableEncoder.prepend)))
+                rows.append((name, f"adversarial: edit inside one long piece of {label} (3 chars added, then truncated)",
+                             f"append+truncate {per[0][0]:.0f} / {per[1][0]:.0f} us at 20K / 200K chars",
+                             f"prepend+truncate {per[0][1]:.0f} / {per[1][1]:.0f} us at 20K / 200K chars"))
     print("| encoding | measurement | result | comparison |")
     print("|---|---|---|---|")
     for r in rows:
