@@ -65,3 +65,18 @@ ENCODING_NAMES = ["cl100k_base", "o200k_base"]
 @pytest.fixture(params=ENCODING_NAMES)
 def encoding_name(request):
     return request.param
+
+
+@pytest.fixture(params=[False, True], ids=["default", "tiny"])
+def small_constants(request, monkeypatch):
+    """With tiny constants the long-piece machinery (cuts of long pieces in re-splits,
+    long-first-piece states of prepending) runs on short hypothesis texts."""
+    if request.param:
+        import bpe_stream.long_pieces as long_pieces
+        import bpe_stream.piece_stream as piece_stream
+        from bpe_stream.front_stream import TextPrependable
+
+        monkeypatch.setattr(long_pieces, "_KEEP", 3)
+        monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
+        monkeypatch.setattr(piece_stream, "_LONG", 6)
+        monkeypatch.setattr(TextPrependable, "_LONG", 6)

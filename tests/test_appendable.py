@@ -4,8 +4,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe_stream
-import bpe_stream.long_pieces as long_pieces
-import bpe_stream.piece_stream as ps
 from bpe_stream.appendable import AppendableEncoder
 
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
@@ -15,13 +13,10 @@ from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
 
 
-@pytest.fixture(params=[False, True], ids=["default", "tiny-keep"])
-def small_compression(request, monkeypatch):
-    # with tiny constants the long-piece compression runs on short hypothesis texts
-    if request.param:
-        monkeypatch.setattr(long_pieces, "_KEEP", 3)
-        monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
-        monkeypatch.setattr(ps, "_LONG", 6)
+@pytest.fixture
+def small_compression(small_constants):
+    # conftest.small_constants: default and tiny long-piece constants
+    return small_constants
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)

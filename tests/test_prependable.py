@@ -158,15 +158,7 @@ def test_long_digit_run_prepend_and_truncate(name, tail, run, ops):
         pe.prepend(ch)
     text = run + tail
     assert pe.token_count == enc.count(text)
-    for is_trunc, k, s in ops:
-        if is_trunc:
-            n = max(0, len(text) - k)
-            pe.truncate(n)
-            text = text[len(text) - n :]
-        else:
-            pe.prepend(s)
-            text = s + text
-        assert pe.token_count == enc.count(text), (is_trunc, k, s)
+    _edit_front(pe, enc, text, ops)
 
 
 @pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
@@ -209,25 +201,13 @@ def test_lower_case_letter_before_upper_case_starts_a_piece(base):
 FRONT_ALPHABETS = ["aB中ʰ\u0301", "A中ʰ\u0301", "abc", " \t\n", "\r\n ", "!?.", "!'/\u0301", "/\n\r!", "12"]
 
 
-@pytest.fixture(params=[False, True], ids=["default", "tiny"])
-def small_front(request, monkeypatch):
-    # with tiny constants the long-first-piece states run on short hypothesis texts
-    if request.param:
-        import bpe_stream.long_pieces as long_pieces
-        from bpe_stream.prependable import TextPrependable
-
-        monkeypatch.setattr(long_pieces, "_KEEP", 3)
-        monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
-        monkeypatch.setattr(TextPrependable, "_LONG", 6)
-
-
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     data=st.data(),
     tail=st.sampled_from(["", "x", " y.", "\n", "Ab", "'s"]),
 )
-def test_long_first_piece_prepend_and_truncate(name, data, tail, small_front):
+def test_long_first_piece_prepend_and_truncate(name, data, tail, small_constants):
     # a long first piece (word, one-class run, whitespace piece, digits) keeps its state
     # through multi-character prepends and truncations inside it, and gets it back when a
     # truncation makes it first again after other pieces were put in front of it
@@ -243,15 +223,7 @@ def test_long_first_piece_prepend_and_truncate(name, data, tail, small_front):
         pe.prepend(body[max(0, k - 5) : k])
     text = body + tail
     assert pe.token_count == enc.count(text)
-    for is_trunc, k, s in ops:
-        if is_trunc:
-            n = max(0, len(text) - k)
-            pe.truncate(n)
-            text = text[len(text) - n :]
-        else:
-            pe.prepend(s)
-            text = s + text
-        assert pe.token_count == enc.count(text), (is_trunc, k, s)
+    _edit_front(pe, enc, text, ops)
 
 
 @pytest.mark.parametrize("word", ["xa" + "中" * 80, "xa" + "中ʰ" * 40, "A" + "中" * 80, "a" * 80])
@@ -273,3 +245,17 @@ def test_truncating_into_long_first_word(word, tail):
             assert pe.token_count == enc.count(text[drop:]), (enc.name, drop)
             pe.prepend("中a")
             assert pe.token_count == enc.count("中a" + text[drop:]), (enc.name, drop)
+
+
+def _edit_front(pe, enc, text, ops):
+    """Apply ``ops`` (truncate to keep all but k characters, or prepend s) to ``pe`` holding
+    ``text``, checking the count against ``enc.count`` after each."""
+    for is_trunc, k, s in ops:
+        if is_trunc:
+            n = max(0, len(text) - k)
+            pe.truncate(n)
+            text = text[len(text) - n :]
+        else:
+            pe.prepend(s)
+            text = s + text
+        assert pe.token_count == enc.count(text), (is_trunc, k, s)

@@ -505,24 +505,20 @@ class TextAppendable:
         self.upper_start = L - upper_len
         limit = min(L - self.margin, L - ws_len, L - upper_len)
         pieces_cache = self.enc._pieces
+        counted = [
+            (a + S, b + S, len(pieces_cache[proxy[a:b]]) if b - a <= _LONG else self._long_count(a + S, b + S))
+            for a, b in spans
+        ]
+        self._settle(counted, limit)
+
+    def _settle(self, counted, limit: int) -> None:
+        """Re-split pieces ``(start, end, count)`` of the tail: those ending by ``limit``
+        (before any that does not) become stable, the rest form the new tail."""
         ends = self.stable_ends
         cum = self.stable_cum
         tail = []
         tail_count = 0
-        records = self.records
-        for a, b in spans:
-            if b - a <= _LONG:
-                c = len(pieces_cache[proxy[a:b]])
-                a += S
-                b += S
-            else:
-                a += S
-                b += S
-                rec = records.get(a)
-                if rec is None:
-                    rec = records[a] = _LongPiece(self.enc.bpe, a)
-                rec.set_end(self.text, b, self.run_re, self.mergeable)
-                c = rec.ba.token_count
+        for a, b, c in counted:
             if not tail and b <= limit:
                 ends.append(b)
                 cum.append(cum[-1] + c)
@@ -580,31 +576,10 @@ class TextAppendable:
         self.upper_start = upper
         limit = min(L - self.margin, ws, upper)
         pieces_cache = self.enc._pieces
+        self._settle([(a, b, len(pieces_cache[text[a:b]]) if b - a <= _LONG else self._long_count(a, b))
+                      for a, b in real], limit)
+        live_long = {a for a, b in real if b - a > _LONG}
         records = self.records
-        bpe = self.enc.bpe
-        ends = self.stable_ends
-        cum = self.stable_cum
-        tail = []
-        tail_count = 0
-        live_long = set()
-        for a, b in real:
-            if b - a <= _LONG:
-                c = len(pieces_cache[text[a:b]])
-            else:
-                rec = records.get(a)
-                if rec is None:
-                    rec = records[a] = _LongPiece(bpe, a)
-                rec.set_end(text, b, self.run_re, self.mergeable)
-                c = rec.ba.token_count
-                live_long.add(a)
-            if not tail and b <= limit:
-                ends.append(b)
-                cum.append(cum[-1] + c)
-            else:
-                tail.append((a, b, c))
-                tail_count += c
-        self.tail = tail
-        self.tail_count = tail_count
         # drop records of long pieces in [S, L) that no longer exist
         for a, b, _ in pieces:
             if b - a > _LONG and a not in live_long:

@@ -1,0 +1,690 @@
+r"""Token counts of a ``str`` growing at its front under tiktoken's pre-split (the text
+engine of :class:`~bpe_stream.prependable.PrependableEncoder`).
+
+Invariant (``Encoding``): the pieces of the text are kept as boundaries measured
+from the *end* (which prepending does not move) with the token count of the text
+after each boundary.  Prepending ``u`` re-splits from the new front until a match
+starts on a known boundary: from there both splits are identical (the patterns
+have no lookbehind), so ``count = new pieces + suffix count at that boundary``.
+Cost: O(prepended + the pieces re-split before re-synchronising), typically one
+or two pieces.  Long first pieces grown at their front keep state so that the
+front is not re-split through them: a *word* grown one letter at a time keeps a
+raw prependable over its bytes (``_prepend_to_word``, O(1) per letter); a piece
+holding a long one-class run (spaces, newlines, punctuation) is re-split only on
+a bounded proxy with the run's middle cut out (``_edit_run``, O(1) per
+character); a whitespace piece ending at its stretch's last newline (or, for
+cl100k, the whole text) absorbs any prepended whitespace (O(prepended)); a long
+digit run keeps the counts of its three-digit windows by phase (``_prepend_digits``,
+O(1) per digit).
+For o200k the word state covers any first piece of letters and marks: letters,
+marks and ``Lm``/``Lo`` are prepended in O(1), lower-case letters only while the
+word's leading ``[Lu Lt Lm Lo M]`` run holds no upper-case letter (see
+``_prepend_to_word``).
+These states follow multi-character prepends and truncations inside the piece
+(``_truncate_word``, ``_edit_run`` with a drop), and a state is saved when other
+pieces are put in front of its piece and restored when truncation makes the piece
+first again (``saved``): a piece's text is fixed by its distances from the end.
+A long punctuation stretch (after two non-mark characters) or o200k ``[\r\n/]``
+stretch (after a ``/``) near the front is handled like a one-class run, with the
+proofs of :mod:`bpe_stream.long_pieces`, and the piece holding it may sit behind
+short pieces in front (``_edit_run``).  Remaining slow case (found on o200k): a
+prepend that changes the split of a long stretch (``"!"`` before
+``"\u0301\u0301!" * n`` makes one punctuation piece of n mark-led words) costs
+O(stretch), the new piece's tokens depending on all of its bytes.  Truncating
+inside a long digit run at the front subtracts the dropped three-digit windows
+(``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend
+is joined with a high surrogate ending the next one, as tiktoken joins the pair in
+the whole text.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .appendable import _check_len
+from .prependable import BytesPrependable
+from .split_fastpath import LO, OL, UP
+
+__all__ = ["TextPrependable"]
+
+_DIGITS = regex.compile(r"\p{N}+")
+_O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
+_O200K_UPPER_PREFIX = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
+_LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
+_LAST_LL = regex.compile(r"(?r)\p{Ll}")
+
+
+class TextPrependable:
+    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
+                 "run", "run_re", "mergeable", "dig", "saved")
+
+    def __init__(self, enc):
+        from .pretokenize import compile_pattern
+
+        self.enc = enc
+        self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
+        self.chunks: list[str] = []  # chunks[-1] is the front
+        self.n = 0
+        # piece boundaries as distance from the end, increasing; sufs: count after it
+        self.dists = [0]
+        self.sufs = [0]
+        self.index = {0: 0}
+        # a lone low surrogate that began the last prepend (stored as U+FFFD): joined with a
+        # high surrogate ending the next prepend, as tiktoken joins the pair in the whole text
+        self.pending = ""
+        # Long first word grown at its front one letter at a time (bundled patterns): ``word`` =
+        # (distance of its end, raw BytesPrependable of its bytes), see _prepend_to_word.
+        self.word = None
+        from .split_fastpath import LO, OL, UP, fast_split_for
+
+        fast = fast_split_for(enc.pat_str)
+        self.wc = None if fast is None else (fast, (LO, UP, OL) if fast.o200k else (LO,), LO)
+        # Long first piece holding a long run of one compressible class (whitespace, newline,
+        # punctuation runs), see _edit_run.
+        from .long_pieces import _COMPRESSIBLE, run_regex_for
+
+        self.run = None
+        self.dig = None  # long digit run at the front, see _prepend_digits
+        # (start, end) distances of a long first piece -> its (word, run, dig) state, kept when a
+        # prepend puts other pieces in front of it, restored when truncation makes it first again
+        self.saved: dict = {}
+        self.run_re = run_regex_for(enc.pat_str)
+        self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
+
+    def __getstate__(self):
+        return {"enc": self.enc, "text": self.get_text(), "pending": self.pending}
+
+    def __setstate__(self, state):
+        self.__init__(state["enc"])
+        self.prepend(state["text"])
+        self.pending = state.get("pending", "")
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def token_count(self) -> int:
+        return self.sufs[-1]
+
+    def get_text(self) -> str:
+        return "".join(reversed(self.chunks))
+
+    def tokens(self) -> list[int]:
+        return self.enc.encode_ordinary(self.get_text())
+
+    def copy(self):
+        new = TextPrependable.__new__(TextPrependable)
+        new.enc, new.pattern, new.n, new.pending = self.enc, self.pattern, self.n, self.pending
+        new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
+        new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),) + self.run[6:]
+        new.dig = None if self.dig is None else list(self.dig)
+        new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
+        new.saved = {}
+        new.chunks = list(self.chunks)
+        new.dists = list(self.dists)
+        new.sufs = list(self.sufs)
+        new.index = dict(self.index)
+        return new
+
+    def _front(self, k: int) -> str:
+        parts = []
+        got = 0
+        for c in reversed(self.chunks):
+            parts.append(c)
+            got += len(c)
+            if got >= k:
+                break
+        return "".join(parts)[:k]
+
+    def prepend(self, s: str) -> None:
+        from .encoding import fix_surrogates
+
+        if not s:
+            return
+        if self.pending:
+            pending = self.pending
+            if "\ud800" <= s[-1] <= "\udbff":
+                self.truncate(self.n - 1)  # drop the U+FFFD that stood for the lone low surrogate
+                s = s + pending
+            self.pending = ""
+        pending = s[0] if "\udc00" <= s[0] <= "\udfff" else ""
+        s = fix_surrogates(s)
+        self.pending = pending
+        if self.word is not None:
+            s = self._prepend_to_word(s)
+            if not s:
+                return
+        if self.run is not None and len(s) <= self._CTX and self._edit_run(s, 0):
+            return
+        if self.dig is not None and self._prepend_digits(s):
+            return
+        self._save_state()
+        self.chunks.append(s)
+        self.n += len(s)
+        self._resync()
+        if not self._restore_state():
+            self._check_word()
+            self._check_run()
+            self._check_digits()
+
+    def _save_state(self) -> None:
+        """Keep the long first piece's state for when truncation makes it first again."""
+        if (self.word or self.run or self.dig) is None or len(self.dists) < 2:
+            return
+        saved = self.saved
+        if len(saved) >= 1024:
+            saved.clear()
+        # a run state may belong to a piece after the first (see _edit_run)
+        key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.dists[-2])
+        saved[key] = (self.word, self.run, self.dig)
+        self.word = self.run = self.dig = None
+
+    def _restore_state(self) -> bool:
+        # A piece's text is fixed by its distances from the end (prepending and truncating
+        # only change the front), so a saved state is valid whenever its piece is first again.
+        dists = self.dists
+        if len(dists) < 2 or not self.saved:
+            return False
+        state = self.saved.pop((self.n, dists[-2]), None)
+        if state is None and len(dists) >= 3:
+            # the second piece's run state (a run state need not be the first piece's)
+            state = self.saved.pop((dists[-2], dists[-3]), None)
+            if state is not None and state[1] is None:
+                self.saved[(dists[-2], dists[-3])] = state
+                state = None
+        if state is None:
+            return False
+        self.word, self.run, self.dig = state
+        return True
+
+    # A long first piece W that is a word starting with a letter that continues words
+    # (cl100k: any letter; o200k: a lower-case letter, so W is all [Ll Lm Lo M]) and has no
+    # apostrophe: a letter c prepended gives the single piece c + W (cl100k: \p{L}++ runs through
+    # W to the same end; o200k: [Lu Lt Lm Lo M]* takes c or nothing, then [Ll Lm Lo M]+ runs
+    # through W to the same end), and the pieces after W do not change (no look-behind).  Its
+    # count comes from a raw prependable over W's bytes: O(1) per letter instead of re-splitting
+    # and re-encoding W.  Truncating inside W keeps the state when the rest W' of W is again
+    # one piece with W's end: always for cl100k (letters); for o200k when W' holds a
+    # lower-case letter (the first part runs to W''s first Ll, the second part from there to
+    # W's end, as W's did; without one, W' is all [Lm Lo M] and may run on into an
+    # upper-case letter after W) or when W holds none (its first part, and W''s, runs to the
+    # end of its [Lu Lt Lm Lo M] stretch, followed by no Ll, and gives back to the same last
+    # Lm/Lo/mark, which W ends with).  The state is (end, raw prependable, distance of the last
+    # upper-case letter of W's leading [Lu Lt Lm Lo M] run or 0, distance of W's last Ll or 0).
+    _LONG = 64
+
+    def _check_word(self) -> None:
+        self.word = None
+        if self.wc is None or len(self.dists) < 2:
+            return
+        end = self.dists[-2]
+        length = self.n - end
+        if length <= self._LONG:
+            return
+        fast, _, first_class = self.wc
+        w = self._front(length)
+        if "'" in w:
+            return
+        last_upper = last_ll = 0
+        if fast.o200k:
+            # any piece of letters and marks (see _prepend_to_word)
+            if _O200K_LETTERS.fullmatch(w) is None:
+                return
+            m = _LAST_UPPER.search(_O200K_UPPER_PREFIX.match(w).group())
+            last_upper = self.n - m.start() if m else 0
+            m = _LAST_LL.search(w)
+            last_ll = self.n - m.start() if m else 0
+        elif fast.char_class(w[0]) != first_class:
+            return
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(w.encode("utf-8"))
+        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+            return
+        self.word = (end, bp, last_upper, last_ll)
+
+    def _prepend_to_word(self, s: str) -> str:
+        """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
+        fast, letters, _ = self.wc
+        end, bp, last_upper, last_ll = self.word
+        if self.dists[-2] != end or self.dists[-1] != self.n:
+            return s
+        k = len(s)
+        while k > 0:
+            c = s[k - 1]
+            cls = fast.char_class(c)
+            if fast.o200k:
+                # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M]
+                # (the first repetition), then [Ll Lm Lo M] (the second; or none, the first
+                # giving back its last character).  c + W is one piece again when c is
+                # upper-case, Lm/Lo or a mark (class None: the lead, or part of X), and when c
+                # is lower-case only if X holds no upper-case letter (else the second
+                # repetition started at c stops at it): last_upper != 0 says it does.
+                d = self.n + len(s) - k + 1  # distance of c from the end once prepended
+                if cls == LO:
+                    if last_upper:
+                        break
+                    last_ll = last_ll or d
+                elif cls == UP:
+                    last_upper = last_upper or d
+                elif cls not in (OL, None):
+                    break
+            elif cls not in letters:
+                break
+            k -= 1
+        if k == len(s):
+            return s
+        added = s[k:]
+        bp.prepend(added.encode("utf-8"))
+        self.chunks.append(added)
+        self.n += len(added)
+        self._set_front(self.n, bp.token_count)
+        self.word = (end, bp, last_upper, last_ll)
+        return s[:k]
+
+    def _truncate_word(self, n: int) -> bool:
+        """Keep the last ``n`` characters when the cut falls inside the long first word W
+        and the rest stays one piece with W's end (see above): O(dropped)."""
+        end, bp, last_upper, last_ll = self.word
+        if self.dists[-2] != end or self.dists[-1] != self.n or n - end <= self._LONG:
+            return False
+        if self.wc[0].o200k and last_ll > n:
+            return False
+        drop = self.n - n
+        bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
+        self._drop_front(drop)
+        self.n = n
+        self.pending = ""
+        self._set_front(n, bp.token_count)
+        self.word = (end, bp, last_upper if last_upper <= n else 0, last_ll)
+        return True
+
+    # A long first piece P holding a long run of one compressible class (bundled patterns; the
+    # classes and the argument are those of bpe_stream.long_pieces): deleting the middle of a
+    # maximal one-class run (keeping _KEEP characters at each end) moves every match boundary
+    # after it by the deleted length and puts none inside it.  So prepending c is decided by
+    # splitting the bounded proxy  c + text[:run_start + _KEEP] + text[run_end - _KEEP : P_end + ctx]
+    # (the second part is fixed by distance from the end, stored once): new pieces up to a match
+    # starting on a known boundary, a match across the cut must be c + P (counted with a raw
+    # prependable over P's bytes), a boundary on the cut or a proxy too short to decide (a new
+    # piece ending within 4 characters or in trailing whitespace of a truncated proxy, the
+    # stability rule of piece_stream) falls back to _resync.  O(_KEEP + ctx) per character.
+    _CTX = 64
+
+    def _check_run(self) -> None:
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        self.run = None
+        if self.word is not None or self.run_re is None or len(self.dists) < 2:
+            return
+        n = self.n
+        end = self.dists[-2]
+        L1 = n - end
+        if L1 <= self._LONG:
+            return
+        front = self._front(min(n, L1 + self._CTX))
+        P = front[:L1]
+        o200k = self.wc is not None and self.wc[0].o200k
+        if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
+            # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
+            # alternative and splits s + P after the last newline of s), or ends at the last newline of its
+            # stretch (the stretch goes on without newline to a non-space character or to the
+            # end): for any
+            # whitespace s, the first piece of s + text is s + P (letter, digit and punctuation
+            # alternatives need a non-space character at position 0 or 1; \s++$ holds iff it held
+            # before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same last newline), and
+            # the pieces after P do not change.
+            rest = front[L1:]
+            k = len(rest) - len(rest.lstrip())
+            if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
+                bp = BytesPrependable(self.enc.bpe)
+                bp.prepend(P.encode("utf-8"))
+                if bp.token_count == self.sufs[-1] - self.sufs[-2]:
+                    self.run = (end, None, None, None, None, bp, n)
+            return
+        for p0 in (0, 1, 2):
+            m = self.run_re.match(front, p0)
+            if m is None:
+                return
+            if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
+                rs, re_, group = p0, min(m.end(), L1), m.lastindex
+                break
+        else:
+            found = self._find_stretch(front, L1, o200k)
+            if found is None:
+                return
+            rs, re_, group = found
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(front[:L1].encode("utf-8"))
+        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+            return
+        tailpart = front[re_ - _KEEP :]
+        # (end of P, distance of the run start or stretch anchor, distance where tailpart
+        #  starts, tailpart, group of the run or stretch kind (< 0), raw prependable over P,
+        #  distance of P's start)
+        self.run = (end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n)
+
+    # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
+    # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
+    # two), an o200k [\r\n/] stretch after a "/".  Any later anchor in the same stretch works
+    # too, which is what truncation needs.  kind -> (anchor regex, stretch character class).
+    _STRETCHES = {
+        -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
+    }
+
+    def _find_stretch(self, front: str, L1: int, o200k: bool):
+        """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
+        lies near the front of the first piece ``front[:L1]``, or None."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        for kind in ((-2, -3) if o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(front, 0, _KEEP + 2)
+            if m is None:
+                continue
+            q = m.start()
+            if class_re.match(front, 0).end() < q:  # the anchor must be in the stretch at the front
+                continue
+            z1 = min(class_re.match(front, q).end(), L1)
+            if z1 - q >= 2 * _KEEP + _MIN_CUT:
+                return q, z1, kind
+        return None
+
+    def _edit_run(self, c: str, drop: int) -> bool:
+        """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation);
+        decided on the bounded proxy above, O(_KEEP + ctx + len(c)).  The long piece P of the
+        state need not be the first piece: pieces in front of it are re-split in the proxy's
+        head, and P stays, grows or shrinks at its front.  Returns False (nothing changed;
+        the state is kept, or dropped when it can no longer apply) when the proxy cannot decide."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        end, hi, d0, tailpart, group, bp, ps = self.run
+        n_old = self.n
+        dists, sufs, index = self.dists, self.sufs, self.index
+        k = index.get(ps)
+        if k is None or dists[k - 1] != end or drop >= n_old - end:
+            return False
+        n_new = n_old - drop + len(c)
+        if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
+            if ps != n_old or not (c.isspace() or c == ""):
+                return False
+            if drop:
+                bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
+                self._drop_front(drop)
+            if c:
+                bp.prepend(c.encode("utf-8"))
+                self.chunks.append(c)
+            self.n = n_new
+            self._set_front(n_new, bp.token_count)
+            self.run = (end, hi, d0, tailpart, group, bp, n_new)
+            return True
+        rs_old = n_old - hi  # run start (stretch anchor) in the old text
+        if rs_old - drop > 8:
+            return False
+        anchor = max(rs_old, drop)  # old coordinates; the run may now start at the front
+        if group < 0 and drop > rs_old:  # the anchor was dropped: take a later one
+            m = self._STRETCHES[group][0].search(self._front(drop + _KEEP + 2), drop)
+            if m is None:
+                self.run = None
+                return False
+            anchor = m.start()
+        cut_from = anchor + _KEEP
+        if n_old - d0 - cut_from < _MIN_CUT:
+            self.run = None  # the run got too short to cut
+            return False
+        old_head = self._front(cut_from)
+        head = c + old_head[drop:]
+        proxy = head + tailpart
+        h = len(head)
+        d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
+        pieces = self.enc._pieces
+        new = []
+        a_long = -1
+        synced = None
+        for m in self.pattern.finditer(proxy):
+            a, b = m.span()
+            if a == h or b == h:
+                return False  # a boundary on the cut: never expected
+            da = n_new - a if a < h else d0 - (a - h)
+            if da in index and da < n_new:
+                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace()):
+                    return False
+                synced = da
+                break
+            if b == len(proxy) and d_end > 0:
+                return False
+            if a < h < b:
+                if d0 - (b - h) != end:
+                    return False
+                a_long = a
+                new.append((da, None))
+            else:
+                new.append((da, len(pieces[m.group()])))
+        else:
+            if d_end > 0:
+                return False
+            synced = 0
+        if a_long < 0 and synced < ps:
+            return False  # P changed without a match across the cut: never expected
+        if a_long >= 0:
+            # P becomes new_text[a_long:P's end]: adjust bp at its front (bounded: all within head)
+            ps_pos = n_old - ps
+            if a_long < len(c):
+                prefix, cut_old = c[a_long:], drop
+            else:
+                prefix, cut_old = "", a_long - len(c) + drop
+            if cut_old > ps_pos:
+                bp.truncate(len(bp) - len(old_head[ps_pos:cut_old].encode("utf-8")))
+            elif cut_old < ps_pos:
+                bp.prepend(old_head[cut_old:ps_pos].encode("utf-8"))
+            if prefix:
+                bp.prepend(prefix.encode("utf-8"))
+            ps = n_new - a_long
+        self._drop_front(drop)
+        if c:
+            self.chunks.append(c)
+        self.n = n_new
+        if drop:
+            self.pending = ""
+        while dists[-1] > synced:
+            del index[dists.pop()]
+            sufs.pop()
+        base = sufs[-1]
+        for d, cnt in reversed(new):
+            base += bp.token_count if cnt is None else cnt
+            dists.append(d)
+            sufs.append(base)
+            index[d] = len(dists) - 1
+        hi = n_old - anchor  # distances do not move
+        if a_long == 0:
+            if group > 0:
+                g = self.run_re.match(c)
+                if anchor == drop and g is not None and g.lastindex == group and g.end() == len(c):
+                    hi = n_new  # c extends the run at the front
+            elif c:
+                anchor_re, class_re = self._STRETCHES[group]
+                h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
+                if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
+                    hi = n_new  # an anchor at the new front, in the same stretch
+        self.run = (end, hi, d0, tailpart, group, bp, ps)
+        return True
+
+    # A long run R of digits at the front (bundled patterns): its pieces are the groups of three
+    # digits from its start (\p{N}{1,3}+; no other alternative takes a digit, so the run's end is
+    # a boundary whatever precedes it), which all move when a digit is prepended.  Measured from
+    # the run's end, the groups of a run of length k end at distances = k (mod 3); A[r] is the
+    # token count of all three-digit windows of R ending at distances = r (mod 3), so
+    # count(R) = A[k % 3] + count(last k % 3 digits), and a prepended digit adds one window:
+    # O(1) per digit.  While this state is kept the group boundaries inside R are not stored
+    # (dists holds R's end and the front); dropping it (a non-digit prepend, truncation)
+    # re-splits R once.  dig = [end distance of R, k, A0, A1, A2, first two digits, tail count].
+
+    def _check_digits(self) -> None:
+        self.dig = None
+        if self.wc is None or self.word is not None or self.run is not None or len(self.dists) < 2:
+            return
+        n = self.n
+        if n - self.dists[-2] > 3 or _DIGITS.match(self.chunks[-1]) is None:
+            return
+        k = 256
+        while True:
+            front = self._front(min(n, k))
+            m = _DIGITS.match(front)
+            if m is None:
+                return
+            if m.end() < len(front) or len(front) == n:
+                break
+            k *= 4
+        R = m.group()
+        L = len(R)
+        if L <= self._LONG:
+            return
+        e = n - L
+        index, dists, sufs = self.index, self.dists, self.sufs
+        if e not in index:  # never expected; stay exact
+            return
+        pieces = self.enc._pieces
+        A = [0, 0, 0]
+        for d in range(0, L - 2):  # window R[L-d-3 : L-d]
+            A[d % 3] += len(pieces[R[L - d - 3 : L - d]])
+        r = L % 3
+        tail = [0, len(pieces[R[-1:]]), len(pieces[R[-2:]])]
+        total = A[r] + tail[r]
+        if total != sufs[-1] - sufs[index[e]]:  # never expected; stay exact
+            return
+        while dists[-1] > e:
+            del index[dists.pop()]
+            sufs.pop()
+        dists.append(n)
+        sufs.append(sufs[-1] + total)
+        index[n] = len(dists) - 1
+        self.dig = [e, L, A, R[:2], tail]
+
+    def _prepend_digits(self, s: str) -> bool:
+        e, L, A, head, tail = self.dig
+        dists = self.dists
+        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or _DIGITS.fullmatch(s) is None:
+            self.dig = None
+            return False
+        pieces = self.enc._pieces
+        for ch in reversed(s):
+            w = ch + head
+            L += 1
+            A[(L - 3) % 3] += len(pieces[w])
+            head = w[:2]
+        self.chunks.append(s)
+        self.n += len(s)
+        self._set_front(self.n, A[L % 3] + tail[L % 3])
+        self.dig = [e, L, A, head, tail]
+        return True
+
+    def _truncate_digits(self, n: int) -> bool:
+        """Keep the last ``n`` characters when the cut falls inside the long digit run R at
+        the front (``dig`` state): subtract the three-digit windows that start in the
+        dropped part, O(dropped), instead of re-splitting R."""
+        e, L, A, head, tail = self.dig
+        dists = self.dists
+        drop = self.n - n
+        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or L - drop <= self._LONG:
+            return False
+        R = self._front(drop + 2)
+        pieces = self.enc._pieces
+        A = list(A)
+        for x in range(drop):  # window R[x : x + 3] lies at distance L - x - 3 from R's end
+            A[(L - x - 3) % 3] -= len(pieces[R[x : x + 3]])
+        L -= drop
+        self._drop_front(drop)
+        self.n = n
+        self.pending = ""
+        self._set_front(n, A[L % 3] + tail[L % 3])
+        self.dig = [e, L, A, R[drop : drop + 2], tail]
+        return True
+
+    def _set_front(self, d: int, count: int) -> None:
+        """Replace the front boundary by one at distance ``d`` from the end, the first piece
+        (up to the boundary after it) holding ``count`` tokens."""
+        dists, sufs, index = self.dists, self.sufs, self.index
+        del index[dists.pop()]
+        sufs.pop()
+        dists.append(d)
+        sufs.append(sufs[-1] + count)
+        index[d] = len(dists) - 1
+
+    def _drop_front(self, drop: int) -> None:
+        while drop:
+            c = self.chunks[-1]
+            if len(c) <= drop:
+                self.chunks.pop()
+                drop -= len(c)
+            else:
+                self.chunks[-1] = c[drop:]
+                drop = 0
+
+    def truncate(self, n: int) -> None:
+        n = _check_len(n, self.n)
+        if n == self.n:
+            return
+        if self.dig is not None and self._truncate_digits(n):
+            return
+        if self.word is not None and self._truncate_word(n):
+            return
+        if self.run is not None and self._edit_run("", self.n - n):
+            return
+        self.pending = ""
+        self.word = None
+        self.run = None
+        self.dig = None
+        self._drop_front(self.n - n)
+        self.n = n
+        dists, sufs, index = self.dists, self.sufs, self.index
+        while dists[-1] > n:
+            del index[dists.pop()]
+            sufs.pop()
+        if dists[-1] != n:
+            self._resync()
+        self._restore_state()
+
+    def _resync(self) -> None:
+        n = self.n
+        dists, sufs, index = self.dists, self.sufs, self.index
+        # boundaries beyond the previous front are no longer valid
+        pieces = self.enc._pieces
+        if self.pattern is None:
+            while len(dists) > 1:
+                del index[dists.pop()]
+                sufs.pop()
+            dists.append(n)
+            sufs.append(self.enc.bpe.count(self.get_text().encode("utf-8")) if n else 0)
+            index[n] = len(dists) - 1
+            return
+        k = 256
+        while True:
+            front = self._front(k)
+            new = []  # (dist, count of the piece starting there)
+            synced = None
+            for m in self.pattern.finditer(front):
+                a, b = m.span()
+                d = n - a
+                if d in index:
+                    synced = d
+                    break
+                if b == len(front) and len(front) < n:
+                    break  # the match may continue past the fetched front
+                new.append((d, len(pieces[m.group()])))
+            else:
+                if len(front) == n:
+                    synced = 0
+            if synced is not None:
+                break
+            k *= 4
+        # drop old boundaries between the sync point and the old front
+        while dists[-1] > synced:
+            del index[dists.pop()]
+            sufs.pop()
+        base = sufs[-1]
+        for d, c in reversed(new):
+            base += c
+            dists.append(d)
+            sufs.append(base)
+            index[d] = len(dists) - 1
