@@ -98,6 +98,28 @@ def test_hard_boundaries_are_boundaries():
         assert checked > 1000
 
 
+def test_o200k_apostrophe_after_letter_is_a_boundary_unless_a_contraction_may_follow():
+    from bpe_stream.cuts import _o200k_word_end
+    from bpe_stream.pretokenize import compile_pattern
+    from bpe_stream.split_fastpath import fast_split_for
+
+    enc = bpe_stream.get_encoding("o200k_base")
+    fast = fast_split_for(enc.pat_str)
+    pattern = compile_pattern(enc.pat_str)
+    checked = 0
+    for pre in ["", "x", " ", "A", "a\u0301", "!", "1"]:
+        for a in "aB中ʰ":
+            for post in ["", "x", "s", "S", "\u017f", "ll", "re", "1", " ", "'", "!"]:
+                if not _o200k_word_end(fast, a, post[:1]):
+                    continue
+                t = pre + a + "'" + post
+                p = len(pre) + 1
+                for i in range(p):
+                    assert p in {m.end() for m in pattern.finditer(t, i)}, (t, i)
+                    checked += 1
+    assert checked > 100
+
+
 # Huge single pieces and runs (issue: split_at/truncate/truncate_start read the whole piece).
 # 200K characters: an O(piece)-per-call or quadratic path would take seconds to minutes; the
 # bounded scan (at most max_tokens * max_token_len bytes past the kept part) takes milliseconds.

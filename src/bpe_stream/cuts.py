@@ -359,6 +359,28 @@ def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tupl
     return start + j, c
 
 
+# Characters the o200k contractions' case-insensitive first letter matches (the regex
+# module folds U+017F LONG S to "s"; computed over all code points).
+_CONTRACTION_STARTS = frozenset("strvmldSTRVMLD\u017f")
+
+
+def _o200k_letter_classes():
+    from .split_fastpath import LO, OL, UP
+
+    return frozenset({LO, UP, OL})
+
+
+_O200K_LETTERS = _o200k_letter_classes()
+
+
+def _o200k_word_end(fast, prev: str, nxt: str) -> bool:
+    """o200k: an apostrophe after a letter ``prev`` is a hard boundary too (see
+    :func:`text_split_at_start`) unless a contraction ('s 't 're 've 'm 'll 'd, any case)
+    may start there, i.e. unless ``nxt`` (the character after it, "" at the end) is one
+    of their first letters: the word holding ``prev`` then ends before the apostrophe."""
+    return fast.o200k and nxt not in _CONTRACTION_STARTS and fast.char_class(prev) in _O200K_LETTERS
+
+
 def _hard_boundary_test(fast):
     """``hard(prev_char, char)``: every split of any text ``T[i:]`` with ``i < p`` has a boundary at ``p``
     when ``T[p-1], T[p]`` are ``prev_char, char`` (see :func:`text_split_at_start`)."""
@@ -443,6 +465,7 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
         return n - len(data[cut:].decode("utf-8"))
     fast = fast_split_for(enc.pat_str)
     hard = _hard_boundary_test(fast) if fast is not None else None
+
     # Byte stop (any pattern): every token has at most max_token_len bytes, so once
     # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
     byte_limit = budget * max(1, enc.bpe.max_token_len)
@@ -465,7 +488,9 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
             c = count(i - q, end)
             if c <= budget:
                 best = i
-            if c >= budget and hard is not None and i > 0 and hard(text[i - 1], ch):
+            if c >= budget and hard is not None and i > 0 and (
+                hard(text[i - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[i - 1], text[i + 1 : i + 2]))
+            ):
                 return best
         if q == 0:
             return best
