@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream.cuts import bytes_split_at, text_split_at, text_split_at_count
@@ -188,3 +188,22 @@ def test_split_at_in_long_whitespace(name, head, body, tail, m):
     j, c = text_split_at_count(enc, text, m)
     assert j == _brute_prefix(enc.count, text, m)
     assert c == enc.count(text[:j])
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=40, deadline=None)
+@given(
+    head=st.sampled_from(["", "x", "word ", "\n", "a'", " "]),
+    body=st.text(alphabet="!'/.,\u0301\u2014-\U0001f600", min_size=20, max_size=160),
+    tail=st.sampled_from(["", "x", " y", "\n\n", "'s", "1"]),
+    m=st.integers(1, 40),
+)
+@example(head="", body="!!" * 10 + "\U0001f600", tail="", m=3)  # a last character of L bytes
+def test_truncate_start_in_long_punctuation_piece(name, head, body, tail, m):
+    # cuts._PunctHeadBound stops the backward scan inside a long punctuation piece from the
+    # raw suffix counts' window minimum (the cross vocabulary's 4-byte tokens make short
+    # pieces long enough for it); the answer must stay the smallest fitting start
+    enc = encoding_by_name(name)
+    text = head + body + tail
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    assert enc.truncate_start(text, m) == text[best:]

@@ -175,6 +175,69 @@ class _StretchTailBound:
         return C + self.head + low > budget
 
 
+class _PunctHeadBound:
+    r"""``truncate_start``'s stop inside a long punctuation piece (bundled patterns).
+
+    Let ``[s, t)`` be a whole-text punctuation piece and ``i`` in it with ``text[i]`` and
+    ``text[i + 1]`` non-mark ``[^\s\p{L}\p{N}]`` characters.  For every ``i' < i`` the
+    match of ``text[i':]`` covering ``i`` is a punctuation match ``[m, t)``, ``m <= i``
+    (:func:`bpe_stream.long_pieces._punct_piece_cut` has the argument; it ends where the
+    whole text's does), and ``t`` is a boundary after which the pieces are those of
+    ``text[t:]``.  Let ``c(x)`` be the raw count of ``text[x:t]``.  The first token of
+    ``text[m:t]`` has at most ``L = max_token_len`` bytes, so ``c(m) = 1 + c(m')`` with
+    ``m'`` within ``L`` bytes after ``m``; by induction ``c(m) >= 1 + min c`` over the
+    ``L`` byte positions from ``i`` (all of them: a token may end inside a character)
+    for ``m < i``, and ``c(i)`` itself for ``m = i``.  So ``count(text[i':]) >= W + count(text[t:])`` with ``W`` the minimum of
+    ``c`` over those positions, and once that exceeds the budget no ``i' < i`` fits.  The
+    raw suffix counts come from a :class:`~bpe_stream.prependable.BytesPrependable` fed
+    one character per step of the scan.  Why: a text that is one long punctuation piece
+    has no hard boundary, so the scan used to stop only after ``max_tokens *
+    max_token_len`` bytes."""
+
+    __slots__ = ("enc", "L", "t", "bp", "blen", "rest", "checked")  # blen: bytes so far, per step
+
+    def __init__(self, enc):
+        self.enc = enc
+        self.L = max(1, enc.bpe.max_token_len)
+        self.t = -1  # end (text coordinates) of the piece the raw counts are for
+        self.bp = None
+        self.blen: list[int] = []  # blen[k]: bytes of the last k characters before t
+        self.rest = 0
+        self.checked = 0
+
+    def exceeds(self, impl, q: int, i: int, budget: int) -> bool:
+        from bisect import bisect_right
+
+        from .prependable import BytesPrependable
+
+        starts = impl.starts
+        k = bisect_right(starts, i - q) - 1
+        s, t = starts[k], starts[k + 1]
+        if t - s < 2 * self.L or not impl._punct_piece(s, t):
+            self.t = -1
+            return False
+        if self.t != t + q:
+            if i - q != t - 1:
+                return False  # only from the piece's end, one character per step
+            self.t = t + q
+            self.bp = BytesPrependable(self.enc.bpe)
+            self.blen = [0]
+            self.rest = impl.count(t, len(impl.text)) if t < len(impl.text) else 0
+            self.checked = 0
+        ch = impl.text[i - q]
+        self.bp.prepend(ch.encode("utf-8"))
+        blen = self.blen
+        blen.append(len(self.bp))
+        top = blen[-1]  # bytes from i to t
+        L = self.L
+        zn = impl.zn
+        if top < L or top - self.checked < L or i - q + 2 > t or ch not in zn or impl.text[i - q + 1] not in zn:
+            return False
+        self.checked = top
+        # every byte position within L bytes from i: a token may end inside a character
+        return min(self.bp.counts[top - L + 1 : top + 1]) + self.rest > budget
+
+
 def _check_budget(max_tokens) -> int:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
         raise TypeError(f"max_tokens must be an int, got {type(max_tokens).__name__}")
@@ -473,6 +536,7 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     span = max(4 * budget, 256)
     best = n
     i = n  # candidates >= i are done
+    head = _PunctHeadBound(enc) if fast is not None else None
     while True:
         q = max(0, n - span)
         ic = IntervalCounter(enc, text[q:])
@@ -491,6 +555,8 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
             if c >= budget and hard is not None and i > 0 and (
                 hard(text[i - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[i - 1], text[i + 1 : i + 2]))
             ):
+                return best
+            if head is not None and head.exceeds(ic._impl, q, i, budget):
                 return best
         if q == 0:
             return best
