@@ -419,27 +419,38 @@ class ChunkView:
 
         tc = self.tc
         budget = self.max_tokens - c_a
-        piece = tc.text[a:hi_j]
-        data = piece.encode("utf-8")
-        if piece.isascii():
-            offs = None
-        else:
-            offs = list(accumulate(map(len, map(str.encode, piece)), initial=0))
+        # a token holds at most _maxlen bytes (a character at least one), so no prefix longer
+        # than this fits: read only that much of the run (it may be megabytes long)
+        hi_j = min(hi_j, a + (max(budget, 0) + 1) * tc._maxlen)
+        if hi_j < lo:
+            return None
         bpe = tc.enc.bpe
-        table = PrefixTable(bpe, data)
-        counts = table.counts
         window = tc._maxlen
-        nb = len(data)
-        p = 0
-        while p < nb:
-            p = table.extend_to(min(nb, p + window))
-            if p < nb and p >= window and min(counts[p - window + 1 : p + 1]) > budget:
-                break  # no longer raw prefix fits
+        # Read the run in growing blocks: the window minimum usually passes the budget a few
+        # tokens after the answer, long before the cap above.
+        blk = min(hi_j - a, 4096)
+        while True:
+            piece = tc.text[a : a + blk]
+            data = piece.encode("utf-8")
+            offs = None if len(data) == len(piece) else list(accumulate(map(len, map(str.encode, piece)), initial=0))
+            table = PrefixTable(bpe, data)
+            counts = table.counts
+            nb = len(data)
+            p = 0
+            stopped = False
+            while p < nb:
+                p = table.extend_to(min(nb, p + window))
+                if p < nb and p >= window and min(counts[p - window + 1 : p + 1]) > budget:
+                    stopped = True  # no longer raw prefix fits
+                    break
+            if stopped or a + blk >= hi_j:
+                break
+            blk = min(hi_j - a, 4 * blk)
         limit = p  # counts known for byte prefixes <= limit
-        for j in range(hi_j, lo - 1, -1):
+        # the last character boundary within those bytes
+        top = a + (limit if offs is None else bisect_right(offs, limit) - 1)
+        for j in range(min(hi_j, a + blk, top), lo - 1, -1):
             off = j - a if offs is None else offs[j - a]
-            if off > limit:
-                continue
             if counts[off] <= budget:
                 return j, c_a + counts[off]
         return None

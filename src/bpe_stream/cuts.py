@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+import regex
+
 from .appendable import BytesAppendable
 from .table import PrefixTable
 
@@ -38,7 +40,15 @@ __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_spli
 _CHUNK = 1024
 _TEXT_CHUNK = 64
 _WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound is tried
-_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # ASCII [^\s\p{L}\p{N}]
+_MARK = regex.compile(r"\p{M}")
+# The stretches of _StretchTailBound, as the patterns read their classes.
+_WS_STRETCH = regex.compile(r"\s*")
+_PUNCT_STRETCH = regex.compile(r"[^\s\p{L}\p{N}]*")
+_SLASH_STRETCH = regex.compile(r"[\r\n/]*")
+
+
+def _is_mark(ch: str) -> bool:
+    return _MARK.match(ch) is not None
 
 
 class _StretchTailBound:
@@ -73,7 +83,7 @@ class _StretchTailBound:
     per chunk."""
 
     __slots__ = ("ta", "src", "origin", "p0", "head", "table", "data_len", "lo", "nl", "nl_to", "checked",
-                 "kind", "retry_at")
+                 "kind", "retry_at", "boff")
 
     _WS = " \t\n\r\x0b\x0c"
 
@@ -89,9 +99,10 @@ class _StretchTailBound:
         self.nl_to = 0  # searched up to here
         self.kind = "ws"
         self.retry_at = 0
+        self.boff = None
 
     def _setup(self, S: int, budget: int) -> bool:
-        from .split_fastpath import AP, D, LO, OL, P, SL, UP
+        from .split_fastpath import AP, D, LO, NL, OL, P, SL, UP
 
         ta = self.ta
         src, o = self.src, self.origin
@@ -99,21 +110,42 @@ class _StretchTailBound:
         self.lo = S
         self.p0 = -1
         self.retry_at = n + 1024  # a failed set-up is tried again once the scan has grown
-        # the trailing ASCII stretch: whitespace, else punctuation
-        for kind, chars in (("ws", self._WS), ("punct", _PUNCT)):
+        fast = ta.fast
+        cc = fast.char_class
+        # the trailing stretch: whitespace, else punctuation ([^\s\p{L}\p{N}], o200k's marks
+        # included), else (o200k) [\r\n/] from a "/"
+        kinds = [("ws", fast.is_ws, _WS_STRETCH), ("punct", lambda ch: cc(ch) in (P, AP, SL) or _is_mark(ch), _PUNCT_STRETCH)]
+        if fast.o200k:
+            kinds.append(("slash", "\r\n/".__contains__, _SLASH_STRETCH))
+        for kind, member, stretch_re in kinds:
             w0 = n
-            while w0 > S and src[o + w0 - 1] in chars:
+            while w0 > S and member(src[o + w0 - 1]):
                 w0 -= 1
             if n - w0 >= _WS_BOUND_MIN // 2:
                 break
         else:
             return False
+        if kind == "punct" and fast.o200k:
+            # the punctuation alternative must take the stretch from its start: no mark
+            # in its first two characters (a word takes a mark after a one-character lead)
+            while w0 < n - 1 and (_is_mark(src[o + w0]) or _is_mark(src[o + w0 + 1])):
+                w0 += 1
+            if n - w0 < _WS_BOUND_MIN // 2:
+                return False
+        if kind == "slash":
+            w0 = src.find("/", o + w0, o + n) - o  # the tail after a "/" is one piece with it
+            if w0 < 0 or n - w0 < _WS_BOUND_MIN // 2:
+                return False
         if w0 - S > 64:
             return False
         if w0 > S:
             cls = ta.fast.char_class(src[o + w0 - 1])
-            if cls in (LO, UP, OL, D):
-                p0 = w0  # letter runs and digit groups stop at whitespace and punctuation
+            if kind != "ws" and cls not in (LO, UP, OL, D, NL):
+                return False  # the stretch may continue a piece before it
+            if cls in (LO, UP, OL, D) or (kind != "ws" and cls == NL):
+                # letter runs and digit groups stop at whitespace and punctuation; a
+                # whitespace piece holding a newline ends at its run's last newline
+                p0 = w0
             elif kind == "ws" and cls in (P, AP, SL):
                 p0 = w0
                 while p0 < n and src[o + p0] in "\r\n":
@@ -127,10 +159,11 @@ class _StretchTailBound:
         self.head = ta.enc.count(src[o + S : o + p0]) if p0 > S else 0
         a = o + p0
         b = min(len(src), a + (budget + 2) * max(1, ta.enc.bpe.max_token_len))
-        e = a
-        while e < b and src[e] in chars:
-            e += 1
-        data = src[a:e].encode("ascii")
+        e = stretch_re.match(src, a, b).end()
+        data = src[a:e].encode("utf-8")
+        # byte offsets of the stretch's characters (a token may end inside one), grown
+        # as the scan goes: (characters, bytes) so far; None when all are one byte
+        self.boff = None if len(data) == e - a else [0, 0]
         from .interval import _single_byte_run
 
         self.table = _single_byte_run(ta.enc.bpe, data) or PrefixTable(ta.enc.bpe, data)
@@ -151,8 +184,8 @@ class _StretchTailBound:
             return False
         if n - p0 > self.data_len:
             return False  # past the stretch (or its bytes held): the generic bounds apply
-        if self.kind == "punct":
-            q = n  # the punctuation run from p0 is one piece reaching at least n
+        if self.kind != "ws":
+            q = n  # the punctuation run (or slash tail) from p0 is one piece reaching at least n
         else:
             src, o = self.src, self.origin
             if n > self.nl_to:  # last newline of the stretch so far, searched incrementally
@@ -161,7 +194,17 @@ class _StretchTailBound:
                     self.nl = nl - o
                 self.nl_to = n
             q = self.nl + 1 if self.nl >= 0 else n - 1
-        x = q - p0
+        boff = self.boff
+        if boff is None:
+            x = q - p0
+        else:  # in bytes, counted incrementally
+            k = q - p0
+            if k < boff[0]:
+                boff[0] = boff[1] = 0
+            src, o = self.src, self.origin
+            boff[1] += len(src[o + p0 + boff[0] : o + p0 + k].encode("utf-8"))
+            boff[0] = k
+            x = boff[1]
         L = max(1, self.ta.enc.bpe.max_token_len)
         if x < L or x - self.checked < L:
             return False  # too early, or checked less than a window ago
