@@ -37,6 +37,11 @@ def inputs(n: int) -> dict[str, str]:
         "lines of 300 spaces": ("a" + " " * 300 + "\n") * (n // 302),
         "'!' repeated": "!" * n,
         "random ASCII punctuation": "".join(rng.choice("!?.,;:-()[]\"'/") for _ in range(n)),
+        # non-ASCII stretches and mixed one-piece words (found quadratic in this session)
+        "'!\\u0301/' repeated (punctuation with a mark)": ("!\u0301/" * n)[:n],
+        "'\\u3000 ' repeated (ideographic space, space)": ("\u3000 " * n)[:n],
+        "'/\\n' repeated": ("/\n" * n)[:n],
+        "'A中' repeated": ("A中" * n)[:n],
     }
 
 

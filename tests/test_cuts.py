@@ -172,20 +172,23 @@ def test_cuts_huge_piece_large_budget(name):
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @settings(max_examples=20, deadline=None)
 @given(
-    head=st.sampled_from(["", "x", "word", "!", "!\n\n", "42", " !", "a!", "a\n"]),
+    head=st.sampled_from(["", "x", "word", "!", "!\n\n", "42", " !", "a!", "a\n", "1", "a", "Ab"]),
     body=st.text(alphabet=" \t\n\r", min_size=300, max_size=600)
     | st.text(alphabet="!?.,'\"/()-", min_size=300, max_size=600)
     | st.text(alphabet=" \n\u3000\x0b\t", min_size=300, max_size=600)
     | st.text(alphabet="!'/.\u0301\u2014\U0001f600", min_size=300, max_size=600)
     | st.text(alphabet="/\n\r", min_size=300, max_size=600)
+    | st.text(alphabet="A\u4e2d\u02b0\u0301", min_size=300, max_size=600)
+    | st.text(alphabet="a\u0301\u4e2d", min_size=300, max_size=600)
+    | st.text(alphabet="xy\u00e9\u4e2d", min_size=300, max_size=600)
     | st.sampled_from([" " * 500, "\n" * 450, "\n " * 260, "!" * 500, "'" * 400, "/\n" * 200]),
     tail=st.sampled_from(["", "x", " y!"]),
     m=st.integers(1, 60),
 )
 def test_split_at_in_long_whitespace(name, head, body, tail, m):
     # the scan stops inside a long whitespace stretch, punctuation stretch (marks, non-ASCII
-    # included) or o200k slash tail on a raw prefix-count bound (cuts._StretchTailBound):
-    # the answer must still be the largest fitting prefix
+    # included), o200k slash tail or word stretch on a raw prefix-count bound
+    # (cuts._StretchTailBound): the answer must still be the largest fitting prefix
     enc = encoding_by_name(name)
     text = head + body + tail
     j, c = text_split_at_count(enc, text, m)

@@ -45,6 +45,10 @@ _MARK = regex.compile(r"\p{M}")
 _WS_STRETCH = regex.compile(r"\s*")
 _PUNCT_STRETCH = regex.compile(r"[^\s\p{L}\p{N}]*")
 _SLASH_STRETCH = regex.compile(r"[\r\n/]*")
+_LETTER_STRETCH = regex.compile(r"\p{L}*")
+_UPPER_STRETCH = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
+_LOWER_STRETCH = regex.compile(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
+_LAST_W = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 
 
 def _is_mark(ch: str) -> bool:
@@ -117,6 +121,10 @@ class _StretchTailBound:
         kinds = [("ws", fast.is_ws, _WS_STRETCH), ("punct", lambda ch: cc(ch) in (P, AP, SL) or _is_mark(ch), _PUNCT_STRETCH)]
         if fast.o200k:
             kinds.append(("slash", "\r\n/".__contains__, _SLASH_STRETCH))
+            kinds.append(("upper", lambda ch: _UPPER_STRETCH.fullmatch(ch) is not None, _UPPER_STRETCH))
+            kinds.append(("lower", lambda ch: _LOWER_STRETCH.fullmatch(ch) is not None, _LOWER_STRETCH))
+        else:
+            kinds.append(("letters", lambda ch: cc(ch) == LO, _LETTER_STRETCH))
         for kind, member, stretch_re in kinds:
             w0 = n
             while w0 > S and member(src[o + w0 - 1]):
@@ -138,7 +146,18 @@ class _StretchTailBound:
                 return False
         if w0 - S > 64:
             return False
-        if w0 > S:
+        if kind in ("upper", "lower", "letters"):
+            # a word stretch: from p0 one word match runs to its end (cl100k's \p{L}++, an
+            # o200k second part [Ll Lm Lo M]+) or, for o200k's [Lu Lt Lm Lo M]*, at least to
+            # just after its last Lm/Lo/mark (see exceeds); p0 must start that match: the
+            # stretch starts the tail, or follows a digit or newline (no lead: \r\n are
+            # excluded from it), or (upper) an upper-case letter follows a lower-case one
+            if w0 > S:
+                before = cc(src[o + w0 - 1])
+                if not (before in (D, NL) or (kind == "upper" and before == LO and cc(src[o + w0]) == UP)):
+                    return False
+            p0 = w0
+        elif w0 > S:
             cls = ta.fast.char_class(src[o + w0 - 1])
             if kind != "ws" and cls not in (LO, UP, OL, D, NL):
                 return False  # the stretch may continue a piece before it
@@ -184,8 +203,14 @@ class _StretchTailBound:
             return False
         if n - p0 > self.data_len:
             return False  # past the stretch (or its bytes held): the generic bounds apply
-        if self.kind != "ws":
-            q = n  # the punctuation run (or slash tail) from p0 is one piece reaching at least n
+        if self.kind == "upper":
+            # the first repetition runs to n and gives back to just after the last Lm/Lo/mark
+            m = _LAST_W.search(self.src, self.origin + p0, self.origin + n)
+            q = n if m is None else m.end() - self.origin
+            if q - p0 < 2:
+                return False
+        elif self.kind != "ws":
+            q = n  # the run (punctuation, slash tail, letters) from p0 is one piece reaching at least n
         else:
             src, o = self.src, self.origin
             if n > self.nl_to:  # last newline of the stretch so far, searched incrementally

@@ -70,6 +70,8 @@ _DIGITS = regex.compile(r"\p{N}{64,}")
 _WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
 _MARK = regex.compile(r"\p{M}")
+_LOWER = regex.compile(r"\p{Ll}")
+_LAST_LMO_MARK = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 _NEWLINES = re.compile(r"[\r\n]+")
 
 __all__ = ["IntervalCounter"]
@@ -485,6 +487,7 @@ class _TextIntervals:
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
         self.cum = array("i" if total < 2**31 - 1 else "q", cum)
         self.long: dict[int, _LongPiece] = {}  # piece index -> raw index (built on first use)
+        self.lower_at: dict[int, list] = {}  # o200k word piece index -> its Ll positions (lazily)
         self.memo: dict[str, int] = {}
         # long runs of one character, and long digit runs (see _uniform_count, _digits_from)
         self.uni = [(m.start(), m.end()) for m in _UNIFORM.finditer(text)]
@@ -568,13 +571,17 @@ class _TextIntervals:
         return True
 
     def _punct_piece(self, s: int, t: int) -> bool:
-        r"""Whole-text piece [s, t) is a punctuation piece: after an optional space, a
-        non-mark ``[^\s\p{L}\p{N}]`` character followed by one that is no letter or mark (a
-        word has a letter, or for o200k a mark, right after its one-character lead; a
-        contraction a letter after its apostrophe).  Every prefix of it is one piece."""
+        r"""Whole-text piece [s, t) is a punctuation piece.  Led by a space: the next
+        character is a non-mark ``[^\s\p{L}\p{N}]`` one (a word would need a letter or mark
+        right after its one-character lead, here the space).  Else: it starts with such a
+        character followed by one that is no letter or mark (a word has a letter, or for
+        o200k a mark, right after its lead; a contraction a letter after its apostrophe),
+        or is that one character alone.  Every prefix of it is one piece."""
         text = self.text
-        off = 1 if text[s] == " " else 0
-        return t - s >= off + 2 and text[s + off] in self.zn and text[s + off + 1] not in self.lm
+        zn = self.zn
+        if text[s] == " ":
+            return t - s >= 2 and text[s + 1] in zn
+        return text[s] in zn and (t - s == 1 or text[s + 1] not in self.lm)
 
     def _punct_suffix_ends(self, i: int, t: int) -> bool:
         r"""For :meth:`_punct_from` text: the match from ``i`` also ends at the piece end ``t``.
@@ -629,6 +636,9 @@ class _TextIntervals:
         elif text[j - 1] in wc and self._is_word(s_j, t_j):
             ke = kj
             tailc = self._piece_count(kj, s_j, j)
+        elif fast is not None and fast.o200k and text[j - 1] in self.lm and self._o200k_word(s_j, t_j):
+            ke = kj  # a prefix of an o200k word: see _o200k_word_count
+            tailc = self._o200k_word_count(kj, s_j, j)
         elif text[j - 1] in self.pc and text[s_j] != "'":
             ke = kj  # a prefix of a punctuation piece ending in its punctuation run: one piece
             tailc = self._piece_count(kj, s_j, j)
@@ -653,6 +663,7 @@ class _TextIntervals:
         t_i = starts[ki + 1]
         if t_i <= e and (
             (text[i] in wc and text[i - 1] in wc and self._is_word(s_i, t_i))
+            or (fast is not None and fast.o200k and self._o200k_word_suffix(ki, i))
             or (t_i - i >= 2 and self._punct_from(i, t_i) and self._punct_suffix_ends(i, t_i))
             or (fast is not None and self._all_ws(s_i, t_i))
         ):
@@ -731,9 +742,59 @@ class _TextIntervals:
             return self._piece_count(k, i, j)
         if self._all_ws(s, t):
             return self._ws_count(k, i, j)
+        lm = self.lm
+        if self.fast.o200k and text[j - 1] in lm and (i == s or text[i] in lm) and self._o200k_word(s, t):
+            return self._o200k_word_count(k, i, j)
         if self._punct_from(i, j) if i > s else self._punct_piece(s, t):
             return self._piece_count(k, i, j)  # optional space + punctuation run: one piece
         return self._uniform_count(i, j)
+
+    def _o200k_word(self, s: int, t: int) -> bool:
+        """o200k whole-text piece [s, t), known to hold a letter or mark, is a word without
+        apostrophe: not a punctuation piece (whose run takes marks too)."""
+        return self._is_word(s, t) and not self._punct_piece(s, t)
+
+    def _o200k_word_suffix(self, k: int, i: int) -> bool:
+        """``text[i:t]`` (``t`` the end of o200k word piece ``k``, ``i`` inside it after a
+        letter or mark) is one piece in ``text[i:]``, ending at ``t``: when it holds a
+        lower-case letter, or the word holds none (the repetitions run as in the whole
+        word and end where it does).  Without one but with one in the word, the suffix is
+        part of the second repetition, all ``Lm``/``Lo``/marks, and a first repetition
+        started at ``i`` could run on into upper-case letters after ``t``."""
+        text = self.text
+        s, t = self.starts[k], self.starts[k + 1]
+        lm = self.lm
+        if not (text[i] in lm and text[i - 1] in lm and self._o200k_word(s, t)):
+            return False
+        lows = self.lower_at.get(k)
+        if lows is None:
+            lows = self.lower_at[k] = [m.start() for m in _LOWER.finditer(text, s, t)]
+        return not lows or lows[-1] >= i
+
+    def _o200k_word_count(self, k: int, a: int, b: int) -> int:
+        r"""Count of ``text[a:b]`` alone, inside o200k word piece ``k`` (letters and marks after
+        an optional lead, no apostrophe), ending with a letter or mark.
+
+        With a lower-case letter in it, it is one piece: the first repetition
+        ``[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*`` runs to the first one and the second
+        ``[\p{Ll}\p{Lm}\p{Lo}\p{M}]+`` from there to ``b`` (inside the whole word's second
+        part, which holds no upper-case letter).  Without one, the first repetition runs to
+        ``b`` and gives back up to the last ``Lm``/``Lo``/mark ``w``: ``text[a:w + 1]`` is one
+        piece and the upper-case letters after ``w`` another (no such character: one piece).
+        Why: a long word such as ``"A中" * n`` made every query ending inside it re-split and
+        re-encode its prefix (the chunker's cuts were quadratic there)."""
+        lows = self.lower_at.get(k)
+        if lows is None:
+            s, t = self.starts[k], self.starts[k + 1]
+            lows = self.lower_at[k] = [m.start() for m in _LOWER.finditer(self.text, s, t)]
+        x = bisect_right(lows, a - 1)
+        if x < len(lows) and lows[x] < b:
+            return self._piece_count(k, a, b)
+        m = _LAST_LMO_MARK.search(self.text, a, b)
+        if m is None or m.end() == b:
+            return self._piece_count(k, a, b)
+        w1 = m.end()
+        return self._piece_count(k, a, w1) + self._piece_count(k, w1, b)
 
     def _uniform_count(self, i: int, j: int):
         """text[i:j] inside a long run of one non-digit character c is one piece (a run of
