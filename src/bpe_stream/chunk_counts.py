@@ -447,9 +447,9 @@ class ChunkView:
                 break
             blk = min(hi_j - a, 4 * blk)
         limit = p  # counts known for byte prefixes <= limit
-        # the last character boundary within those bytes
+        # the last character boundary within those bytes (at most a + blk)
         top = a + (limit if offs is None else bisect_right(offs, limit) - 1)
-        for j in range(min(hi_j, a + blk, top), lo - 1, -1):
+        for j in range(top, lo - 1, -1):
             off = j - a if offs is None else offs[j - a]
             if counts[off] <= budget:
                 return j, c_a + counts[off]

@@ -49,6 +49,10 @@ _LETTER_STRETCH = regex.compile(r"\p{L}*")
 _UPPER_STRETCH = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
 _LOWER_STRETCH = regex.compile(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
 _LAST_W = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
+# (kind, the stretch's characters) in the order _StretchTailBound tries them
+_STRETCH_KINDS_CL100K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("letters", _LETTER_STRETCH))
+_STRETCH_KINDS_O200K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("slash", _SLASH_STRETCH),
+                        ("upper", _UPPER_STRETCH), ("lower", _LOWER_STRETCH))
 
 
 def _is_mark(ch: str) -> bool:
@@ -56,8 +60,9 @@ def _is_mark(ch: str) -> bool:
 
 
 class _StretchTailBound:
-    """A tighter stop for a long trailing whitespace stretch or punctuation run (bundled
-    patterns, ASCII).
+    """A tighter stop for a long trailing stretch of whitespace, punctuation (o200k: from
+    two non-mark characters), an o200k ``[\r\n/]`` tail from a ``/``, or one word
+    (bundled patterns).
 
     ``ta`` holds ``src[origin:origin + len(ta)]``; its stable pieces end at ``S`` with
     ``C`` tokens.  Suppose ``text[S:p]`` (``p = len(ta)``) is ``h`` + ``w``: a short
@@ -77,10 +82,14 @@ class _StretchTailBound:
     (the window minimum never decreases; see :mod:`bpe_stream.table`).  So
     ``count(text[:j]) >= C + count(h) + min R(window at q)`` for every ``j >= p``,
     and once that exceeds the budget no longer prefix fits.  The same holds for a
-    long ASCII punctuation run (``[^\\s\\p{L}\\p{N}]``) in place of the whitespace:
-    the punctuation alternative consumes the whole run from ``p0`` (the word
-    alternatives need a letter right after their one-character lead), so the first
-    piece reaches at least ``p``.  The raw prefix counts of the stretch cost one
+    long punctuation stretch (``[^\\s\\p{L}\\p{N}]``) in place of the whitespace:
+    the punctuation alternative consumes the whole stretch from ``p0`` (the word
+    alternatives need a letter, or for o200k a mark, right after their one-character
+    lead), so the first piece reaches at least ``p``; likewise an o200k ``[\\r\\n/]``
+    stretch from a ``/`` (the punctuation match's tail), a cl100k letter run or o200k
+    ``[Ll Lm Lo M]`` stretch (one repetition), and an o200k ``[Lu Lt Lm Lo M]`` stretch
+    up to just after its last ``Lm``/``Lo``/mark (where its repetition gives back to).
+    Positions in the raw prefix counts are bytes (a token may end inside a character).  The raw prefix counts of the stretch cost one
     table pass over the part scanned.  Why: without it the
     scan of a whitespace stretch only stops after ``max_tokens * max_token_len``
     bytes, which made the chunker's cuts in long whitespace mixes cost that much
@@ -88,8 +97,6 @@ class _StretchTailBound:
 
     __slots__ = ("ta", "src", "origin", "p0", "head", "table", "data_len", "lo", "nl", "nl_to", "checked",
                  "kind", "retry_at", "boff")
-
-    _WS = " \t\n\r\x0b\x0c"
 
     def __init__(self, ta, src: str, origin: int):
         self.ta, self.src, self.origin = ta, src, origin
@@ -117,17 +124,11 @@ class _StretchTailBound:
         fast = ta.fast
         cc = fast.char_class
         # the trailing stretch: whitespace, else punctuation ([^\s\p{L}\p{N}], o200k's marks
-        # included), else (o200k) [\r\n/] from a "/"
-        kinds = [("ws", fast.is_ws, _WS_STRETCH), ("punct", lambda ch: cc(ch) in (P, AP, SL) or _is_mark(ch), _PUNCT_STRETCH)]
-        if fast.o200k:
-            kinds.append(("slash", "\r\n/".__contains__, _SLASH_STRETCH))
-            kinds.append(("upper", lambda ch: _UPPER_STRETCH.fullmatch(ch) is not None, _UPPER_STRETCH))
-            kinds.append(("lower", lambda ch: _LOWER_STRETCH.fullmatch(ch) is not None, _LOWER_STRETCH))
-        else:
-            kinds.append(("letters", lambda ch: cc(ch) == LO, _LETTER_STRETCH))
-        for kind, member, stretch_re in kinds:
+        # included), else (o200k) [\r\n/] from a "/", else a word stretch
+        kinds = _STRETCH_KINDS_O200K if fast.o200k else _STRETCH_KINDS_CL100K
+        for kind, stretch_re in kinds:
             w0 = n
-            while w0 > S and member(src[o + w0 - 1]):
+            while w0 > S and stretch_re.fullmatch(src[o + w0 - 1]) is not None:
                 w0 -= 1
             if n - w0 >= _WS_BOUND_MIN // 2:
                 break
@@ -262,14 +263,13 @@ class _PunctHeadBound:
     has no hard boundary, so the scan used to stop only after ``max_tokens *
     max_token_len`` bytes."""
 
-    __slots__ = ("enc", "L", "t", "bp", "blen", "rest", "checked")  # blen: bytes so far, per step
+    __slots__ = ("enc", "L", "t", "bp", "rest", "checked")
 
     def __init__(self, enc):
         self.enc = enc
         self.L = max(1, enc.bpe.max_token_len)
         self.t = -1  # end (text coordinates) of the piece the raw counts are for
-        self.bp = None
-        self.blen: list[int] = []  # blen[k]: bytes of the last k characters before t
+        self.bp = None  # raw prependable over text[i:t], i the scan's position
         self.rest = 0
         self.checked = 0
 
@@ -289,14 +289,11 @@ class _PunctHeadBound:
                 return False  # only from the piece's end, one character per step
             self.t = t + q
             self.bp = BytesPrependable(self.enc.bpe)
-            self.blen = [0]
             self.rest = impl.count(t, len(impl.text)) if t < len(impl.text) else 0
             self.checked = 0
         ch = impl.text[i - q]
         self.bp.prepend(ch.encode("utf-8"))
-        blen = self.blen
-        blen.append(len(self.bp))
-        top = blen[-1]  # bytes from i to t
+        top = len(self.bp)  # bytes from i to t
         L = self.L
         zn = impl.zn
         if top < L or top - self.checked < L or i - q + 2 > t or ch not in zn or impl.text[i - q + 1] not in zn:
@@ -495,21 +492,14 @@ def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tupl
 _CONTRACTION_STARTS = frozenset("strvmldSTRVMLD\u017f")
 
 
-def _o200k_letter_classes():
-    from .split_fastpath import LO, OL, UP
-
-    return frozenset({LO, UP, OL})
-
-
-_O200K_LETTERS = _o200k_letter_classes()
-
-
 def _o200k_word_end(fast, prev: str, nxt: str) -> bool:
     """o200k: an apostrophe after a letter ``prev`` is a hard boundary too (see
     :func:`text_split_at_start`) unless a contraction ('s 't 're 've 'm 'll 'd, any case)
     may start there, i.e. unless ``nxt`` (the character after it, "" at the end) is one
     of their first letters: the word holding ``prev`` then ends before the apostrophe."""
-    return fast.o200k and nxt not in _CONTRACTION_STARTS and fast.char_class(prev) in _O200K_LETTERS
+    from .split_fastpath import LO, OL, UP
+
+    return fast.o200k and nxt not in _CONTRACTION_STARTS and fast.char_class(prev) in (LO, UP, OL)
 
 
 def _hard_boundary_test(fast):
@@ -596,7 +586,6 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
         return n - len(data[cut:].decode("utf-8"))
     fast = fast_split_for(enc.pat_str)
     hard = _hard_boundary_test(fast) if fast is not None else None
-
     # Byte stop (any pattern): every token has at most max_token_len bytes, so once
     # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
     byte_limit = budget * max(1, enc.bpe.max_token_len)

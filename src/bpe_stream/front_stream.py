@@ -290,8 +290,7 @@ class TextPrependable:
         if self.wc[0].o200k and last_ll > n:
             return False
         drop = self.n - n
-        bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
-        self._drop_front(drop)
+        self._drop_front(drop, bp)
         self.n = n
         self.pending = ""
         self._set_front(n, bp.token_count)
@@ -409,9 +408,7 @@ class TextPrependable:
         if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
             if ps != n_old or not (c.isspace() or c == ""):
                 return False
-            if drop:
-                bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
-                self._drop_front(drop)
+            self._drop_front(drop, bp)
             if c:
                 bp.prepend(c.encode("utf-8"))
                 self.chunks.append(c)
@@ -611,7 +608,11 @@ class TextPrependable:
         sufs.append(sufs[-1] + count)
         index[d] = len(dists) - 1
 
-    def _drop_front(self, drop: int) -> None:
+    def _drop_front(self, drop: int, bp=None) -> None:
+        """Remove the first ``drop`` characters; also from the front of the raw
+        prependable ``bp`` over the first piece, if given."""
+        if bp is not None and drop:
+            bp.truncate(len(bp) - len(self._front(drop).encode("utf-8")))
         while drop:
             c = self.chunks[-1]
             if len(c) <= drop:

@@ -766,10 +766,15 @@ class _TextIntervals:
         lm = self.lm
         if not (text[i] in lm and text[i - 1] in lm and self._o200k_word(s, t)):
             return False
+        lows = self._lower_positions(k)
+        return not lows or lows[-1] >= i
+
+    def _lower_positions(self, k: int) -> list:
+        """Positions of the lower-case letters of piece ``k`` (built once per piece)."""
         lows = self.lower_at.get(k)
         if lows is None:
-            lows = self.lower_at[k] = [m.start() for m in _LOWER.finditer(text, s, t)]
-        return not lows or lows[-1] >= i
+            lows = self.lower_at[k] = [m.start() for m in _LOWER.finditer(self.text, self.starts[k], self.starts[k + 1])]
+        return lows
 
     def _o200k_word_count(self, k: int, a: int, b: int) -> int:
         r"""Count of ``text[a:b]`` alone, inside o200k word piece ``k`` (letters and marks after
@@ -783,10 +788,7 @@ class _TextIntervals:
         piece and the upper-case letters after ``w`` another (no such character: one piece).
         Why: a long word such as ``"A中" * n`` made every query ending inside it re-split and
         re-encode its prefix (the chunker's cuts were quadratic there)."""
-        lows = self.lower_at.get(k)
-        if lows is None:
-            s, t = self.starts[k], self.starts[k + 1]
-            lows = self.lower_at[k] = [m.start() for m in _LOWER.finditer(self.text, s, t)]
+        lows = self._lower_positions(k)
         x = bisect_right(lows, a - 1)
         if x < len(lows) and lows[x] < b:
             return self._piece_count(k, a, b)

@@ -337,42 +337,34 @@ class _LongPiece:
             runs.pop()
         if runs and runs[-1][2] > end:
             runs[-1][2] = end
-        for stretches in (self.wruns, self.uruns, self.pruns, self.truns):
+        uruns = self.uruns
+        lost_w = bool(uruns) and uruns[-1][3] >= end  # the last Lm/Lo/mark of an upper stretch
+        for stretches in (self.wruns, uruns, self.pruns, self.truns):
             while stretches and stretches[-1][0] >= end:
                 stretches.pop()
-        if self.wruns and self.wruns[-1][1] > end:
-            last = self.wruns[-1]
-            last[1] = end
-            if last[2] >= end:
-                last[2] = -1
-        if self.uruns and self.uruns[-1][1] > end:
-            last = self.uruns[-1]
-            last[1] = end
-            if last[2] >= end:
-                last[2] = -1
-            if last[3] >= end:
-                # the last Lm/Lo/mark run of the stretch is one of its last two runs
-                # (upper-case runs merge), so this loop takes at most two steps
-                last[3] = -1
-                w_groups = _UPPER_GROUPS[run_re][1:] if run_re in _UPPER_GROUPS else ()
-                for g, ra, rb in reversed(runs):
-                    if rb <= last[0]:
-                        break
-                    if g in w_groups:
-                        last[3] = min(rb, end) - 1
-                        break
-        if self.pruns and self.pruns[-1][1] > end:
-            last = self.pruns[-1]
-            last[1] = end
-            if last[2] + 2 > end:
-                last[2] = -1
-            if last[3] >= end:
-                last[3] = -1  # not known without a scan; -1 only finds a later q
-        if self.truns and self.truns[-1][1] > end:
-            last = self.truns[-1]
-            last[1] = end
-            if last[2] >= end:
-                last[2] = -1
+            if stretches and stretches[-1][1] > end:
+                # clip the last stretch; its positions (fields 2..) past the end are gone
+                last = stretches[-1]
+                last[1] = end
+                for f in range(2, len(last)):
+                    if last[f] >= end:
+                        last[f] = -1
+        pruns = self.pruns
+        if pruns and pruns[-1][2] == end - 1:
+            pruns[-1][2] = -1  # its pair of non-mark characters lost the second one
+        # (a trailing non-mark streak cut to -1 is not known without a scan: -1 only finds a
+        # later q)
+        if lost_w and uruns and uruns[-1][3] < 0:
+            # the last Lm/Lo/mark run of the stretch is one of its last two runs (upper-case
+            # runs merge), so this loop takes at most two steps
+            last = uruns[-1]
+            w_groups = _UPPER_GROUPS[run_re][1:] if run_re in _UPPER_GROUPS else ()
+            for g, ra, rb in reversed(runs):
+                if rb <= last[0]:
+                    break
+                if g in w_groups:
+                    last[3] = min(rb, end) - 1
+                    break
 
     def _extend(self, text: str, end: int, run_re, mergeable) -> None:
         runs = self.runs

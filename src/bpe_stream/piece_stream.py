@@ -66,6 +66,7 @@ text.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import chain
 
 import regex
 
@@ -435,8 +436,7 @@ class TextAppendable:
         need_non_ws = True
         need_non_upper = bool(self.upper_classes)
         ws_groups = _WS_GROUPS.get(self.run_re, ())
-        spans = [(ends[i], ends[i + 1]) for i in range(k, len(ends) - 1)]
-        spans += [(a, b) for a, b, _ in self.tail]
+        spans = chain(((ends[i], ends[i + 1]) for i in range(k, len(ends) - 1)), ((a, b) for a, b, _ in self.tail))
         text = self.text
         for a, b in spans:
             if a >= n:
@@ -445,16 +445,17 @@ class TextAppendable:
             rec = self.records.get(a) if b - a > _LONG else None
             if rec is None or rec.end < b or not ws_groups:
                 piece = text[a:b]
-                non_ws = not piece.isspace()
-                non_upper = _NOT_UPPER.search(piece) is not None
+                if need_non_ws and not piece.isspace():
+                    need_non_ws = False
+                if need_non_upper and _NOT_UPPER.search(piece) is not None:
+                    need_non_upper = False
             else:
-                runs = rec.runs
                 # a piece is whitespace only iff its first two runs are whitespace runs
-                non_ws = any(g not in ws_groups for g, ra, _ in runs[:2] if ra < b)
+                if need_non_ws and any(g not in ws_groups for g, ra, _ in rec.runs[:2] if ra < b):
+                    need_non_ws = False
                 uruns = rec.uruns
-                non_upper = not uruns or uruns[0][0] > a or uruns[0][1] < b
-            need_non_ws = need_non_ws and not non_ws
-            need_non_upper = need_non_upper and not non_upper
+                if need_non_upper and (not uruns or uruns[0][0] > a or uruns[0][1] < b):
+                    need_non_upper = False
             if not (need_non_ws or need_non_upper):
                 return True
         return False
