@@ -213,3 +213,31 @@ def test_truncate_start_in_long_punctuation_piece(name, head, body, tail, m):
     text = head + body + tail
     best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
     assert enc.truncate_start(text, m) == text[best:]
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=30, deadline=None)
+@given(
+    head=st.sampled_from(["", "x", "word ", "\n", "Hello. "]),
+    body=st.text(alphabet="abcdefgxyz", min_size=300, max_size=700)
+    | st.text(alphabet="x\u00e9", min_size=300, max_size=700)
+    | st.text(alphabet="\U0001f468\u200d\U0001f469", min_size=300, max_size=500)
+    | st.sampled_from(["x" * 600, "\u00e9" * 500, "ab" * 300, "\u4e2d" * 400, "  " * 300]),
+    tail=st.sampled_from(["", " end.", "\n", "7"]),
+    m=st.integers(1, 60),
+)
+def test_cuts_with_region_token_bound(name, head, body, tail, m):
+    # cuts._RegionTokenBound stops the scans from the longest token occurring in the scanned
+    # region; tried here from the first bytes (in use it starts at 8 * budget) so that it
+    # decides most examples; the answers must stay exact
+    import bpe_stream.cuts as cuts
+
+    enc = encoding_by_name(name)
+    text = head + body + tail
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuts, "_region_first_check", lambda budget, mtl: 8)
+        j = enc.split_at(text, m)
+        suffix = enc.truncate_start(text, m)
+    assert j == _brute_prefix(enc.count, text, m)
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    assert suffix == text[best:]

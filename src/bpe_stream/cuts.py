@@ -20,7 +20,9 @@ one character at a time through its regex-free path, O(1) per character) to a
 bytes(text[S:L]) / max_token_len``; once that exceeds the budget no later prefix
 fits and the scan stops -- also inside one huge piece (a megabyte of spaces, one
 endless word, a punctuation run), after at most ``max_tokens * max_token_len``
-bytes past the last stable boundary.  The answer is then found by truncating back
+bytes past the last stable boundary; with ``max_token_len`` replaced by the
+longest token occurring in the scanned region (:class:`_RegionTokenBound`), far
+earlier on text made of short tokens.  The answer is then found by truncating back
 one character at a time from there (typically a few characters), or, when the
 tail is long, with exact prefix counts from an interval index over the scanned
 text.  Work: O(kept + max_tokens * max_token_len), never O(piece).
@@ -244,6 +246,54 @@ class _StretchTailBound:
         return C + self.head + low > budget
 
 
+class _RegionTokenBound:
+    r"""A stop from the longest token that occurs in a region of the text (any vocabulary).
+
+    Let ``R`` be the UTF-8 bytes of a region of the text and ``Λ`` the longest vocabulary
+    token occurring as a substring of ``R``.  Take any split whose pieces cover ``R``
+    and start or end at one of its ends (``split_at``: ``R = text[S:j]`` after the
+    stable boundary ``S``; ``truncate_start``: ``R = text[i:]``).  Every token of those
+    pieces is a substring of its piece; the ones lying inside ``R`` have at most ``Λ``
+    bytes, and they cover all of ``R`` but the part of the single token crossing ``R``'s
+    open end (fewer than ``L = max_token_len`` bytes).  So those pieces hold at least
+    ``ceil((|R| - L + 1) / Λ)`` tokens, for every longer prefix (suffix) as well.
+    ``Λ`` is found with the vocabulary's Aho-Corasick automaton over the region as it
+    grows (each new part with ``L - 1`` bytes of context, all overlapping matches),
+    checked at geometrically spaced sizes so that the work stays linear.  Why: on text
+    without hard boundaries (one endless word, a run of one character, emoji) the bound
+    from ``L`` alone lets the scan run ``max_tokens * L`` bytes, where tokens of the
+    actual text are much shorter (one letter ``x``: 8 bytes at most; ``é``: 2)."""
+
+    __slots__ = ("iter", "lens", "L", "longest")
+
+    def __init__(self, bpe):
+        self.iter = bpe.automaton.iter
+        self.lens = bpe.token_lens
+        self.L = max(1, bpe.max_token_len)
+        self.longest = 0
+
+    def grow(self, new: bytes, scan: bytes) -> None:
+        """The region grew by ``new``; ``scan`` is ``new`` with up to ``L - 1`` bytes of the
+        old region on its open side (tokens across the old end)."""
+        longest, lens, L = self.longest, self.lens, self.L
+        if longest >= L:
+            return
+        for _, token in self.iter(scan.decode("latin-1")):
+            k = lens[token]
+            if k > longest:
+                longest = k
+                if k >= L:
+                    break
+        self.longest = longest
+
+    def tokens_at_least(self, nbytes: int) -> int:
+        """Lower bound on the tokens of pieces covering ``nbytes`` bytes of the region (see
+        above; any part of it that the pieces start or end at)."""
+        if not self.longest:
+            return 0
+        return max(0, -(-(nbytes - self.L + 1) // self.longest))
+
+
 class _PunctHeadBound:
     r"""``truncate_start``'s stop inside a long punctuation piece (bundled patterns).
 
@@ -301,6 +351,13 @@ class _PunctHeadBound:
         self.checked = top
         # every byte position within L bytes from i: a token may end inside a character
         return min(self.bp.counts[top - L + 1 : top + 1]) + self.rest > budget
+
+
+def _region_first_check(budget: int, mtl: int) -> int:
+    # First size (bytes, or characters as a lower bound) at which _RegionTokenBound is tried:
+    # well past where ordinary text stops on its own (a few bytes per token), so that it
+    # costs nothing there.
+    return max(8 * budget, _CHUNK) + 2 * mtl
 
 
 def _check_budget(max_tokens) -> int:
@@ -386,6 +443,24 @@ def _text_scan(ta, src: str, piece_iter, budget: int, origin: int = 0) -> tuple[
     marks_b = [0]
 
     ws_bound = _StretchTailBound(ta, src, origin) if ta.fast is not None else None
+    # _RegionTokenBound over text[R0:len(ta)], R0 <= S (a longer region only makes the longest
+    # token longer, so it stays sound as S moves on): [bound, R0, scanned up to, next check]
+    region = [None, 0, 0, 0]
+
+    def region_exceeds(s: int, c: int, nbytes: int) -> bool:
+        n = len(ta)
+        if region[0] is None or s < region[1]:
+            region[:] = [_RegionTokenBound(ta.enc.bpe), s, s, s + _region_first_check(budget - c, mtl)]
+        if n < region[3]:
+            return False
+        rb, r0, to, _ = region
+        a = origin + to
+        new = src[a : origin + n].encode("utf-8", "surrogatepass")
+        ctx = src[max(origin + r0, a - mtl) : a].encode("utf-8", "surrogatepass")[-(mtl - 1) :] if mtl > 1 else b""
+        rb.grow(new, ctx + new)
+        region[2] = n
+        region[3] = n + max(_CHUNK, (n - r0) // 4)
+        return c + rb.tokens_at_least(nbytes) > budget
 
     def done() -> bool:
         c = stable_cum[-1]
@@ -393,9 +468,16 @@ def _text_scan(ta, src: str, piece_iter, budget: int, origin: int = 0) -> tuple[
             return True
         s = stable_ends[-1]
         k = bisect_left(marks_c, s)  # first mark at or after S: bytes from there are a lower bound
-        if k < len(marks_c) and marks_b[-1] - marks_b[k] > mtl * (budget - c):
+        if k == len(marks_c):
+            return False
+        nbytes = marks_b[-1] - marks_b[k]
+        if nbytes > mtl * (budget - c):
             return True
-        return ws_bound is not None and len(ta) - s > _WS_BOUND_MIN and ws_bound.exceeds(s, c, budget)
+        if len(ta) - s <= _WS_BOUND_MIN:
+            return False
+        if ws_bound is not None and ws_bound.exceeds(s, c, budget):
+            return True
+        return region_exceeds(s, c, nbytes)
 
     for a, b in piece_iter:
         if per_char and b - a > _TEXT_CHUNK:
@@ -568,7 +650,11 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     ``max_token_len`` bytes, so ``count(text[i:]) >= bytes(text[i:]) /
     max_token_len`` and the scan stops once that exceeds the budget.  The scanned
     suffix is at most ``max_tokens * max_token_len`` bytes (plus the hard-boundary
-    stop, usually much earlier), whatever the text's length.
+    stop, usually much earlier), whatever the text's length.  Region stop: the same
+    with the longest token that occurs in ``text[i:]`` in place of ``max_token_len``
+    (:class:`_RegionTokenBound`), tried from ``8 * max_tokens`` bytes on: one endless
+    word of random letters stops after about ``6 * max_tokens`` bytes instead of
+    ``128 * max_tokens``.
     """
     from .encoding import check_text
     from .interval import IntervalCounter
@@ -588,8 +674,13 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     hard = _hard_boundary_test(fast) if fast is not None else None
     # Byte stop (any pattern): every token has at most max_token_len bytes, so once
     # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
-    byte_limit = budget * max(1, enc.bpe.max_token_len)
+    mtl = max(1, enc.bpe.max_token_len)
+    byte_limit = budget * mtl
     nbytes = 0
+    # _RegionTokenBound over text[i:]: checked at geometrically spaced sizes
+    region = None
+    region_from = n
+    next_check = _region_first_check(budget, mtl)
     span = max(4 * budget, 256)
     best = n
     i = n  # candidates >= i are done
@@ -606,6 +697,16 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
             nbytes += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
             if nbytes > byte_limit:
                 return best
+            if nbytes >= next_check:
+                if region is None:
+                    region = _RegionTokenBound(enc.bpe)
+                new = text[i:region_from].encode("utf-8")
+                ctx = text[region_from : region_from + mtl].encode("utf-8")[: mtl - 1]
+                region.grow(new, new + ctx)
+                region_from = i
+                if region.tokens_at_least(nbytes) > budget:
+                    return best
+                next_check = nbytes + max(_CHUNK, nbytes // 4)
             c = count(i - q, end)
             if c <= budget:
                 best = i
