@@ -200,11 +200,22 @@ def test_split_at_in_long_whitespace(name, head, body, tail, m):
 @settings(max_examples=40, deadline=None)
 @given(
     head=st.sampled_from(["", "x", "word ", "\n", "a'", " "]),
-    body=st.text(alphabet="!'/.,\u0301\u2014-\U0001f600", min_size=20, max_size=160),
+    body=st.text(alphabet="!'/.,\u0301\u2014-\U0001f600", min_size=20, max_size=160)
+    # counts that fall as the suffix grows (e.g. "=-" runs): the window minimum matters
+    | st.text(alphabet="-=", min_size=150, max_size=300)
+    | st.text(alphabet="\u2026\u2014\u2013", min_size=150, max_size=300),
     tail=st.sampled_from(["", "x", " y", "\n\n", "'s", "1"]),
-    m=st.integers(1, 40),
+    m=st.integers(1, 80),
 )
 @example(head="", body="!!" * 10 + "\U0001f600", tail="", m=3)  # a last character of L bytes
+@example(  # found by brute force: stopping on the count at i instead of the window minimum fails
+    head="word ",
+    body="-=-=-=------=-----=---==-==----==-=-=--=---=--===-=-=-==----==-=-=-=---====-=---=--===-==-=-==-"
+    "--===-=-=-=--==-=-=--=-======-------==-==-===-=-----=-=--=-====---==-===-=-==-=-=--=-=-======--="
+    "=-------=-===---=--=--==-===------=----===-====--=--==----=--=-=-=--==-===-=-=-=---======---=-=--=--=",
+    tail="\n\n",
+    m=73,
+)
 def test_truncate_start_in_long_punctuation_piece(name, head, body, tail, m):
     # cuts._PunctHeadBound stops the backward scan inside a long punctuation piece from the
     # raw suffix counts' window minimum (the cross vocabulary's 4-byte tokens make short
