@@ -1,7 +1,7 @@
 import pickle
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream.prependable import PrependableEncoder
@@ -259,3 +259,65 @@ def _edit_front(pe, enc, text, ops):
             pe.prepend(s)
             text = s + text
         assert pe.token_count == enc.count(text), (is_trunc, k, s)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), tail=st.sampled_from(["", " end", "x"]), cover=st.sampled_from(["1", "!", " ", "a", "中", "\n"]))
+@example(data=None, tail=" end", cover="1")  # "x" * 80 covered, cut to 40, regrown with other letters
+def test_saved_state_is_not_given_to_other_text(name, data, tail, cover, small_constants):
+    # a long first piece's state is saved while other pieces are in front of it; after a
+    # truncation below that piece's start, other text regrown to the same distances may form a
+    # piece with the same start and end, which must not get the old piece's state back
+    if data is None:
+        body, keep, regrow, more = "x" * 80, 40, "qwer" * 10, "zk"
+    else:
+        alphabet = data.draw(st.sampled_from(FRONT_ALPHABETS))
+        body = data.draw(st.text(alphabet=alphabet, min_size=8, max_size=60))
+        keep = data.draw(st.integers(0, len(body)))
+        k = len(body) - keep
+        regrow = data.draw(st.text(alphabet=alphabet + "qz", min_size=k, max_size=k))
+        more = data.draw(st.text(alphabet=alphabet + "qz1 ", min_size=1, max_size=6))
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    pe.prepend(body)
+    pe.prepend(cover)
+    pe.truncate(len(tail) + keep)
+    pe.prepend(regrow)
+    text = regrow + body[len(body) - keep :] + tail
+    assert pe.token_count == enc.count(text)
+    for c in reversed(more):
+        pe.prepend(c)
+        text = c + text
+        assert pe.token_count == enc.count(text), (c, text[:8])
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@pytest.mark.parametrize("word", ["a\u0301" * 50, "A\u4e2d" * 50, "\u4e2d" * 100, "x" * 100, "A" * 100, "AB" * 50])
+@pytest.mark.parametrize("tail", ["", "B", " end", "Ab", "1"])
+def test_lead_characters_and_letters_before_a_long_word(name, word, tail):
+    # a lead ([^\r\n\p{L}\p{N}]) in front of a long word joins its piece, letters and marks
+    # join it when the pattern says so (an o200k word of upper-case letters only takes no
+    # Lm/Lo letter or mark in front), and prepend/truncate toggles keep the counts exact
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    pe.prepend(word)
+    text = word + tail
+    n = len(text)
+    for c in ["\u02b0", "\u4e2d", "\u0301", " ", "!", "'", "/", "\t", "\u00ca\u00b0", "a", "A", " !", "!!", "x'", "\u3000"]:
+        for _ in range(2):
+            pe.prepend(c)
+            assert pe.token_count == enc.count(c + text), (c, "prepend")
+            pe.prepend("q")
+            assert pe.token_count == enc.count("q" + c + text), (c, "q")
+            pe.truncate(n + len(c))
+            assert pe.token_count == enc.count(c + text), (c, "drop q")
+            pe.truncate(n)
+            assert pe.token_count == enc.count(text), (c, "drop c")
+    for drop in (1, 3):
+        pe.truncate(n - drop)
+        assert pe.token_count == enc.count(text[drop:])
+        pe.prepend("!")
+        assert pe.token_count == enc.count("!" + text[drop:])

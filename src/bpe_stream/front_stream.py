@@ -18,12 +18,19 @@ digit run keeps the counts of its three-digit windows by phase (``_prepend_digit
 O(1) per digit).
 For o200k the word state covers any first piece of letters and marks: letters,
 marks and ``Lm``/``Lo`` are prepended in O(1), lower-case letters only while the
-word's leading ``[Lu Lt Lm Lo M]`` run holds no upper-case letter (see
-``_prepend_to_word``).
+word's leading ``[Lu Lt Lm Lo M]`` run holds no upper-case letter, ``Lm``/``Lo``
+and marks only when the word is not all upper-case (see ``_prepend_to_word``).
+A *lead* (one non-letter, non-digit, non-newline character) in front of the word
+joins its piece in O(1) too, and a re-split that gives a long word a lead or
+takes it away reads the count from the saved state (``_saved_word_count``)
+instead of re-encoding the word: what is left is one C-speed regex scan of the
+word (about 2-6 ms per 100K characters).
 These states follow multi-character prepends and truncations inside the piece
 (``_truncate_word``, ``_edit_run`` with a drop), and a state is saved when other
 pieces are put in front of its piece and restored when truncation makes the piece
-first again (``saved``): a piece's text is fixed by its distances from the end.
+first again (``saved``): a piece's text is fixed by its distances from the end
+for as long as no truncation goes below its start (then the state is dropped, or
+cut with the piece when the rest is known to stay one piece).
 A long punctuation stretch (after two non-mark characters) or o200k ``[\r\n/]``
 stretch (after a ``/``) near the front is handled like a one-class run, with the
 proofs of :mod:`bpe_stream.long_pieces`, and the piece holding it may sit behind
@@ -172,7 +179,7 @@ class TextPrependable:
         if (self.word or self.run or self.dig) is None or len(self.dists) < 2:
             return
         saved = self.saved
-        if len(saved) >= 1024:
+        if len(saved) >= 256:
             saved.clear()
         # a run state may belong to a piece after the first (see _edit_run)
         key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.dists[-2])
@@ -209,8 +216,23 @@ class TextPrependable:
     # W's end, as W's did; without one, W' is all [Lm Lo M] and may run on into an
     # upper-case letter after W) or when W holds none (its first part, and W''s, runs to the
     # end of its [Lu Lt Lm Lo M] stretch, followed by no Ll, and gives back to the same last
-    # Lm/Lo/mark, which W ends with).  The state is (end, raw prependable, distance of the last
-    # upper-case letter of W's leading [Lu Lt Lm Lo M] run or 0, distance of W's last Ll or 0).
+    # Lm/Lo/mark, which W ends with) or when the character after W is no upper-case letter
+    # (W' is then all [Lm Lo M]: its first part stops at W's end, where W's stopped, and gives
+    # back its last character to the second).
+    # A *lead*: one character c of [^\r\n\p{L}\p{N}] (cl100k: not an apostrophe, which may
+    # start a contraction; o200k: not a mark, which is a word character) prepended to W when
+    # W starts with a letter gives the single piece c + W: the word alternative takes c as its
+    # optional lead and then tries exactly what it tried on W (whose own lead was empty, W
+    # starting with a letter), so it ends where W's match did.  Nothing prepended in front of
+    # the lead joins the piece (a second lead is not a letter), so such prepends take the
+    # general path, and truncating drops the lead first.  The state is (end, raw
+    # prependable over the piece, distance of the last upper-case letter of W's leading
+    # [Lu Lt Lm Lo M] run or 0, distance of W's last Ll or 0, 1 if the piece has a lead else
+    # 0, whether the character after W is an upper-case letter, whether W is all upper-case).
+    # An o200k W that is all upper-case letters is the second alternative's match (the first
+    # needs one [Ll Lm Lo M]); an Lm/Lo letter or a mark c in front of it is then a piece of
+    # its own (the first alternative gives back to c), so only upper-case letters join it.
+    # Any other W ends with an [Ll Lm Lo M] character, and so does every W' left by a cut.
     _LONG = 64
 
     def _check_word(self) -> None:
@@ -221,32 +243,46 @@ class TextPrependable:
         length = self.n - end
         if length <= self._LONG:
             return
-        fast, _, first_class = self.wc
-        w = self._front(length)
+        fast, letters, first_class = self.wc
+        front = self._front(length + 1)
+        w = front[:length]
         if "'" in w:
             return
+        # a piece that is a lead and a word (see above)
+        lead = 1 if fast.char_class(w[0]) in self._leads(fast) and fast.char_class(w[1]) in letters else 0
+        body = w[lead:]
         last_upper = last_ll = 0
+        after_upper = all_upper = False
         if fast.o200k:
             # any piece of letters and marks (see _prepend_to_word)
-            if _O200K_LETTERS.fullmatch(w) is None:
+            if _O200K_LETTERS.fullmatch(body) is None:
                 return
-            m = _LAST_UPPER.search(_O200K_UPPER_PREFIX.match(w).group())
-            last_upper = self.n - m.start() if m else 0
-            m = _LAST_LL.search(w)
-            last_ll = self.n - m.start() if m else 0
-        elif fast.char_class(w[0]) != first_class:
+            m = _LAST_UPPER.search(_O200K_UPPER_PREFIX.match(body).group())
+            last_upper = self.n - lead - m.start() if m else 0
+            m = _LAST_LL.search(body)
+            last_ll = self.n - lead - m.start() if m else 0
+            after_upper = len(front) > length and fast.char_class(front[length]) == UP
+            all_upper = fast.char_class(w[-1]) == UP
+        elif fast.char_class(body[0]) != first_class:
             return
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(w.encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
-        self.word = (end, bp, last_upper, last_ll)
+        self.word = (end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+
+    @staticmethod
+    def _leads(fast) -> tuple:
+        """Classes of the characters that may lead a word piece (see above)."""
+        from .split_fastpath import AP, P, SL, SP, WS
+
+        return (SP, WS, P, SL, AP) if fast.o200k else (SP, WS, P)
 
     def _prepend_to_word(self, s: str) -> str:
         """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
         fast, letters, _ = self.wc
-        end, bp, last_upper, last_ll = self.word
-        if self.dists[-2] != end or self.dists[-1] != self.n:
+        end, bp, last_upper, last_ll, lead, after_upper, all_upper = self.word
+        if self.dists[-2] != end or self.dists[-1] != self.n or lead:
             return s
         k = len(s)
         while k > 0:
@@ -266,11 +302,17 @@ class TextPrependable:
                     last_ll = last_ll or d
                 elif cls == UP:
                     last_upper = last_upper or d
-                elif cls not in (OL, None):
+                elif cls not in (OL, None) or all_upper:
                     break
             elif cls not in letters:
                 break
             k -= 1
+        if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
+            # a lead, when the piece starts with a letter (not a mark)
+            first = s[k] if k < len(s) else self._front(1)
+            if fast.char_class(first) in letters:
+                k -= 1
+                lead = 1
         if k == len(s):
             return s
         added = s[k:]
@@ -278,24 +320,38 @@ class TextPrependable:
         self.chunks.append(added)
         self.n += len(added)
         self._set_front(self.n, bp.token_count)
-        self.word = (end, bp, last_upper, last_ll)
+        self.word = (end, bp, last_upper, last_ll, lead, after_upper, all_upper)
         return s[:k]
 
     def _truncate_word(self, n: int) -> bool:
         """Keep the last ``n`` characters when the cut falls inside the long first word W
         and the rest stays one piece with W's end (see above): O(dropped)."""
-        end, bp, last_upper, last_ll = self.word
-        if self.dists[-2] != end or self.dists[-1] != self.n or n - end <= self._LONG:
+        if self.dists[-2] != self.word[0] or self.dists[-1] != self.n:
             return False
-        if self.wc[0].o200k and last_ll > n:
+        word = self._cut_word(self.word, self.n, n)
+        if word is None:
             return False
-        drop = self.n - n
-        self._drop_front(drop, bp)
+        self._drop_front(self.n - n)
         self.n = n
         self.pending = ""
-        self._set_front(n, bp.token_count)
-        self.word = (end, bp, last_upper if last_upper <= n else 0, last_ll)
+        self._set_front(n, word[1].token_count)
+        self.word = word
         return True
+
+    def _cut_word(self, word, start: int, n: int):
+        """The state of the word piece at distances (``start``, end) cut to (``n``, end), or
+        None when the rest is not known to be one piece with that end (see above).  Its raw
+        prependable loses the text at distances (n, start], which is still there: O(start - n)."""
+        end, bp, last_upper, last_ll, lead, after_upper, all_upper = word
+        if n - end <= self._LONG:
+            return None
+        if self.wc[0].o200k and last_ll > n:
+            if after_upper:
+                return None
+            last_ll = 0  # W' is all [Lm Lo M] (see above)
+        gone = self._front(self.n - n)[self.n - start :]
+        bp.truncate(len(bp) - len(gone.encode("utf-8")))
+        return (end, bp, last_upper if last_upper <= n else 0, last_ll, 0, after_upper, all_upper)
 
     # A long first piece P holding a long run of one compressible class (bundled patterns; the
     # classes and the argument are those of bpe_stream.long_pieces): deleting the middle of a
@@ -561,9 +617,11 @@ class TextPrependable:
     def _prepend_digits(self, s: str) -> bool:
         e, L, A, head, tail = self.dig
         dists = self.dists
-        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or _DIGITS.fullmatch(s) is None:
+        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n:
             self.dig = None
             return False
+        if _DIGITS.fullmatch(s) is None:
+            return False  # the state stays, to be saved while other pieces are in front
         pieces = self.enc._pieces
         for ch in reversed(s):
             w = ch + head
@@ -598,6 +656,33 @@ class TextPrependable:
         self.dig = [e, L, A, R[drop : drop + 2], tail]
         return True
 
+    def _saved_word_count(self, da: int, db: int):
+        """Token count of the piece at distances (``da``, ``db``) from a saved word state of
+        that piece, of the piece without its first character (a lead or letter put in front
+        of a long word by a re-split: the state takes it, with no more in front), or of the
+        piece with one more character in front (a lead that a re-split gave to another
+        piece: the state drops it); None without one.  Saves re-encoding a long word."""
+        saved = self.saved
+        state = saved.get((da, db))
+        if state is not None and state[0] is not None:
+            return state[0][1].token_count
+        state = saved.get((da + 1, db))
+        if state is not None and state[0] is not None:
+            word = self._cut_word(state[0], da + 1, da)
+            del saved[(da + 1, db)]
+            if word is None:
+                return None
+            saved[(da, db)] = (word, None, None)
+            return word[1].token_count
+        state = saved.get((da - 1, db))
+        if state is None or state[0] is None or state[0][4]:
+            return None
+        end, bp, last_upper, last_ll, _, after_upper, all_upper = state[0]
+        bp.prepend(self._front(self.n - da + 1)[-1].encode("utf-8"))
+        del saved[(da - 1, db)]
+        saved[(da, db)] = ((end, bp, last_upper, last_ll, 1, after_upper, all_upper), None, None)
+        return bp.token_count
+
     def _set_front(self, d: int, count: int) -> None:
         """Replace the front boundary by one at distance ``d`` from the end, the first piece
         (up to the boundary after it) holding ``count`` tokens."""
@@ -626,6 +711,17 @@ class TextPrependable:
         n = _check_len(n, self.n)
         if n == self.n:
             return
+        saved = self.saved
+        if saved:
+            # the text at distances beyond n is gone: later prepends put other text there, and a
+            # piece there with the same distances must not get the old piece's state back; a
+            # word piece cut by the truncation keeps its state when the rest stays one piece
+            for key in [key for key in saved if key[0] > n]:
+                word = saved.pop(key)[0]
+                if word is not None and key[1] < n:
+                    word = self._cut_word(word, key[0], n)
+                    if word is not None:
+                        saved[(n, key[1])] = (word, None, None)
         if self.dig is not None and self._truncate_digits(n):
             return
         if self.word is not None and self._truncate_word(n):
@@ -633,6 +729,9 @@ class TextPrependable:
         if self.run is not None and self._edit_run("", self.n - n):
             return
         self.pending = ""
+        if self.run is not None and self.run[6] <= n:
+            # a run state of a piece behind the first one (see _edit_run) outlives the cut
+            self.saved[(self.run[6], self.run[0])] = (None, self.run, None)
         self.word = None
         self.run = None
         self.dig = None
@@ -643,6 +742,16 @@ class TextPrependable:
             del index[dists.pop()]
             sufs.pop()
         if dists[-1] != n:
+            state = self.saved.pop((n, dists[-1]), None)
+            if state is not None and state[0] is not None:
+                # a saved word state says the first piece ends at the last kept boundary
+                dists.append(n)
+                sufs.append(sufs[-1] + state[0][1].token_count)
+                index[n] = len(dists) - 1
+                self.word = state[0]
+                return
+            if state is not None:
+                self.saved[(n, dists[-1])] = state
             self._resync()
         self._restore_state()
 
@@ -672,7 +781,8 @@ class TextPrependable:
                     break
                 if b == len(front) and len(front) < n:
                     break  # the match may continue past the fetched front
-                new.append((d, len(pieces[m.group()])))
+                count = self._saved_word_count(d, n - b) if b - a > self._LONG and self.saved else None
+                new.append((d, len(pieces[m.group()]) if count is None else count))
             else:
                 if len(front) == n:
                     synced = 0
