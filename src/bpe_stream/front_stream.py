@@ -63,7 +63,7 @@ _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 
 class TextPrependable:
     __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved")
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -95,6 +95,7 @@ class TextPrependable:
         # (start, end) distances of a long first piece -> its (word, run, dig) state, kept when a
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved: dict = {}
+        self.just_saved = None  # key of a word state saved by the prepend under way
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -127,6 +128,7 @@ class TextPrependable:
         new.dig = None if self.dig is None else list(self.dig)
         new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
         new.saved = {}
+        new.just_saved = None
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
         new.sufs = list(self.sufs)
@@ -169,6 +171,7 @@ class TextPrependable:
         self.chunks.append(s)
         self.n += len(s)
         self._resync()
+        self.just_saved = None
         if not self._restore_state():
             self._check_word()
             self._check_run()
@@ -184,6 +187,7 @@ class TextPrependable:
         # a run state may belong to a piece after the first (see _edit_run)
         key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.dists[-2])
         saved[key] = (self.word, self.run, self.dig)
+        self.just_saved = key if self.word is not None else None
         self.word = self.run = self.dig = None
 
     def _restore_state(self) -> bool:
@@ -768,6 +772,9 @@ class TextPrependable:
             sufs.append(self.enc.bpe.count(self.get_text().encode("utf-8")) if n else 0)
             index[n] = len(dists) - 1
             return
+        # A word state just saved for the old first piece W (distances (w0, w1)): when a new
+        # piece ends at w0 - 1, W minus its lead is the next piece (see _saved_word_count).
+        just = self.just_saved
         k = 256
         while True:
             front = self._front(k)
@@ -783,6 +790,18 @@ class TextPrependable:
                     break  # the match may continue past the fetched front
                 count = self._saved_word_count(d, n - b) if b - a > self._LONG and self.saved else None
                 new.append((d, len(pieces[m.group()]) if count is None else count))
+                # Sync where the next match starts, without matching it (it may be a long
+                # word): a known boundary, or the rest of a saved word W.
+                d = n - b
+                if d in index:
+                    synced = d
+                    break
+                if just is not None and d == just[0] - 1 and just[1] in index and d > just[1]:
+                    count = self._saved_word_count(d, just[1])
+                    if count is not None:
+                        new.append((d, count))
+                        synced = just[1]
+                        break
             else:
                 if len(front) == n:
                     synced = 0
