@@ -1,0 +1,103 @@
+"""Edits at the growing end of a text that is one long piece (or one long stretch).
+
+Run from the project root:
+
+    python benchmarks/bench_edit_toggles.py --out benchmarks/results_edit_toggles.md
+
+Each text is a unit (one or a few characters) repeated to ``n`` characters: a long
+word (``"x"``, ``"a\\u0301"``, ``"A中"`` ...), a whitespace run, a digit run, a
+punctuation stretch, marks.  For each of ~20 edit strings ``c`` (leads such as
+``" "``/``"!"``/``"'"``, letters, marks, digits, newlines, two-character mixes),
+``AppendableEncoder`` appends ``c`` and truncates back (backspace), and
+``PrependableEncoder`` prepends ``c`` and truncates back.  Every edit string is
+tried twice in a row on the same encoder; the table shows the slowest single
+call of the second round (steady state: a first, one-time O(piece) set-up per
+piece is allowed, as it is amortized against building the piece), at two text
+lengths.  Flat across lengths means O(1) per edit.  Every count is checked
+against ``Encoding.count`` on the exact text.  Wall clock, best of the two
+rounds' calls; the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import bpe_stream
+from bpe_stream import AppendableEncoder, PrependableEncoder
+
+UNITS = ["x", "abc", "Aa", "A", "AB", "a\u0301", "A\u4e2d", "\u4e2d", "\u02b0", " ", "\n", "\u3000 ",
+         "1", "!", "!'", " !", "/\n", "-=", "\u0301\u0301!", "!\u0301\u0301"]
+EDITS = ["!", " ", "a", "A", "\u0301", "1", "\n", "'", "/", "\u4e2d", "!!", " !", "\u02b0", "'s", "s",
+         "x'", "\r\n", "\t", "\u3000", "\u00ca\u00b0"]
+
+
+def worst_edit(enc, text: str, front: bool) -> tuple[float, str]:
+    """Slowest call (ms) of the second round of edit/undo pairs, and its edit string."""
+    if front:
+        st = PrependableEncoder(enc)
+        st.prepend(text)
+    else:
+        st = AppendableEncoder(enc)
+        st.append(text)
+    n = len(text)
+    worst = (0.0, "")
+    for rnd in range(2):
+        for c in EDITS:
+            t0 = time.perf_counter()
+            st.prepend(c) if front else st.append(c)
+            t1 = time.perf_counter()
+            edited = c + text if front else text + c
+            if st.token_count != enc.count(edited):
+                raise AssertionError(f"count differs: {enc.name} {text[:6]!r} {c!r}")
+            t2 = time.perf_counter()
+            st.truncate(n)
+            t3 = time.perf_counter()
+            if rnd == 1:
+                ms = max(t1 - t0, t3 - t2) * 1e3
+                if ms > worst[0]:
+                    worst = (ms, c)
+    if st.token_count != enc.count(text):
+        raise AssertionError("count differs after the edits")
+    return worst
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="20000,100000")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    lines = [
+        "# Edit toggles at the growing end of one long piece",
+        "",
+        f"Command: `python benchmarks/bench_edit_toggles.py --sizes {args.sizes}`; "
+        f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
+        "",
+        "Slowest single call (ms) of the second round of edit/undo pairs over "
+        f"{len(EDITS)} edit strings (see the script's docstring), and that edit string.",
+        "",
+        "| encoding | unit | " + " | ".join(f"append {n:,}" for n in sizes) + " | "
+        + " | ".join(f"prepend {n:,}" for n in sizes) + " |",
+        "|---|---|" + "---|" * (2 * len(sizes)),
+    ]
+    for name in ("cl100k_base", "o200k_base"):
+        enc = bpe_stream.get_encoding(name)
+        for unit in UNITS:
+            cells = []
+            for front in (False, True):
+                for n in sizes:
+                    text = (unit * (n // len(unit) + 1))[:n]
+                    ms, c = worst_edit(enc, text, front)
+                    cells.append(f"{ms:.2f} ({c!r})")
+            lines.append(f"| {name} | {unit!r} | " + " | ".join(cells) + " |")
+            print(lines[-1], flush=True)
+    lines += ["", f"Load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
