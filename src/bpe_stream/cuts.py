@@ -30,7 +30,7 @@ text.  Work: O(kept + max_tokens * max_token_len), never O(piece).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 import regex
 
@@ -313,10 +313,13 @@ class _PunctHeadBound:
     has no hard boundary, so the scan used to stop only after ``max_tokens *
     max_token_len`` bytes."""
 
-    __slots__ = ("enc", "L", "t", "bp", "rest", "checked")
+    __slots__ = ("enc", "L", "t", "bp", "rest", "checked", "skip")
 
     def __init__(self, enc):
         self.enc = enc
+        # the scan's positions i >= skip lie in a piece found not to qualify: callers test
+        # ``i < skip`` before calling (one call per character doubled truncate_start's time)
+        self.skip = 1 << 62
         self.L = max(1, enc.bpe.max_token_len)
         self.t = -1  # end (text coordinates) of the piece the raw counts are for
         self.bp = None  # raw prependable over text[i:t], i the scan's position
@@ -324,17 +327,20 @@ class _PunctHeadBound:
         self.checked = 0
 
     def exceeds(self, impl, q: int, i: int, budget: int) -> bool:
-        from bisect import bisect_right
-
-        from .prependable import BytesPrependable
-
         starts = impl.starts
         k = bisect_right(starts, i - q) - 1
         s, t = starts[k], starts[k + 1]
         if t - s < 2 * self.L or not impl._punct_piece(s, t):
             self.t = -1
+            # skip to the end of the next piece (backwards) long enough to qualify
+            k -= 1
+            while k >= 0 and starts[k + 1] - starts[k] < 2 * self.L:
+                k -= 1
+            self.skip = (starts[k + 1] if k >= 0 else 0) + q
             return False
         if self.t != t + q:
+            from .prependable import BytesPrependable
+
             if i - q != t - 1:
                 return False  # only from the piece's end, one character per step
             self.t = t + q
@@ -714,7 +720,7 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
                 hard(text[i - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[i - 1], text[i + 1 : i + 2]))
             ):
                 return best
-            if head is not None and head.exceeds(ic._impl, q, i, budget):
+            if head is not None and i < head.skip and head.exceeds(ic._impl, q, i, budget):
                 return best
         if q == 0:
             return best
