@@ -294,7 +294,8 @@ def test_saved_state_is_not_given_to_other_text(name, data, tail, cover, small_c
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@pytest.mark.parametrize("word", ["a\u0301" * 50, "A\u4e2d" * 50, "\u4e2d" * 100, "x" * 100, "A" * 100, "AB" * 50])
+@pytest.mark.parametrize("word", ["a\u0301" * 50, "A\u4e2d" * 50, "\u4e2d" * 100, "x" * 100, "A" * 100, "AB" * 50,
+                                  "s" * 100, "re" * 50, "\u017f" * 100, "Ve" * 50])
 @pytest.mark.parametrize("tail", ["", "B", " end", "Ab", "1"])
 def test_lead_characters_and_letters_before_a_long_word(name, word, tail):
     # a lead ([^\r\n\p{L}\p{N}]) in front of a long word joins its piece, letters and marks

@@ -59,6 +59,7 @@ _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _O200K_UPPER_PREFIX = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
+_CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 
 
 class TextPrependable:
@@ -223,8 +224,9 @@ class TextPrependable:
     # Lm/Lo/mark, which W ends with) or when the character after W is no upper-case letter
     # (W' is then all [Lm Lo M]: its first part stops at W's end, where W's stopped, and gives
     # back its last character to the second).
-    # A *lead*: one character c of [^\r\n\p{L}\p{N}] (cl100k: not an apostrophe, which may
-    # start a contraction; o200k: not a mark, which is a word character) prepended to W when
+    # A *lead*: one character c of [^\r\n\p{L}\p{N}] (cl100k: an apostrophe only when W does
+    # not start like a contraction, 's 'll ..., which is a piece of its own and is tried
+    # first; o200k: not a mark, which is a word character) prepended to W when
     # W starts with a letter gives the single piece c + W: the word alternative takes c as its
     # optional lead and then tries exactly what it tried on W (whose own lead was empty, W
     # starting with a letter), so it ends where W's match did.  Nothing prepended in front of
@@ -280,7 +282,7 @@ class TextPrependable:
         """Classes of the characters that may lead a word piece (see above)."""
         from .split_fastpath import AP, P, SL, SP, WS
 
-        return (SP, WS, P, SL, AP) if fast.o200k else (SP, WS, P)
+        return (SP, WS, P, SL, AP) if fast.o200k else (SP, WS, P, AP)
 
     def _prepend_to_word(self, s: str) -> str:
         """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
@@ -312,9 +314,12 @@ class TextPrependable:
                 break
             k -= 1
         if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
-            # a lead, when the piece starts with a letter (not a mark)
-            first = s[k] if k < len(s) else self._front(1)
-            if fast.char_class(first) in letters:
+            # a lead, when the piece starts with a letter (not a mark); for cl100k an apostrophe
+            # only when the piece does not start like a contraction ('s 'll ...: a piece of its own)
+            first = (s[k:] + self._front(2))[:2]
+            if fast.char_class(first[0]) in letters and (
+                fast.o200k or s[k - 1] != "'" or not _CL100K_CONTRACTION.match(first)
+            ):
                 k -= 1
                 lead = 1
         if k == len(s):
