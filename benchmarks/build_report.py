@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = [
     ("Core encoders and `Encoding` (issue 2)", "results_encode.md"),
     ("Streaming counts and exact cuts (issue 3)", "results_streaming.md"),
+    ("Edit toggles at the growing end (issue 3)", "results_edit_toggles.md"),
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
     ("Training (issue 5)", "results_train.md"),
