@@ -50,7 +50,7 @@ import regex
 
 from .appendable import _check_len
 from .prependable import BytesPrependable
-from .split_fastpath import LO, OL, UP
+from .split_fastpath import AP, LO, OL, P, SL, SP, UP, WS
 
 __all__ = ["TextPrependable"]
 
@@ -280,8 +280,6 @@ class TextPrependable:
     @staticmethod
     def _leads(fast) -> tuple:
         """Classes of the characters that may lead a word piece (see above)."""
-        from .split_fastpath import AP, P, SL, SP, WS
-
         return (SP, WS, P, SL, AP) if fast.o200k else (SP, WS, P, AP)
 
     def _prepend_to_word(self, s: str) -> str:
