@@ -322,3 +322,60 @@ def test_lead_characters_and_letters_before_a_long_word(name, word, tail):
         assert pe.token_count == enc.count(text[drop:])
         pe.prepend("!")
         assert pe.token_count == enc.count("!" + text[drop:])
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    unit=st.sampled_from(["!\u0301\u0301", "\u0301\u0301!", "!\u0301", "?\u0301\u0300/"]),
+    k=st.integers(3, 60),
+    tail=st.sampled_from(["", "x", " y", "\n"]),
+    ops=st.lists(st.tuples(st.booleans(), st.integers(0, 5),
+                           st.sampled_from(["!", "?", "/", " ", "\u0301", "!!", "a", "!\u0301"])), max_size=16),
+)
+def test_prepend_that_merges_a_stretch_into_one_piece(name, unit, k, tail, ops, small_constants):
+    # o200k: "!" in front of "!\u0301\u0301" * k turns k mark-led words into one punctuation
+    # piece, and truncating it away splits them back; the undo records (the cut piece's bytes,
+    # the boundaries removed in bulk) must give back exactly the counts of the text
+    enc = encoding_by_name(name)
+    body = unit * k
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    pe.prepend(body)
+    text = body + tail
+    assert pe.token_count == enc.count(text)
+    _edit_front(pe, enc, text, ops)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+def test_bulk_undo_record_is_dropped_by_a_deeper_truncation(name, small_constants):
+    # after "!" merged many words into one piece, a truncation below the old front makes its
+    # removed boundaries stale; regrowing the same length with other text and truncating back
+    # must not bring them back (white-box: the kept boundaries are the pieces' starts)
+    from bpe_stream.front_stream import TextPrependable
+
+    enc = encoding_by_name(name)
+    words = 3 * TextPrependable._LONG
+    body = "!\u0301\u0301" * words
+    pe = PrependableEncoder(enc)
+    pe.prepend(body)
+    n0 = len(body)
+    pe.prepend("!")
+    assert pe.token_count == enc.count("!" + body)
+    keep = body[-9:]  # three words
+    pe.truncate(len(keep))
+    # " " + a space-led punctuation piece with no two non-mark characters in a row (no run
+    # state); without the " ", mark-led words whose boundaries differ from the old ones
+    regrow = " !" + "\u0301" * 5 + "!\u0301\u0301" * ((n0 - len(keep) - 6) // 3)
+    text = regrow + keep
+    assert len(text) == n0 + 1
+    pe.prepend(regrow)
+    assert pe.token_count == enc.count(text)
+    pe.truncate(n0)
+    rest = text[1:]
+    assert pe.token_count == enc.count(rest)
+    starts, d = {0}, len(rest)
+    for piece in enc.split(rest):
+        starts.add(d)
+        d -= len(piece)
+    assert sorted(pe._impl.dists) == sorted(starts)

@@ -34,10 +34,14 @@ cut with the piece when the rest is known to stay one piece).
 A long punctuation stretch (after two non-mark characters) or o200k ``[\r\n/]``
 stretch (after a ``/``) near the front is handled like a one-class run, with the
 proofs of :mod:`bpe_stream.long_pieces`, and the piece holding it may sit behind
-short pieces in front (``_edit_run``).  Remaining slow case (found on o200k): a
-prepend that changes the split of a long stretch (``"!"`` before
-``"\u0301\u0301!" * n`` makes one punctuation piece of n mark-led words) costs
-O(stretch), the new piece's tokens depending on all of its bytes.  Truncating
+short pieces in front (``_edit_run``).  A prepend that changes the split of a long
+stretch (o200k: ``"!"`` before ``"!\u0301\u0301" * n`` makes one punctuation piece of
+n mark-led words) needs the new piece's raw count, which depends on all of its bytes:
+the first time it is encoded (O(stretch)); when a truncation splits the piece back, its
+raw prependable is kept cut to what is left (``ghost``) and the boundaries the prepend
+removed in bulk are kept too (``stash``), so that toggling such an edit costs C-speed
+regex scans and list copies of the stretch (about 15 ms per edit at 200K characters)
+instead of re-encoding it.  Truncating
 inside a long digit run at the front subtracts the dropped three-digit windows
 (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend
 is joined with a high surrogate ending the next one, as tiktoken joins the pair in
@@ -64,7 +68,7 @@ _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 
 class TextPrependable:
     __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved")
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghost", "stash")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -97,6 +101,12 @@ class TextPrependable:
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved: dict = {}
         self.just_saved = None  # key of a word state saved by the prepend under way
+        # Undo records for a prepend that changes the split of a long stretch (see _truncate_flip):
+        # ghost = (start, end, raw prependable over the text at those distances) left by a long
+        # piece that a truncation cut; stash = (front, sync, boundaries, suffix counts) that a
+        # re-split removed in bulk.
+        self.ghost = None
+        self.stash = None
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -130,6 +140,7 @@ class TextPrependable:
         new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
         new.saved = {}
         new.just_saved = None
+        new.ghost = new.stash = None
         new.chunks = list(self.chunks)
         new.dists = list(self.dists)
         new.sufs = list(self.sufs)
@@ -415,8 +426,13 @@ class TextPrependable:
             if found is None:
                 return
             rs, re_, group = found
-        bp = BytesPrependable(self.enc.bpe)
-        bp.prepend(front[:L1].encode("utf-8"))
+        ghost = self.ghost
+        if ghost is not None and ghost[0] == n and ghost[1] == end:
+            bp = ghost[2]  # the re-split counted P with it (see _resync)
+            self.ghost = None
+        else:
+            bp = BytesPrependable(self.enc.bpe)
+            bp.prepend(front[:L1].encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
         tailpart = front[re_ - _KEEP :]
@@ -729,16 +745,27 @@ class TextPrependable:
                     word = self._cut_word(word, key[0], n)
                     if word is not None:
                         saved[(n, key[1])] = (word, None, None)
+        if self.stash is not None and n < self.stash[0]:
+            self.stash = None
+        ghost = self.ghost
+        if ghost is not None and n < ghost[0]:
+            self.ghost = None
+            if n > ghost[1]:
+                self._set_ghost(ghost[0], ghost[1], ghost[2], n)
         if self.dig is not None and self._truncate_digits(n):
             return
         if self.word is not None and self._truncate_word(n):
             return
-        if self.run is not None and self._edit_run("", self.n - n):
+        run = self.run
+        if run is not None and self._edit_run("", self.n - n):
             return
         self.pending = ""
-        if self.run is not None and self.run[6] <= n:
+        if run is not None and run[6] <= n:
             # a run state of a piece behind the first one (see _edit_run) outlives the cut
-            self.saved[(self.run[6], self.run[0])] = (None, self.run, None)
+            self.saved[(run[6], run[0])] = (None, run, None)
+        elif run is not None and n > run[0]:
+            # the cut piece's bytes, kept in case a prepend makes it one piece again
+            self._set_ghost(run[6], run[0], run[5], n)
         self.word = None
         self.run = None
         self.dig = None
@@ -759,8 +786,24 @@ class TextPrependable:
                 return
             if state is not None:
                 self.saved[(n, dists[-1])] = state
-            self._resync()
+            stash = self.stash
+            if stash is not None and stash[0] == n and stash[1] == dists[-1]:
+                # back to the text before a prepend that re-split a long stretch: its
+                # boundaries come back in bulk
+                base = len(dists)
+                dists.extend(stash[2])
+                sufs.extend(stash[3])
+                index.update(zip(stash[2], range(base, base + len(stash[2]))))
+                self.stash = None
+            else:
+                self._resync()
         self._restore_state()
+
+    def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
+        """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as the ghost."""
+        gone = self._front(self.n - n)[self.n - start :]
+        bp.truncate(len(bp) - len(gone.encode("utf-8")))
+        self.ghost = (n, end, bp)
 
     def _resync(self) -> None:
         n = self.n
@@ -791,7 +834,18 @@ class TextPrependable:
                     break
                 if b == len(front) and len(front) < n:
                     break  # the match may continue past the fetched front
-                count = self._saved_word_count(d, n - b) if b - a > self._LONG and self.saved else None
+                count = None
+                if b - a > self._LONG:
+                    if self.saved:
+                        count = self._saved_word_count(d, n - b)
+                    ghost = self.ghost
+                    if count is None and ghost is not None and ghost[1] == n - b and d >= ghost[0]:
+                        # the piece is new text in front of the ghost's bytes
+                        bp = ghost[2]
+                        if d > ghost[0]:
+                            bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
+                        self.ghost = (d, ghost[1], bp)
+                        count = bp.token_count
                 new.append((d, len(pieces[m.group()]) if count is None else count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
@@ -812,6 +866,14 @@ class TextPrependable:
                 break
             k *= 4
         # drop old boundaries between the sync point and the old front
+        k = index[synced] + 1
+        if len(dists) - k > self._LONG:
+            # many: in bulk, kept for a truncation back to the old front (see truncate)
+            seg_d, seg_s = dists[k:], sufs[k:]
+            del dists[k:], sufs[k:]
+            for d in seg_d:
+                del index[d]
+            self.stash = (seg_d[-1], synced, seg_d, seg_s)
         while dists[-1] > synced:
             del index[dists.pop()]
             sufs.pop()
