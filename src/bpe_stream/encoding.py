@@ -22,7 +22,7 @@ import regex
 
 from .backtracking import encode_backtracking
 from .pretokenize import PreSplitter, compile_pattern
-from .vocabulary import BytePairEncoding, _check_limit
+from .vocabulary import BytePairEncoding, _check_limit, _is_valid_pair
 
 __all__ = ["Encoding"]
 
@@ -214,6 +214,10 @@ class Encoding:
         token = get(data)
         if token is not None:
             return (token,)
+        if len(data) == len(piece) and len(data) <= _TWO_TOKEN_PIECE:
+            pair = _two_tokens(self.bpe, data, get)
+            if pair is not None:
+                return pair
         if len(data) <= _SHORT_PIECE and len(data) == len(piece):
             tokens = _merge_short(data, get)
             if None not in tokens:
@@ -370,6 +374,27 @@ class Encoding:
 # a cold count of 1 MB of Shakespeare 0.128 vs 0.120 s), hence this list version.
 _SHORT_PIECE = 10
 _NO_RANK = 1 << 62
+# Most short ASCII pieces that are not one token are two (English: 3 in 4).  Two tokens
+# a + b = piece that BPE keeps adjacent (``is_valid_token_pair``) are the piece's BPE
+# encoding: an encoding whose adjacent pairs are all valid is the BPE encoding (the
+# argument the backtracking encoder rests on).  Trying the splits into two tokens first
+# costs a few dict lookups; on the distinct pieces of 1 MB of Shakespeare and of black's
+# source it cut the piece-encoding time by 20-30 %.  Not for non-ASCII pieces, which are
+# mostly three tokens or more (neutral to slower on the multilingual corpus).
+_TWO_TOKEN_PIECE = 16
+
+
+def _two_tokens(bpe, data: bytes, get) -> tuple[int, int] | None:
+    """The BPE encoding of ``data`` if it is two tokens, else None (see above)."""
+    tokens, left, right, n = bpe.tokens, bpe.split_left, bpe.split_right, len(bpe.tokens)
+    for i in range(len(data) - 1, 0, -1):  # longest first token first: the usual answer
+        a = get(data[:i])
+        if a is None:
+            continue
+        b = get(data[i:])
+        if b is not None and _is_valid_pair(get, tokens, left, right, a, b, n):
+            return (a, b)
+    return None
 
 
 def _merge_short(data: bytes, get) -> tuple[int, ...]:
