@@ -35,6 +35,7 @@ from bisect import bisect_left, bisect_right
 import regex
 
 from .appendable import BytesAppendable
+from .split_fastpath import LAST_LM_LO_MARK, MARK, O200K_FIRST_RUN, O200K_SECOND
 from .table import PrefixTable
 
 __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_split_at_start"]
@@ -42,23 +43,20 @@ __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_spli
 _CHUNK = 1024
 _TEXT_CHUNK = 64
 _WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound is tried
-_MARK = regex.compile(r"\p{M}")
 # The stretches of _StretchTailBound, as the patterns read their classes.
 _WS_STRETCH = regex.compile(r"\s*")
 _PUNCT_STRETCH = regex.compile(r"[^\s\p{L}\p{N}]*")
 _SLASH_STRETCH = regex.compile(r"[\r\n/]*")
 _LETTER_STRETCH = regex.compile(r"\p{L}*")
-_UPPER_STRETCH = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
-_LOWER_STRETCH = regex.compile(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
-_LAST_W = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
+_LOWER_STRETCH = regex.compile(O200K_SECOND + "*")
 # (kind, the stretch's characters) in the order _StretchTailBound tries them
 _STRETCH_KINDS_CL100K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("letters", _LETTER_STRETCH))
 _STRETCH_KINDS_O200K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("slash", _SLASH_STRETCH),
-                        ("upper", _UPPER_STRETCH), ("lower", _LOWER_STRETCH))
+                        ("upper", O200K_FIRST_RUN), ("lower", _LOWER_STRETCH))
 
 
 def _is_mark(ch: str) -> bool:
-    return _MARK.match(ch) is not None
+    return MARK.match(ch) is not None
 
 
 class _StretchTailBound:
@@ -208,7 +206,7 @@ class _StretchTailBound:
             return False  # past the stretch (or its bytes held): the generic bounds apply
         if self.kind == "upper":
             # the first repetition runs to n and gives back to just after the last Lm/Lo/mark
-            m = _LAST_W.search(self.src, self.origin + p0, self.origin + n)
+            m = LAST_LM_LO_MARK.search(self.src, self.origin + p0, self.origin + n)
             q = n if m is None else m.end() - self.origin
             if q - p0 < 2:
                 return False

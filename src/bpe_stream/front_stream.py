@@ -54,13 +54,12 @@ import regex
 
 from .appendable import _check_len
 from .prependable import BytesPrependable
-from .split_fastpath import AP, LO, OL, P, SL, SP, UP, WS
+from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
 __all__ = ["TextPrependable"]
 
 _DIGITS = regex.compile(r"\p{N}+")
 _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
-_O200K_UPPER_PREFIX = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
@@ -274,7 +273,7 @@ class TextPrependable:
             # any piece of letters and marks (see _prepend_to_word)
             if _O200K_LETTERS.fullmatch(body) is None:
                 return
-            m = _LAST_UPPER.search(_O200K_UPPER_PREFIX.match(body).group())
+            m = _LAST_UPPER.search(O200K_FIRST_RUN.match(body).group())
             last_upper = self.n - lead - m.start() if m else 0
             m = _LAST_LL.search(body)
             last_ll = self.n - lead - m.start() if m else 0

@@ -65,13 +65,12 @@ import regex
 from .vocabulary import BytePairEncoding, _is_valid_pair
 from .appendable import _check_bytes_input, _valid_pair_memo
 from .encoding import _CACHEABLE_PIECE_LEN
+from .split_fastpath import LAST_LM_LO_MARK, MARK
 
 _DIGITS = regex.compile(r"\p{N}{64,}")
 _WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
-_MARK = regex.compile(r"\p{M}")
 _LOWER = regex.compile(r"\p{Ll}")
-_LAST_LMO_MARK = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 _NEWLINES = re.compile(r"[\r\n]+")
 
 __all__ = ["IntervalCounter"]
@@ -523,7 +522,7 @@ class _TextIntervals:
             # and letters and marks
             self.zn = self.pc | (frozenset("'/") & chars)
             self.lm = frozenset(ch for ch in chars if _LETTER_OR_MARK.match(ch))
-            self.mk = frozenset(ch for ch in self.lm if _MARK.match(ch))
+            self.mk = frozenset(ch for ch in self.lm if MARK.match(ch))
             self.ws_runs = [m.span() for m in _WS_RUN.finditer(text)]
             self.ws_run_starts = [a for a, _ in self.ws_runs]
 
@@ -792,7 +791,7 @@ class _TextIntervals:
         x = bisect_right(lows, a - 1)
         if x < len(lows) and lows[x] < b:
             return self._piece_count(k, a, b)
-        m = _LAST_LMO_MARK.search(self.text, a, b)
+        m = LAST_LM_LO_MARK.search(self.text, a, b)
         if m is None or m.end() == b:
             return self._piece_count(k, a, b)
         w1 = m.end()

@@ -75,7 +75,7 @@ from .encoding import fix_surrogates
 from .long_pieces import (_COMPRESSIBLE, _RUNS_O200K, _WS_GROUPS, _LongPiece, long_piece_cuts,
                           run_regex_for)
 from .pretokenize import PATTERNS, compile_pattern
-from .split_fastpath import EXTEND, K_NONE, NEW, OL, UP, WS_CLASSES, fast_split_for
+from .split_fastpath import EXTEND, K_NONE, NEW, O200K_FIRST, OL, UP, WS_CLASSES, fast_split_for
 
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
@@ -84,7 +84,7 @@ _CUSTOM_MARGIN = 64
 _SPLIT_CACHE_SIZE = 100_000
 
 _WS_TAIL = regex.compile(r"\s*\Z")
-_UPPER_WORD = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
+_UPPER_WORD = O200K_FIRST
 _UPPER_TAIL = regex.compile(_UPPER_WORD + r"*\Z")
 _NOT_UPPER = regex.compile(r"[^" + _UPPER_WORD[1:])
 

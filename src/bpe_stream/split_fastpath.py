@@ -71,7 +71,14 @@ _N = regex.compile(r"\p{N}")
 _LU = regex.compile(r"[\p{Lu}\p{Lt}]")
 _LL = regex.compile(r"\p{Ll}")
 _LOTHER = regex.compile(r"[\p{Lm}\p{Lo}]")
-_M = regex.compile(r"\p{M}")
+MARK = regex.compile(r"\p{M}")
+# o200k's word classes (one place for the modules that reason about them): the first
+# repetition [Lu Lt Lm Lo M]*, the second [Ll Lm Lo M]+, and the characters in both
+# (the last of which the first repetition gives back to).
+O200K_FIRST = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
+O200K_SECOND = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
+O200K_FIRST_RUN = regex.compile(O200K_FIRST + "*")
+LAST_LM_LO_MARK = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 
 
 def _class_cl100k(ch: str):
@@ -109,7 +116,7 @@ def _class_o200k(ch: str):
         return UP
     if _LL.match(ch):
         return LO
-    if _M.match(ch):
+    if MARK.match(ch):
         return None  # marks are in o200k's letter sets *and* its punctuation class: always re-split
     if _LOTHER.match(ch):
         return OL  # in both of o200k's letter sets
