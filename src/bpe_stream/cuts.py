@@ -270,9 +270,9 @@ class _RegionTokenBound:
         self.L = max(1, bpe.max_token_len)
         self.longest = 0
 
-    def grow(self, new: bytes, scan: bytes) -> None:
-        """The region grew by ``new``; ``scan`` is ``new`` with up to ``L - 1`` bytes of the
-        old region on its open side (tokens across the old end)."""
+    def grow(self, scan: bytes) -> None:
+        """The region grew; ``scan`` is the new part with up to ``L - 1`` bytes of the old
+        region on its open side (tokens across the old end)."""
         longest, lens, L = self.longest, self.lens, self.L
         if longest >= L:
             return
@@ -461,7 +461,7 @@ def _text_scan(ta, src: str, piece_iter, budget: int, origin: int = 0) -> tuple[
         a = origin + to
         new = src[a : origin + n].encode("utf-8", "surrogatepass")
         ctx = src[max(origin + r0, a - mtl) : a].encode("utf-8", "surrogatepass")[-(mtl - 1) :] if mtl > 1 else b""
-        rb.grow(new, ctx + new)
+        rb.grow(ctx + new)
         region[2] = n
         region[3] = n + max(_CHUNK, (n - r0) // 4)
         return c + rb.tokens_at_least(nbytes) > budget
@@ -706,7 +706,7 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
                     region = _RegionTokenBound(enc.bpe)
                 new = text[i:region_from].encode("utf-8")
                 ctx = text[region_from : region_from + mtl].encode("utf-8")[: mtl - 1]
-                region.grow(new, new + ctx)
+                region.grow(new + ctx)
                 region_from = i
                 if region.tokens_at_least(nbytes) > budget:
                     return best
