@@ -214,15 +214,17 @@ class Encoding:
         token = get(data)
         if token is not None:
             return (token,)
-        if len(data) == len(piece) and len(data) <= _TWO_TOKEN_PIECE:
-            pair = _two_tokens(self.bpe, data, get)
-            if pair is not None:
-                return pair
-        if len(data) <= _SHORT_PIECE and len(data) == len(piece):
-            tokens = _merge_short(data, get)
-            if None not in tokens:
-                return tokens
-            # a byte that is no token: the backtracking encoder raises the clear error
+        n = len(data)
+        if n == len(piece):  # ASCII
+            if n <= _TWO_TOKEN_PIECE:
+                pair = _two_tokens(self.bpe, data, get)
+                if pair is not None:
+                    return pair
+            if n <= _SHORT_PIECE:
+                tokens = _merge_short(data, get)
+                if None not in tokens:
+                    return tokens
+                # a byte that is no token: the backtracking encoder raises the clear error
         return tuple(encode_backtracking(self.bpe, data))
 
     def split(self, text: str) -> list[str]:
