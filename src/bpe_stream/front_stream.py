@@ -50,6 +50,8 @@ the whole text.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import regex
 
 from .appendable import _check_len
@@ -63,6 +65,19 @@ _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
+
+
+class _WordState(NamedTuple):
+    """State of a long first word piece (see TextPrependable._check_word); distances from
+    the end of the text."""
+
+    end: int  # where the piece ends
+    bp: BytesPrependable  # raw prependable over the piece's bytes
+    last_upper: int  # last upper-case letter of W's leading [Lu Lt Lm Lo M] run, or 0
+    last_ll: int  # W's last Ll, or 0
+    lead: int  # 1 if the piece is a lead character and W, else 0
+    after_upper: bool  # the character after W is an upper-case letter
+    all_upper: bool  # W is all upper-case letters
 
 
 class TextPrependable:
@@ -136,7 +151,7 @@ class TextPrependable:
         new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
         new.run = None if self.run is None else self.run[:5] + (self.run[5].copy(),) + self.run[6:]
         new.dig = None if self.dig is None else list(self.dig)
-        new.word = None if self.word is None else (self.word[0], self.word[1].copy()) + self.word[2:]
+        new.word = None if self.word is None else self.word._replace(bp=self.word.bp.copy())
         new.saved = {}
         new.just_saved = None
         new.ghost = new.stash = None
@@ -241,10 +256,7 @@ class TextPrependable:
     # optional lead and then tries exactly what it tried on W (whose own lead was empty, W
     # starting with a letter), so it ends where W's match did.  Nothing prepended in front of
     # the lead joins the piece (a second lead is not a letter), so such prepends take the
-    # general path, and truncating drops the lead first.  The state is (end, raw
-    # prependable over the piece, distance of the last upper-case letter of W's leading
-    # [Lu Lt Lm Lo M] run or 0, distance of W's last Ll or 0, 1 if the piece has a lead else
-    # 0, whether the character after W is an upper-case letter, whether W is all upper-case).
+    # general path, and truncating drops the lead first.  The state is a _WordState.
     # An o200k W that is all upper-case letters is the second alternative's match (the first
     # needs one [Ll Lm Lo M]); an Lm/Lo letter or a mark c in front of it is then a piece of
     # its own (the first alternative gives back to c), so only upper-case letters join it.
@@ -285,7 +297,7 @@ class TextPrependable:
         bp.prepend(w.encode("utf-8"))
         if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
             return
-        self.word = (end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
 
     @staticmethod
     def _leads(fast) -> tuple:
@@ -337,13 +349,13 @@ class TextPrependable:
         self.chunks.append(added)
         self.n += len(added)
         self._set_front(self.n, bp.token_count)
-        self.word = (end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
         return s[:k]
 
     def _truncate_word(self, n: int) -> bool:
         """Keep the last ``n`` characters when the cut falls inside the long first word W
         and the rest stays one piece with W's end (see above): O(dropped)."""
-        if self.dists[-2] != self.word[0] or self.dists[-1] != self.n:
+        if self.dists[-2] != self.word.end or self.dists[-1] != self.n:
             return False
         word = self._cut_word(self.word, self.n, n)
         if word is None:
@@ -351,24 +363,24 @@ class TextPrependable:
         self._drop_front(self.n - n)
         self.n = n
         self.pending = ""
-        self._set_front(n, word[1].token_count)
+        self._set_front(n, word.bp.token_count)
         self.word = word
         return True
 
-    def _cut_word(self, word, start: int, n: int):
+    def _cut_word(self, word: _WordState, start: int, n: int) -> _WordState | None:
         """The state of the word piece at distances (``start``, end) cut to (``n``, end), or
         None when the rest is not known to be one piece with that end (see above).  Its raw
         prependable loses the text at distances (n, start], which is still there: O(start - n)."""
-        end, bp, last_upper, last_ll, lead, after_upper, all_upper = word
-        if n - end <= self._LONG:
+        if n - word.end <= self._LONG:
             return None
+        last_ll = word.last_ll
         if self.wc[0].o200k and last_ll > n:
-            if after_upper:
+            if word.after_upper:
                 return None
             last_ll = 0  # W' is all [Lm Lo M] (see above)
         gone = self._front(self.n - n)[self.n - start :]
-        bp.truncate(len(bp) - len(gone.encode("utf-8")))
-        return (end, bp, last_upper if last_upper <= n else 0, last_ll, 0, after_upper, all_upper)
+        word.bp.truncate(len(word.bp) - len(gone.encode("utf-8")))
+        return word._replace(last_upper=word.last_upper if word.last_upper <= n else 0, last_ll=last_ll, lead=0)
 
     # A long first piece P holding a long run of one compressible class (bundled patterns; the
     # classes and the argument are those of bpe_stream.long_pieces): deleting the middle of a
@@ -687,7 +699,7 @@ class TextPrependable:
         saved = self.saved
         state = saved.get((da, db))
         if state is not None and state[0] is not None:
-            return state[0][1].token_count
+            return state[0].bp.token_count
         state = saved.get((da + 1, db))
         if state is not None and state[0] is not None:
             word = self._cut_word(state[0], da + 1, da)
@@ -695,15 +707,15 @@ class TextPrependable:
             if word is None:
                 return None
             saved[(da, db)] = (word, None, None)
-            return word[1].token_count
+            return word.bp.token_count
         state = saved.get((da - 1, db))
-        if state is None or state[0] is None or state[0][4]:
+        if state is None or state[0] is None or state[0].lead:
             return None
-        end, bp, last_upper, last_ll, _, after_upper, all_upper = state[0]
-        bp.prepend(self._front(self.n - da + 1)[-1].encode("utf-8"))
+        word = state[0]
+        word.bp.prepend(self._front(self.n - da + 1)[-1].encode("utf-8"))
         del saved[(da - 1, db)]
-        saved[(da, db)] = ((end, bp, last_upper, last_ll, 1, after_upper, all_upper), None, None)
-        return bp.token_count
+        saved[(da, db)] = (word._replace(lead=1), None, None)
+        return word.bp.token_count
 
     def _set_front(self, d: int, count: int) -> None:
         """Replace the front boundary by one at distance ``d`` from the end, the first piece
@@ -779,7 +791,7 @@ class TextPrependable:
             if state is not None and state[0] is not None:
                 # a saved word state says the first piece ends at the last kept boundary
                 dists.append(n)
-                sufs.append(sufs[-1] + state[0][1].token_count)
+                sufs.append(sufs[-1] + state[0].bp.token_count)
                 index[n] = len(dists) - 1
                 self.word = state[0]
                 return
