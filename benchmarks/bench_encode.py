@@ -151,11 +151,15 @@ class Peers:
             self.notes.append(f"rs-bpe skipped: {type(e).__name__}: {e}")
 
 
-def fresh_encoding(enc: bpe_stream.Encoding) -> bpe_stream.Encoding:
-    """The same encoding (shared tables) with an empty piece cache."""
-    return bpe_stream.Encoding(
+def fresh_encoding(enc: bpe_stream.Encoding, pure_python: bool = False) -> bpe_stream.Encoding:
+    """The same encoding (shared tables) with an empty piece cache; with ``pure_python``
+    it never uses the compiled merge loop (what a machine without a C compiler runs)."""
+    fresh = bpe_stream.Encoding(
         enc.name, pat_str=enc.pat_str, bpe=enc.bpe, special_tokens=enc.special_tokens
     )
+    if pure_python:
+        fresh._merge_table = None
+    return fresh
 
 
 # ---------------------------------------------------------------- 1. loading
@@ -305,7 +309,10 @@ def bench_text(report: Report, peers: Peers, quick: bool, repeat: int) -> dict:
         "(a new `Encoding` sharing the loaded tables, made outside the timing); *warm* is a "
         "repeat call on the same text, so every piece of up to 64 characters is already cached "
         "(best case). *encode_ordinary* and *encode* are warm too; *encode* is `encode(text, allowed_special=\"all\")`, "
-        "which also splits the text at special tokens (the Markdown corpus contains `<|endoftext|>`). Peers: tiktoken `encode_ordinary`, bpe-openai's Rust tokenizer "
+        "which also splits the text at special tokens (the Markdown corpus contains `<|endoftext|>`). "
+        "These columns use the compiled merge loop and ASCII scanner (`_merge_loop.c`, built by `pip install` "
+        "where a C compiler is present); the *pure Python* columns are the same counts with it turned off, "
+        "as on a machine without a compiler. Peers: tiktoken `encode_ordinary`, bpe-openai's Rust tokenizer "
         "`count` (`bpe_openai._bindings.tokenizer_for_encoding(name)`, what its `Encoding` "
         "wraps), rs-bpe `openai.<name>().count`. Ratios are bpe-stream MB/s ÷ tiktoken MB/s "
         "(≥ 1 means at least as fast). Token counts of all four agree unless noted below."
@@ -327,7 +334,7 @@ def bench_text(report: Report, peers: Peers, quick: bool, repeat: int) -> dict:
                 got = hot.encode_ordinary(text)
             except Exception as e:
                 record_error(f"text {name} {label}, bpe-stream encode_ordinary", e)
-                rows.append([name, label, f"{n / MB:.2f}", "error", *([None] * 9)])
+                rows.append([name, label, f"{n / MB:.2f}", "error", *([None] * 11)])
                 results[(name, label)] = None
                 continue
             if got != expected:
@@ -338,6 +345,12 @@ def bench_text(report: Report, peers: Peers, quick: bool, repeat: int) -> dict:
             t_tk = measure(lambda: tk.encode_ordinary(text), repeat=repeat, min_time=0.5)
             t_first = measure(lambda e: e.count(text), setup=lambda: fresh_encoding(ours), repeat=repeat, min_time=0.5)
             t_warm = measure(lambda: hot.count(text), repeat=repeat, min_time=0.5)
+            pure = fresh_encoding(ours, pure_python=True)
+            t_pure_first = measure(
+                lambda e: e.count(text), setup=lambda: fresh_encoding(ours, pure_python=True), repeat=repeat, min_time=0.5
+            )
+            pure.count(text)
+            t_pure_warm = measure(lambda: pure.count(text), repeat=repeat, min_time=0.5)
             t_eo = measure(lambda: hot.encode_ordinary(text), repeat=repeat, min_time=0.5)
             t_enc = measure(lambda: hot.encode(text, allowed_special="all"), repeat=repeat, min_time=0.5)
             bo = rs = None
@@ -363,6 +376,8 @@ def bench_text(report: Report, peers: Peers, quick: bool, repeat: int) -> dict:
                     warm,
                     t_eo.mbps(n),
                     t_enc.mbps(n),
+                    t_pure_first.mbps(n),
+                    t_pure_warm.mbps(n),
                     bo,
                     rs,
                     ratio(first, tk_mbps),
@@ -383,6 +398,8 @@ def bench_text(report: Report, peers: Peers, quick: bool, repeat: int) -> dict:
                 "count warm",
                 "encode_ordinary",
                 "encode",
+                "count 1st, pure Python",
+                "count warm, pure Python",
                 "bpe-openai",
                 "rs-bpe",
                 "count 1st ÷ tiktoken",

@@ -61,6 +61,37 @@ def tiktoken_oracle(name: str):
 
 ENCODING_NAMES = ["cl100k_base", "o200k_base"]
 
+# The two ways an Encoding encodes the pieces it has not seen: the compiled merge loop
+# with its ASCII pre-split scanner (bpe_stream/_merge_loop.c), and pure Python.
+IMPLEMENTATIONS = ["compiled", "python"]
+
+
+def encoding_with(name: str, implementation: str):
+    """The bundled encoding ``name``, its pieces encoded by ``implementation``."""
+    from bpe_stream import Encoding, get_encoding
+    from bpe_stream.merge_loop import compiled_available
+
+    enc = get_encoding(name)
+    if implementation == "compiled":
+        if not compiled_available():
+            pytest.skip("the compiled merge loop is not built (or BPE_STREAM_PURE_PYTHON is set)")
+        return enc
+    return pure_python_twin(enc)
+
+
+@functools.lru_cache(maxsize=None)
+def _twin(enc):
+    from bpe_stream import Encoding
+
+    twin = Encoding(enc.name, pat_str=enc.pat_str, bpe=enc.bpe, special_tokens=enc.special_tokens)
+    twin._merge_table = None  # never builds the compiled table: every piece in Python
+    return twin
+
+
+def pure_python_twin(enc):
+    """An Encoding with ``enc``'s vocabulary that encodes every piece in pure Python."""
+    return _twin(enc)
+
 
 @pytest.fixture(params=ENCODING_NAMES)
 def encoding_name(request):

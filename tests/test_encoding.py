@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream import Encoding, get_encoding
-from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, tiktoken_oracle
+from conftest import CORPUS_FILES, ENCODING_NAMES, IMPLEMENTATIONS, README_TOKENS, encoding_with, tiktoken_oracle
 
 # Text rich in the characters the pre-split patterns treat specially.
 tricky_text = st.lists(
@@ -26,33 +26,41 @@ tricky_text = st.lists(
 ).map("".join)
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
-def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path):
+def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path, implementation):
     text = path.read_text(encoding="utf-8")
-    ours = get_encoding(name).encode_ordinary(text)
+    enc = encoding_with(name, implementation)
+    enc._pieces.clear()
+    enc._piece_counts.clear()  # cold: every piece encoded by this implementation
+    assert enc.count(text) == len(tiktoken_oracle(name).encode_ordinary(text))
+    ours = enc.encode_ordinary(text)
     assert ours == tiktoken_oracle(name).encode_ordinary(text)
-    assert get_encoding(name).count(text) == len(ours)
+    assert enc.count(text) == len(ours)
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=tricky_text)
 @settings(max_examples=300, deadline=None)
-def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text):
-    enc = get_encoding(name)
+def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text, implementation):
+    enc = encoding_with(name, implementation)
     expected = tiktoken_oracle(name).encode_ordinary(text)
     assert enc.encode_ordinary(text) == expected
     assert enc.count(text) == len(expected)
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=st.text(max_size=40))
 @settings(max_examples=300, deadline=None)
-def test_encode_equals_tiktoken_on_any_str(name, text):
+def test_encode_equals_tiktoken_on_any_str(name, text, implementation):
     # st.text includes lone surrogates: both replace them with U+FFFD.
-    enc = get_encoding(name)
+    enc = encoding_with(name, implementation)
     oracle = tiktoken_oracle(name)
     assert enc.encode(text, disallowed_special=()) == oracle.encode(text, disallowed_special=())
+    assert enc.count(text) == len(oracle.encode_ordinary(text))
 
 
 def test_lone_surrogates_become_replacement_character():
@@ -100,22 +108,26 @@ def test_decode(name):
         enc.decode([enc.n_vocab + 5])
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@given(text=tricky_text, slack=st.integers(-3, 3))
+@given(text=st.one_of(tricky_text, st.text(alphabet="ab '\n.!1\u00e9\u4e2d", max_size=300)),
+       slack=st.integers(-3, 3), fraction=st.floats(0, 1))
 @settings(max_examples=100, deadline=None)
-def test_count_till_limit(name, text, slack):
-    enc = get_encoding(name)
-    count = enc.count(text)
-    limit = max(0, count + slack)
-    assert enc.count_till_limit(text, limit) == (count if count <= limit else None)
+def test_count_till_limit(name, text, slack, fraction, implementation):
+    enc = encoding_with(name, implementation)
+    count = len(tiktoken_oracle(name).encode_ordinary(text))
+    for limit in {max(0, count + slack), int(count * fraction)}:
+        assert enc.count_till_limit(text, limit) == (count if count <= limit else None)
 
 
-def test_count_till_limit_long_single_piece():
-    enc = get_encoding("cl100k_base")
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_count_till_limit_long_single_piece(implementation):
+    enc = encoding_with("cl100k_base", implementation)
     word = "".join(chr(97 + (i * 7919) % 26) for i in range(20_000))
-    count = enc.count(word)
-    for limit in [10, count - 1, count, count + 1]:
-        assert enc.count_till_limit(word, limit) == (count if count <= limit else None)
+    for text in [word, "x y " * 50 + word, word + " \u00e9\u4e2d"]:
+        total = len(tiktoken_oracle("cl100k_base").encode_ordinary(text))
+        for limit in [10, total - 1, total, total + 1]:
+            assert enc.count_till_limit(text, limit) == (total if total <= limit else None)
 
 
 def test_bad_input_types():

@@ -171,7 +171,7 @@ class TextCounts:
         self._maxlen = max(1, enc.bpe.max_token_len)
         pieces = self._split(text)
         self.bounds = list(accumulate(map(len, pieces), initial=0))
-        self.cum = list(accumulate(map(len, map(cache.__getitem__, pieces)), initial=0))
+        self.cum = list(accumulate(enc._piece_count_list(pieces), initial=0))
 
     def is_hard(self, h: int, s: int) -> bool:
         """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""

@@ -21,7 +21,8 @@ from typing import AbstractSet, Literal
 import regex
 
 from .backtracking import encode_backtracking
-from .pretokenize import PreSplitter, compile_pattern
+from .merge_loop import merge_table_for
+from .pretokenize import PATTERNS, PreSplitter, compile_pattern
 from .vocabulary import BytePairEncoding, _check_limit, _is_valid_pair
 
 __all__ = ["Encoding"]
@@ -30,6 +31,9 @@ _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 # Pieces up to this many characters are cached; longer ones are rare and big.
 _CACHEABLE_PIECE_LEN = 256
 _CACHE_MAX_ENTRIES = 200_000
+_NOT_BUILT = object()
+# Pattern -> the kind number of the compiled ASCII scanner (_merge_loop.c).
+_SCAN_KINDS = {PATTERNS["cl100k_base"]: 1, PATTERNS["o200k_base"]: 2}
 
 
 def fix_surrogates(text: str) -> str:
@@ -150,9 +154,16 @@ class Encoding:
                 f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
             )
         if pat_str is None:
+            self._splitter = None
             self._split = _whole_text
         else:
-            self._split = PreSplitter(pat_str).findall
+            self._splitter = PreSplitter(pat_str)
+            self._split = self._splitter.findall
+        # The compiled merge loop also pre-splits ASCII text with the bundled patterns.
+        self._scan_kind = _SCAN_KINDS.get(pat_str, 0)
+        # The compiled merge loop (merge_loop.py), built at the first piece to encode so
+        # that loading stays as fast; None where it is not built or turned off.
+        self._merge_table = _NOT_BUILT
         self._pieces = _PieceCache(self._encode_piece)
         self._piece_counts = _PieceCountCache(self._pieces)
 
@@ -208,7 +219,41 @@ class Encoding:
         return self._special_tokens["<|endoftext|>"]
 
     # ---------------------------------------------------------------- encoding
+    def _compiled(self):
+        """The compiled merge table (built at first use), or None."""
+        table = self._merge_table
+        if table is _NOT_BUILT:
+            table = self._merge_table = merge_table_for(self.bpe)
+        return table
+
+    def _count_pieces(self, pieces: list[str]) -> int:
+        """Total token count of ``pieces``, through the count cache."""
+        counts = self._piece_counts
+        table = self._compiled()
+        if table is None:
+            return sum(map(counts.__getitem__, pieces))
+        return table.count_pieces(
+            pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
+        )
+
+    def _piece_count_list(self, pieces: list[str]) -> list[int]:
+        """The token count of each of ``pieces``, through the count cache."""
+        counts = self._piece_counts
+        table = self._compiled()
+        if table is None:
+            return list(map(counts.__getitem__, pieces))
+        return table.piece_counts(
+            pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
+        )
+
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        table = self._compiled()
+        if table is not None:
+            tokens = table.encode(piece)
+            if tokens is not None:
+                return tokens
+            # None: longer than the table's max_piece, or a byte that is no token
+            # (the path below raises the clear error naming it)
         data = piece.encode("utf-8")
         get = self.bpe.ranks.get
         token = get(data)
@@ -234,12 +279,44 @@ class Encoding:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text``, treating text that looks like special tokens as ordinary text."""
         text = check_text(text)
-        return list(chain.from_iterable(map(self._pieces.__getitem__, self._split(text))))
+        tokens_of = self._pieces.__getitem__
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return list(chain.from_iterable(map(tokens_of, self._split(text))))
+        # as in count: ASCII stretches in C, the rest through the regex and the cache
+        if text.isascii():
+            return table.encode_ascii(text, 0, len(text), kind, tokens_of)
+        out: list[int] = []
+        slow = self._splitter.pattern.findall
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                out += table.encode_ascii(text, start, end, kind, tokens_of)
+            else:
+                out += chain.from_iterable(map(tokens_of, slow(text, start, end)))
+        return out
 
     def count(self, text: str) -> int:
         """``len(encode_ordinary(text))``, without building the token list."""
         text = check_text(text)
-        return sum(map(self._piece_counts.__getitem__, self._split(text)))
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return self._count_pieces(self._split(text))
+        # ASCII stretches are split and counted in C (short pieces are not worth a
+        # cache there: the whole piece is one hash look-up, and most are one token);
+        # the rest by the regex and the count cache.
+        fallback = self._piece_counts.__getitem__
+        if text.isascii():
+            return table.count_ascii(text, 0, len(text), kind, fallback)
+        total = 0
+        slow = self._splitter.pattern.findall
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                total += table.count_ascii(text, start, end, kind, fallback)
+            else:
+                total += self._count_pieces(slow(text, start, end))
+        return total
 
     def count_till_limit(self, text: str, limit: int) -> int | None:
         """``count(text)`` if it is <= ``limit``, else ``None``; exact, stops early."""
@@ -247,9 +324,34 @@ class Encoding:
         limit = _check_limit(limit)
         if self.pat_str is None:
             return self.bpe.count_till_limit(text.encode("utf-8"), limit)
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return self._count_matches_till(text, 0, len(text), limit)
+        bpe = self.bpe
+
+        def long_piece(piece: str) -> int:
+            # a count past the limit only needs to be known to be past it
+            c = bpe.count_till_limit(piece.encode("utf-8"), limit)
+            return limit + 1 if c is None else c
+
+        total = 0
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                total += table.count_ascii(text, start, end, kind, long_piece, limit - total)
+            else:
+                c = self._count_matches_till(text, start, end, limit - total)
+                total = limit + 1 if c is None else total + c
+            if total > limit:
+                return None
+        return total
+
+    def _count_matches_till(self, text: str, start: int, end: int, limit: int) -> int | None:
+        """``count_till_limit(text[start:end], limit)`` piece by piece (``text[start:end]``
+        splits as a whole text: all of it, or a stretch of ``PreSplitter.stretches``)."""
         total = 0
         pieces = self._pieces
-        for m in compile_pattern(self.pat_str).finditer(text):
+        for m in compile_pattern(self.pat_str).finditer(text, start, end):
             piece = m.group()
             if len(piece) <= _CACHEABLE_PIECE_LEN:
                 total += len(pieces[piece])

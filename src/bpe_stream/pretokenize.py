@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 import regex
 
@@ -236,16 +237,31 @@ class PreSplitter:
             return self.pattern.findall(text)
         if text.isascii():
             return fast.findall(text)
-        # Alternate: ASCII stretch (fast) / stretch around non-ASCII text (slow).
         # ``findall(text, pos, endpos)`` equals ``findall(text[pos:endpos])``
         # for these patterns (no look-behind, no ``^``).
         slow = self.pattern
+        out: list[str] = []
+        for is_ascii, pos, end in self.stretches(text):
+            out += (fast if is_ascii else slow).findall(text, pos, end)
+        return out
+
+    def stretches(self, text: str) -> Iterator[tuple[bool, int, int]]:
+        """``(is_ascii, start, end)``: consecutive stretches of ``text``, cut at safe cuts
+        only, whose pieces together are the pieces of ``text``; the pattern may be run on
+        each as a whole text, its ASCII translation on those with ``is_ascii``."""
         n = len(text)
+        if self.ascii_pattern is None:
+            yield (False, 0, n)
+            return
+        if text.isascii():
+            yield (True, 0, n)
+            return
         # Mostly non-ASCII text (more than ~1 extra UTF-8 byte per 128
         # characters): stretches would be short, one pass of the full pattern wins.
         if (len(text.encode("utf-8", "surrogatepass")) - n) * _DENSE_TEXT > n:
-            return slow.findall(text)
-        out: list[str] = []
+            yield (False, 0, n)
+            return
+        # Alternate: ASCII stretch (fast) / stretch around non-ASCII text (slow).
         pos = 0
         regions = 0
         since = 0
@@ -259,7 +275,7 @@ class PreSplitter:
                 if pos - since < 16 * _DENSE_STRETCH:
                     m2 = _SAFE_CUT.search(text, pos + dense_block)
                     cut = m2.start() if m2 is not None else n
-                    out += slow.findall(text, pos, cut)
+                    yield (False, pos, cut)
                     pos = cut
                     dense_block *= 2
                 else:
@@ -269,16 +285,15 @@ class PreSplitter:
                 continue
             m = _NON_ASCII.search(text, pos)
             if m is None:
-                out += fast.findall(text, pos)
+                yield (True, pos, n)
                 break
             cut_before = _last_safe_cut(text, pos, m.start())
             if cut_before > pos:
-                out += fast.findall(text, pos, cut_before)
+                yield (True, pos, cut_before)
             m2 = _SAFE_CUT.search(text, m.end())
             cut_after = m2.start() if m2 is not None else n
-            out += slow.findall(text, cut_before, cut_after)
+            yield (False, cut_before, cut_after)
             pos = cut_after
-        return out
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
