@@ -7,6 +7,11 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("bpe_stream._merge_loop", ["src/bpe_stream/_merge_loop.c"], optional=True)
+        Extension(
+            "bpe_stream._merge_loop",
+            ["src/bpe_stream/_merge_loop.c"],
+            depends=["src/bpe_stream/_ascii_split.h"],
+            optional=True,
+        )
     ]
 )

@@ -1,4 +1,5 @@
-/* The merge loop of BPE, compiled: the optional fast path for short pieces.
+/* The merge loop of BPE, compiled: the optional fast path for short pieces
+(and, with _ascii_split.h, for pre-splitting ASCII text).
 
 Invariant: MergeTable.encode(piece) returns exactly what BPE's definition gives
 (repeatedly merge the adjacent pair whose concatenation is the lowest-ranked token,
@@ -26,6 +27,8 @@ stack buffers, so one table is safe to share across threads.
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "_ascii_split.h"
 
 #define MAX_PIECE 256
 #define NO_RANK INT32_MAX
@@ -337,31 +340,6 @@ check_cache_args(PyObject *cache, PyObject *fallback)
 }
 
 static PyObject *
-MergeTable_count_pieces(MergeTable *self, PyObject *args)
-{
-    PyObject *pieces_arg, *cache, *fallback;
-    Py_ssize_t max_len, max_entries;
-    if (!PyArg_ParseTuple(args, "OOOnn", &pieces_arg, &cache, &fallback, &max_len, &max_entries) ||
-        check_cache_args(cache, fallback) < 0)
-        return NULL;
-    PyObject *pieces = PySequence_Fast(pieces_arg, "pieces must be a sequence of str");
-    if (pieces == NULL)
-        return NULL;
-    Py_ssize_t total = 0;
-    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(pieces); k++) {
-        Py_ssize_t c = cached_count(self, PySequence_Fast_GET_ITEM(pieces, k), cache, fallback,
-                                    max_len, max_entries);
-        if (c < 0) {
-            Py_DECREF(pieces);
-            return NULL;
-        }
-        total += c;
-    }
-    Py_DECREF(pieces);
-    return PyLong_FromSsize_t(total);
-}
-
-static PyObject *
 MergeTable_piece_counts(MergeTable *self, PyObject *args)
 {
     PyObject *pieces_arg, *cache, *fallback;
@@ -393,177 +371,9 @@ MergeTable_piece_counts(MergeTable *self, PyObject *args)
     return out;
 }
 
-/* ---------------------------------------------------------------------------
-   The bundled pre-split patterns on ASCII text, as a hand-written scanner.
-
-   piece_end(kind, s, i, n) is the end of the piece that starts at i when the
-   pattern (kind SPLIT_CL100K or SPLIT_O200K) is run over s[0:n] as a whole text:
-   each branch below is one alternative of the pattern, tried in the pattern's
-   order, with the Unicode classes reduced to ASCII (pretokenize._ASCII_PATTERNS
-   states the same reductions; \s is Unicode White_Space, which in ASCII is
-   space, \t, \n, \v, \f, \r).  tests/test_compiled.py compares the pieces with
-   the regex on the bundled corpora and on hypothesis text over every ASCII
-   class.  The scan never looks left of i, so a stretch cut at a piece boundary
-   splits the same (PreSplitter's safe cuts). */
-#define SPLIT_CL100K 1
-#define SPLIT_O200K 2
-
-enum { C_OTHER = 0, C_UPPER = 1, C_LOWER = 2, C_DIGIT = 4, C_SPACE = 8, C_NEWLINE = 16 };
-static unsigned char ascii_class[128];
-
-static void
-init_ascii_class(void)
-{
-    for (int c = 0; c < 128; c++) {
-        unsigned char k = C_OTHER;
-        if (c >= 'A' && c <= 'Z')
-            k = C_UPPER;
-        else if (c >= 'a' && c <= 'z')
-            k = C_LOWER;
-        else if (c >= '0' && c <= '9')
-            k = C_DIGIT;
-        else if (c == '\r' || c == '\n')
-            k = C_SPACE | C_NEWLINE;
-        else if (c == ' ' || c == '\t' || c == '\v' || c == '\f')
-            k = C_SPACE;
-        ascii_class[c] = k;
-    }
-}
-
-#define IS_LETTER(c) (ascii_class[(c)] & (C_UPPER | C_LOWER))
-#define IS_DIGIT(c) (ascii_class[(c)] & C_DIGIT)
-#define IS_SPACE(c) (ascii_class[(c)] & C_SPACE)
-#define IS_NEWLINE(c) (ascii_class[(c)] & C_NEWLINE)
-#define IS_OTHER(c) (ascii_class[(c)] == C_OTHER) /* [^\s\p{L}\p{N}] */
-#define LOWER(c) ((c) | 0x20)
-
-/* Whitespace from i: the run's end, and the end of its last newline (or -1). */
-static inline Py_ssize_t
-space_run(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, Py_ssize_t *after_newline)
-{
-    Py_ssize_t j = i, nl = -1;
-    while (j < n && IS_SPACE(s[j])) {
-        if (IS_NEWLINE(s[j]))
-            nl = j + 1;
-        j++;
-    }
-    *after_newline = nl;
-    return j;
-}
-
-static Py_ssize_t
-piece_end_cl100k(const unsigned char *s, Py_ssize_t i, Py_ssize_t n)
-{
-    unsigned char c = s[i];
-    Py_ssize_t j;
-    /* '(?i:[sdmt]|ll|ve|re) */
-    if (c == '\'' && i + 1 < n) {
-        unsigned char d = LOWER(s[i + 1]);
-        if (d == 's' || d == 'd' || d == 'm' || d == 't')
-            return i + 2;
-        if (i + 2 < n) {
-            unsigned char e = LOWER(s[i + 2]);
-            if ((d == 'l' && e == 'l') || (d == 'v' && e == 'e') || (d == 'r' && e == 'e'))
-                return i + 3;
-        }
-    }
-    /* [^\r\n\p{L}\p{N}]?+\p{L}++ */
-    j = i;
-    if (!IS_LETTER(c) && !IS_DIGIT(c) && !IS_NEWLINE(c))
-        j = i + 1;
-    if (j < n && IS_LETTER(s[j])) {
-        j++;
-        while (j < n && IS_LETTER(s[j]))
-            j++;
-        return j;
-    }
-    /* \p{N}{1,3}+ */
-    if (IS_DIGIT(c)) {
-        j = i + 1;
-        while (j < n && j < i + 3 && IS_DIGIT(s[j]))
-            j++;
-        return j;
-    }
-    /*  ?[^\s\p{L}\p{N}]++[\r\n]*+  (the space is given back if no such character follows,
-       and the space itself is no such character, so the alternative then fails) */
-    j = (c == ' ' && i + 1 < n) ? i + 1 : i;
-    if (IS_OTHER(s[j])) {
-        j++;
-        while (j < n && IS_OTHER(s[j]))
-            j++;
-        while (j < n && IS_NEWLINE(s[j]))
-            j++;
-        return j;
-    }
-    /* c is whitespace from here on */
-    Py_ssize_t nl, r = space_run(s, i, n, &nl);
-    if (r == n) /* \s++$ */
-        return n;
-    if (nl >= 0) /* \s*[\r\n] */
-        return nl;
-    if (r - i >= 2) /* \s+(?!\S) */
-        return r - 1;
-    return i + 1; /* \s */
-}
-
-static Py_ssize_t
-piece_end_o200k(const unsigned char *s, Py_ssize_t i, Py_ssize_t n)
-{
-    unsigned char c = s[i];
-    Py_ssize_t j;
-    /* The two word alternatives, on ASCII:
-       [^\r\nA-Za-z0-9]?+(?=[A-Za-z])[A-Z]*+[a-z]*+(?i:'s|'t|'re|'ve|'m|'ll|'d)? */
-    j = i;
-    if (!IS_LETTER(c) && !IS_DIGIT(c) && !IS_NEWLINE(c))
-        j = i + 1;
-    if (j < n && IS_LETTER(s[j])) {
-        while (j < n && ascii_class[s[j]] == C_UPPER)
-            j++;
-        while (j < n && ascii_class[s[j]] == C_LOWER)
-            j++;
-        if (j + 1 < n && s[j] == '\'') {
-            unsigned char d = LOWER(s[j + 1]);
-            if (d == 's' || d == 't' || d == 'm' || d == 'd')
-                return j + 2;
-            if (j + 2 < n) {
-                unsigned char e = LOWER(s[j + 2]);
-                if ((d == 'r' && e == 'e') || (d == 'v' && e == 'e') || (d == 'l' && e == 'l'))
-                    return j + 3;
-            }
-        }
-        return j;
-    }
-    /*  ?[^\s\p{L}\p{N}]+[\r\n/]*  (a space not followed by such a character is itself
-       whitespace, so giving it back cannot help) */
-    j = (c == ' ' && i + 1 < n) ? i + 1 : i;
-    if (IS_OTHER(s[j])) {
-        j++;
-        while (j < n && IS_OTHER(s[j]))
-            j++;
-        while (j < n && (IS_NEWLINE(s[j]) || s[j] == '/'))
-            j++;
-        return j;
-    }
-    if (IS_DIGIT(c)) { /* \p{N}{1,3}: digits start no other alternative */
-        j = i + 1;
-        while (j < n && j < i + 3 && IS_DIGIT(s[j]))
-            j++;
-        return j;
-    }
-    /* c is whitespace from here on */
-    Py_ssize_t nl, r = space_run(s, i, n, &nl);
-    if (nl >= 0) /* \s*[\r\n]+ */
-        return nl;
-    if (r == n) /* \s+(?!\S) at the end */
-        return n;
-    if (r - i >= 2) /* \s+(?!\S) */
-        return r - 1;
-    return i + 1; /* \s+, one character */
-}
-
-/* The ASCII characters text[start:end] as bytes: a pointer into text when it is
-   stored one byte per character, else a copy in *buffer (to PyMem_Free).  NULL with
-   ValueError if a character is not ASCII. */
+/* The ASCII characters text[start:end] as bytes (the pointer is at text[start]): into
+   text when it is stored one byte per character, else a copy in *buffer (to
+   PyMem_Free).  NULL with ValueError if a character is not ASCII. */
 static const unsigned char *
 ascii_view(PyObject *text, Py_ssize_t start, Py_ssize_t end, unsigned char **buffer)
 {
@@ -577,7 +387,7 @@ ascii_view(PyObject *text, Py_ssize_t start, Py_ssize_t end, unsigned char **buf
                 if (s[i] >= 128)
                     goto not_ascii;
         }
-        return s;
+        return s + start;
     }
     *buffer = PyMem_Malloc((size_t)(end - start) + 1);
     if (*buffer == NULL) {
@@ -593,14 +403,14 @@ ascii_view(PyObject *text, Py_ssize_t start, Py_ssize_t end, unsigned char **buf
         }
         (*buffer)[i - start] = (unsigned char)ch;
     }
-    return *buffer - start;
+    return *buffer;
 not_ascii:
     PyErr_SetString(PyExc_ValueError, "the stretch holds a non-ASCII character");
     return NULL;
 }
 
-/* Arguments shared by the scanning methods: text, start, end, kind.  On success
-   *s points so that s[start:end] are the stretch's characters. */
+/* Arguments shared by the scanning methods: text, start, end, kind[, fallback[, limit]].
+   On success *s points at the stretch's first character. */
 static int
 scan_args(PyObject *args, PyObject **text, Py_ssize_t *start, Py_ssize_t *end, int *kind,
           PyObject **fallback, Py_ssize_t *limit, const unsigned char **s, unsigned char **buffer)
@@ -622,12 +432,6 @@ scan_args(PyObject *args, PyObject **text, Py_ssize_t *start, Py_ssize_t *end, i
     return *s == NULL ? -1 : 0;
 }
 
-static inline Py_ssize_t
-piece_end(int kind, const unsigned char *s, Py_ssize_t i, Py_ssize_t n)
-{
-    return kind == SPLIT_O200K ? piece_end_o200k(s, i, n) : piece_end_cl100k(s, i, n);
-}
-
 static PyObject *
 MergeTable_split_ascii(MergeTable *self, PyObject *args)
 {
@@ -638,8 +442,9 @@ MergeTable_split_ascii(MergeTable *self, PyObject *args)
     unsigned char *buffer;
     if (scan_args(args, &text, &start, &end, &kind, &unused, &no_limit, &s, &buffer) < 0)
         return NULL;
-    /* The view starts at start: the pattern sees s[start:end] as the whole text. */
-    const unsigned char *t = s + start;
+    (void)self;
+    /* The pattern sees the stretch as the whole text. */
+    const unsigned char *t = s;
     Py_ssize_t n = end - start;
     PyObject *out = PyList_New(0);
     for (Py_ssize_t i = 0; out != NULL && i < n;) {
@@ -724,7 +529,7 @@ scan_ascii(MergeTable *self, PyObject *args, int encode)
         PyMem_Free(buffer);
         return NULL;
     }
-    const unsigned char *t = s + start;
+    const unsigned char *t = s;
     Py_ssize_t n = end - start, total = 0;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t j = piece_end(kind, t, i, n);
@@ -760,14 +565,11 @@ static PyMethodDef MergeTable_methods[] = {
      "encode(piece: str | bytes) -> tuple[int, ...] | None\n\n"
      "BPE of one piece by the merge loop; None if the piece is longer than\n"
      "max_piece bytes or holds a byte that is no token."},
-    {"count_pieces", (PyCFunction)MergeTable_count_pieces, METH_VARARGS,
-     "count_pieces(pieces, cache, fallback, max_len, max_entries) -> int\n\n"
-     "Sum of the token counts of pieces, read from and stored into cache (a dict\n"
-     "piece -> count; pieces of at most max_len characters, cleared at max_entries);\n"
-     "pieces encode() does not take are counted by fallback(piece)."},
     {"piece_counts", (PyCFunction)MergeTable_piece_counts, METH_VARARGS,
      "piece_counts(pieces, cache, fallback, max_len, max_entries) -> list[int]\n\n"
-     "The token count of each piece, as count_pieces reads them."},
+     "The token count of each piece, read from and stored into cache (a dict\n"
+     "piece -> count; pieces of at most max_len characters, cleared at max_entries);\n"
+     "pieces encode() does not take are counted by fallback(piece)."},
     {"split_ascii", (PyCFunction)MergeTable_split_ascii, METH_VARARGS,
      "split_ascii(text, start, end, kind) -> list[int]\n\n"
      "End positions of the pre-split pieces of the ASCII stretch text[start:end],\n"

@@ -228,13 +228,7 @@ class Encoding:
 
     def _count_pieces(self, pieces: list[str]) -> int:
         """Total token count of ``pieces``, through the count cache."""
-        counts = self._piece_counts
-        table = self._compiled()
-        if table is None:
-            return sum(map(counts.__getitem__, pieces))
-        return table.count_pieces(
-            pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
-        )
+        return sum(self._piece_count_list(pieces))
 
     def _piece_count_list(self, pieces: list[str]) -> list[int]:
         """The token count of each of ``pieces``, through the count cache."""
