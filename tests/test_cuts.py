@@ -98,6 +98,43 @@ def test_hard_boundaries_are_boundaries():
         assert checked > 1000
 
 
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=300, deadline=None)
+@given(text=text_st)
+def test_count_splits_at_hard_boundaries(name, text):
+    # what truncate_start's walk over hard boundaries rests on:
+    # count(T[i:]) == count(T[i:b]) + count(T[b:]) for a hard boundary b and every i < b
+    from bpe_stream.cuts import _hard_boundary_test, _o200k_word_end
+    from bpe_stream.split_fastpath import fast_split_for
+
+    enc = bpe_stream.get_encoding(name)
+    fast = fast_split_for(enc.pat_str)
+    hard = _hard_boundary_test(fast)
+    for b in range(1, len(text)):
+        if hard(text[b - 1], text[b]) or (text[b] == "'" and _o200k_word_end(fast, text[b - 1], text[b + 1 : b + 2])):
+            tail = enc.count(text[b:])
+            for i in range(b):
+                assert enc.count(text[i:]) == enc.count(text[i:b]) + tail, (text, i, b)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@pytest.mark.parametrize("window", [0, 1, 8])
+@settings(max_examples=40, deadline=None)
+@given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS + ["To be, or not", " to be:\n", "that's it", "x = f(1, 2)\n"]),
+                      min_size=1, max_size=12), m=st.integers(0, 40))
+def test_truncate_start_walk_and_fallback(name, window, parts, m):
+    # window 0: the walk over hard boundaries never reaches the kept part's start and the
+    # general scan answers; 1: it often does not; 8 (the default): it usually does
+    from bpe_stream import cuts
+
+    enc = encoding_by_name(name)
+    text = "".join(parts)
+    best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuts, "_WINDOW_PER_TOKEN", window)
+        assert enc.truncate_start(text, m) == text[best:]
+
+
 def test_o200k_apostrophe_after_letter_is_a_boundary_unless_a_contraction_may_follow():
     from bpe_stream.cuts import _o200k_word_end
     from bpe_stream.pretokenize import compile_pattern

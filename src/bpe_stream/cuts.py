@@ -661,7 +661,6 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     ``128 * max_tokens``.
     """
     from .encoding import check_text
-    from .interval import IntervalCounter
     from .split_fastpath import fast_split_for
 
     budget = _check_budget(max_tokens)
@@ -675,6 +674,76 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
             cut += 1
         return n - len(data[cut:].decode("utf-8"))
     fast = fast_split_for(enc.pat_str)
+    if fast is not None:
+        cut = _split_at_start_by_hard_boundaries(enc, fast, text, budget)
+        if cut is not None:
+            return cut
+    return _scan_split_at_start(enc, fast, text, budget)
+
+
+# Characters of window per token of budget for _split_at_start_by_hard_boundaries: prose
+# and code average 3-5 characters per token; a kept part longer than that falls back.
+_WINDOW_PER_TOKEN = 8
+
+
+def _split_at_start_by_hard_boundaries(enc, fast, text: str, budget: int) -> int | None:
+    r"""``text_split_at_start`` from the suffix counts at hard boundaries, or None when the
+    kept part reaches past a window of ``_WINDOW_PER_TOKEN * budget`` characters (the
+    scan then answers).
+
+    For a hard boundary ``b`` (see :func:`text_split_at_start`) and every ``i < b``:
+    ``count(text[i:]) = count(text[i:b]) + count(text[b:])``.  The split of ``text[i:]``
+    has a boundary at ``b`` and its pieces after ``b`` are those of ``text[b:]``; its
+    pieces before ``b`` are those of ``text[i:b]``, because the piece ending at ``b``
+    stops at a class change that ends it in ``text[i:b]`` too (a letter run, a digit
+    group, a punctuation piece before non-newline whitespace, a whitespace piece after
+    its last newline: cl100k's ``\s++$`` at the end of ``text[i:b]`` takes the same
+    characters).  tests/test_cuts.py checks the equality by brute force.
+    So, walking the pieces of a window ``text[q:]`` back from the end (the window's
+    pieces after any hard boundary are the text's), the suffix count ``S(b)`` is a
+    running sum at every hard boundary.  While ``S(b) < budget``, ``b`` fits.  At the
+    first hard boundary ``a`` with ``S(a) >= budget`` no ``i < a`` fits
+    (``count(text[i:]) >= 1 + S(a)``); the answer is ``a`` if ``S(a) == budget``, else the
+    smallest fitting ``i`` in ``(a, b]`` (``b`` the last hard boundary that fitted, or the
+    end), that is ``a`` + the cut of ``text[a:b]`` with budget ``budget - S(b)``, which the
+    general scan finds on that short segment.  Work: one split and count of the window
+    (compiled for ASCII stretches) and a walk over the kept pieces.
+    """
+    n = len(text)
+    hard = _hard_boundary_test(fast)
+    q = max(0, n - (_WINDOW_PER_TOKEN * budget + 64))
+    pieces = enc._split(text[q:])
+    counts = enc._piece_count_list(pieces)
+    pos = n
+    total = 0
+    b, s_b = n, 0  # the last hard boundary that fitted, and its suffix count
+    for k in range(len(pieces) - 1, -1, -1):
+        pos -= len(pieces[k])
+        total += counts[k]
+        if pos <= q:
+            break  # the window's first pieces may differ from the text's
+        ch = text[pos]
+        if hard(text[pos - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[pos - 1], text[pos + 1 : pos + 2])):
+            if total < budget:
+                b, s_b = pos, total
+                continue
+            if total == budget:
+                return pos
+            return pos + _scan_split_at_start(enc, fast, text[pos:b], budget - s_b)
+    if q > 0:
+        return None
+    # the window is the whole text: position 0 splits like a hard boundary
+    if total <= budget:
+        return 0
+    return _scan_split_at_start(enc, fast, text[:b], budget - s_b)
+
+
+def _scan_split_at_start(enc, fast, text: str, budget: int) -> int:
+    """``text_split_at_start`` by exact interval counts of every candidate, from the end
+    (see :func:`text_split_at_start` for the stops)."""
+    from .interval import IntervalCounter
+
+    n = len(text)
     hard = _hard_boundary_test(fast) if fast is not None else None
     # Byte stop (any pattern): every token has at most max_token_len bytes, so once
     # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
