@@ -122,9 +122,10 @@ def test_count_splits_at_hard_boundaries(name, text):
 @settings(max_examples=40, deadline=None)
 @given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS + ["To be, or not", " to be:\n", "that's it", "x = f(1, 2)\n"]),
                       min_size=1, max_size=12), m=st.integers(0, 40))
-def test_truncate_start_walk_and_fallback(name, window, parts, m):
-    # window 0: the walk over hard boundaries never reaches the kept part's start and the
-    # general scan answers; 1: it often does not; 8 (the default): it usually does
+def test_cuts_walk_and_fallback(name, window, parts, m):
+    # truncate_start and split_at walk the pieces of a window over hard boundaries;
+    # window 0: the walk never reaches the kept part's end and the general scan answers;
+    # 1: it often does not; 8 (the default): it usually does
     from bpe_stream import cuts
 
     enc = encoding_by_name(name)
@@ -133,6 +134,10 @@ def test_truncate_start_walk_and_fallback(name, window, parts, m):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuts, "_WINDOW_PER_TOKEN", window)
         assert enc.truncate_start(text, m) == text[best:]
+        assert enc.split_at(text, m) == _brute_prefix(enc.count, text, m)
+        start = len(text) // 3
+        j, c = cuts.text_split_at_count(enc, text, m, start)
+        assert j == _brute_prefix(enc.count, text, m, start) and c == enc.count(text[start:j])
 
 
 def test_o200k_apostrophe_after_letter_is_a_boundary_unless_a_contraction_may_follow():

@@ -559,11 +559,23 @@ def text_split_at(enc, text: str, max_tokens: int, start: int = 0) -> int:
 def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tuple[int, int]:
     """``(j, enc.count(text[start:j]))`` for the ``j`` of :func:`text_split_at`."""
     from .encoding import check_text
-    from .piece_stream import TextAppendable
+    from .split_fastpath import fast_split_for
 
     budget = _check_budget(max_tokens)
     text = check_text(text)
     start = _check_start(start, len(text))
+    fast = fast_split_for(enc.pat_str) if enc.pat_str is not None else None
+    if fast is not None:
+        found = _split_at_by_hard_boundaries(enc, fast, text, budget, start)
+        if found is not None:
+            return found
+    return _scan_split_at(enc, text, budget, start)
+
+
+def _scan_split_at(enc, text: str, budget: int, start: int) -> tuple[int, int]:
+    """``text_split_at_count`` by feeding the pieces to a TextAppendable (see _text_scan)."""
+    from .piece_stream import TextAppendable
+
     ta = TextAppendable(enc)
     if ta.pattern is None:
         spans = _fixed_chunks(start, len(text))
@@ -571,6 +583,61 @@ def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tupl
         spans = (m.span() for m in ta.pattern.finditer(text, start))
     j, c = _text_scan(ta, text, spans, budget, start)
     return start + j, c
+
+
+# Characters of window per token of budget for the walks over hard boundaries (split_at,
+# truncate_start): prose and code average 3-5 characters per token; a kept part longer
+# than the window falls back to the general scans.
+_WINDOW_PER_TOKEN = 8
+
+
+def _is_hard_at(hard, fast, text: str, p: int) -> bool:
+    """Whether ``0 < p < len(text)`` is a hard boundary (see :func:`text_split_at_start`)."""
+    ch = text[p]
+    return hard(text[p - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[p - 1], text[p + 1 : p + 2]))
+
+
+def _split_at_by_hard_boundaries(enc, fast, text: str, budget: int, start: int) -> tuple[int, int] | None:
+    """``text_split_at_count`` from the prefix counts at hard boundaries, or None when the
+    kept part reaches past a window of ``_WINDOW_PER_TOKEN * budget`` characters.
+
+    The mirror image of :func:`_split_at_start_by_hard_boundaries`: for a hard boundary
+    ``a`` and every ``j > a``, ``count(T[s:j]) = count(T[s:a]) + count(T[a:j])``, so the
+    prefix count ``P(a)`` is a running sum over the pieces of the window ``T[s:e]`` (its
+    pieces before any hard boundary are the text's).  While ``P(a) < budget``, ``a`` fits;
+    at the first hard boundary ``c`` with ``P(c) >= budget`` no ``j > c`` fits
+    (``count >= P(c) + 1``): the answer is ``c`` if ``P(c) == budget``, else ``a`` + the
+    cut of ``T[a:c]`` with budget ``budget - P(a)`` (``a`` the last hard boundary that
+    fitted, or ``s``), found by the general scan on that short segment.
+    """
+    n = len(text)
+    hard = _hard_boundary_test(fast)
+    end = min(n, start + _WINDOW_PER_TOKEN * budget + 64)
+    pieces = enc._split(text[start:end])
+    counts = enc._piece_count_list(pieces)
+    pos = start
+    total = 0
+    a, p_a = start, 0  # the last hard boundary that fitted, and its prefix count
+    for k in range(len(pieces)):
+        pos += len(pieces[k])
+        total += counts[k]
+        if pos >= end:
+            break  # the window's last pieces may differ from the text's
+        if _is_hard_at(hard, fast, text, pos):
+            if total < budget:
+                a, p_a = pos, total
+                continue
+            if total == budget:
+                return pos, total
+            j, c = _scan_split_at(enc, text[a:pos], budget - p_a, 0)
+            return a + j, p_a + c
+    if end < n:
+        return None
+    # the window reaches the end of the text, which splits like a hard boundary
+    if total <= budget:
+        return n, total
+    j, c = _scan_split_at(enc, text[a:], budget - p_a, 0)
+    return a + j, p_a + c
 
 
 # Characters the o200k contractions' case-insensitive first letter matches (the regex
@@ -681,11 +748,6 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     return _scan_split_at_start(enc, fast, text, budget)
 
 
-# Characters of window per token of budget for _split_at_start_by_hard_boundaries: prose
-# and code average 3-5 characters per token; a kept part longer than that falls back.
-_WINDOW_PER_TOKEN = 8
-
-
 def _split_at_start_by_hard_boundaries(enc, fast, text: str, budget: int) -> int | None:
     r"""``text_split_at_start`` from the suffix counts at hard boundaries, or None when the
     kept part reaches past a window of ``_WINDOW_PER_TOKEN * budget`` characters (the
@@ -722,8 +784,7 @@ def _split_at_start_by_hard_boundaries(enc, fast, text: str, budget: int) -> int
         total += counts[k]
         if pos <= q:
             break  # the window's first pieces may differ from the text's
-        ch = text[pos]
-        if hard(text[pos - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[pos - 1], text[pos + 1 : pos + 2])):
+        if _is_hard_at(hard, fast, text, pos):
             if total < budget:
                 b, s_b = pos, total
                 continue
