@@ -1,10 +1,13 @@
 """A tiktoken-compatible ``Encoding``: pre-split text, then BPE each piece.
 
 Invariant: ``encode_ordinary(text)`` equals tiktoken's ``encode_ordinary`` for the
-same ranks and pattern, token for token.  Pieces are encoded with the
-backtracking encoder; because real text repeats its pieces (Zipf), a bounded
-per-encoding cache maps short pieces to their tokens, which makes ``count`` and
-``encode`` cost about one regex split plus one dict lookup per piece.
+same ranks and pattern, token for token.  Pieces are encoded by the compiled merge
+loop when it is built (``merge_loop.py``; pieces of up to 256 bytes), else by the
+merge loop below or the backtracking encoder; because real text repeats its pieces
+(Zipf), a bounded per-encoding cache maps short pieces to their tokens, which makes
+``count`` and ``encode`` cost about one regex split plus one dict lookup per piece.
+With the compiled module and a bundled pattern, ASCII stretches of the text skip
+both: they are split and counted in C (``_ascii_split.h``).
 
 Text handling follows tiktoken: lone surrogates (which are not valid Unicode
 scalar values and cannot be UTF-8 encoded) are replaced by U+FFFD before
