@@ -13,8 +13,8 @@ Budgets 128 and 512 tokens, cl100k_base.  Each chunker runs ``--repeat`` times
 fresh chunker object, so per-instance memo caches (semchunk's) start empty each
 time.  bpe-stream's piece cache (per Encoding, process-wide) is emptied before
 the first run of each of its rows, so "1st s/MB" is a cold start (every distinct
-piece encoded by the pure-Python BPE encoder, which the Rust-backed peers do not
-need), and warm in the later runs, as in any long-running process.  The load average is
+piece encoded anew, by the compiled merge loop where it is built), and warm in the
+later runs, as in any long-running process.  The load average is
 printed before and after.  For every chunker the chunks are re-counted
 with tiktoken: "max" is the largest chunk, "viol" the number of chunks over the
 budget, "fffd" the chunks holding U+FFFD that the input did not have; "fill" is
@@ -82,6 +82,7 @@ def chunkers(budget: int):
 
     def bpe_stream_cold():
         enc._pieces.clear()
+        enc._piece_counts.clear()
 
     for mode in ("exact", "semantic"):
         def make(mode=mode):

@@ -83,3 +83,29 @@ def test_console_script_runs_as_module(tmp_path):
     done = subprocess.run([sys.executable, "-m", "bpe_stream", "count", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("2\t")
+
+
+def test_chunk_stdin_streams_before_the_input_ends():
+    # An LLM's output piped in: chunks must come out while the input is still open
+    # (reading stdin in full blocks, or buffering stdout, would hold them until the end).
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_stream", "chunk", "-", "--max-tokens", "16"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(("This is one sentence of a slow stream. " * 20).encode())
+        proc.stdin.flush()
+        got = []
+        reader = threading.Thread(target=lambda: got.append(proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout=60)
+        # the input is still open here: a line only arrives if the chunk was streamed
+        assert got, "no chunk came out while the input was still open"
+        assert json.loads(got[0])["token_count"] <= 16
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()

@@ -95,6 +95,8 @@ def _chunk(args) -> int:
                     out.write(chunk.text)
                     chunk_ended_with_newline = chunk.text.endswith("\n")
                 first = False
+                if path == "-":
+                    out.flush()  # a stream's reader sees each chunk when it is final
         except ValueError as e:  # a character that alone needs more than the budget
             raise InputError(f"{path}: {e}") from None
         finally:

@@ -34,10 +34,13 @@ def read_utf8_blocks(
         raise InputError(f"{path}: {e.strerror or e}") from None
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     consumed = 0
+    # A pipe (an LLM's output, a slow producer) is read as it arrives: read1 returns what
+    # is there (at most block_bytes) instead of waiting for a full block or the end.
+    read = getattr(f, "read1", f.read) if path == "-" else f.read
     try:
         while True:
             try:
-                raw = f.read(block_bytes)
+                raw = read(block_bytes)
             except OSError as e:
                 raise InputError(f"{path}: {e.strerror or e}") from None
             final = not raw
