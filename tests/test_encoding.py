@@ -319,3 +319,24 @@ def test_byte_outside_the_vocabulary_is_a_clear_error():
     for text in ["abz", "ab" * 20 + "z"]:  # a short piece (merge loop) and a long one
         with pytest.raises(ValueError, match=r"byte 0x7a .* not in the vocabulary"):
             enc.encode(text)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_count_till_limit_reads_no_more_than_the_budget_needs(implementation):
+    # "stops early": past limit * max_token_len bytes the count is over the limit, so a
+    # huge input is neither tabled nor copied (memory, not time: tracemalloc's peak)
+    import tracemalloc
+
+    enc = encoding_with("cl100k_base", implementation)
+    data = b"hello world " * 500_000
+    word = "x" * 6_000_000
+    prose = "hello world " * 500_000
+    tracemalloc.start()
+    try:
+        assert enc.bpe.count_till_limit(data, 10) is None
+        assert enc.count_till_limit(word, 10) is None
+        assert enc.count_till_limit(prose, 10) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, peak

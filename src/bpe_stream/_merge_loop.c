@@ -40,6 +40,7 @@ typedef struct {
     int32_t *slots;       /* open addressing over token bytes: a rank, or -1 if empty */
     uint64_t mask;        /* len(slots) - 1, a power of two minus one */
     Py_ssize_t n_tokens;
+    Py_ssize_t max_token_len; /* bytes of the longest token */
     int32_t byte_rank[256];
     int32_t *pair_rank;   /* 65536 entries: rank of the 2-byte token b0 b1, or NO_RANK */
 } MergeTable;
@@ -188,6 +189,8 @@ MergeTable_init(MergeTable *self, PyObject *args, PyObject *kwds)
         memcpy(self->blob + at, p, (size_t)len);
         at += len;
         self->offset[r + 1] = at;
+        if (len > self->max_token_len)
+            self->max_token_len = len;
         if (len == 0) {
             PyErr_Format(PyExc_ValueError, "token %zd is empty", r);
             goto fail;
@@ -533,6 +536,13 @@ scan_ascii(MergeTable *self, PyObject *args, int encode)
     Py_ssize_t n = end - start, total = 0;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t j = piece_end(kind, t, i, n);
+        Py_ssize_t longest = self->max_token_len > 0 ? self->max_token_len : 1;
+        if (limit != PY_SSIZE_T_MAX && j - i > MAX_PIECE && (j - i + longest - 1) / longest > limit - total) {
+            /* a token has at most max_token_len bytes: this piece alone passes the limit
+               (and is not copied out for the fallback) */
+            total = limit + 1;
+            break;
+        }
         Py_ssize_t c = ascii_piece(self, text, start, t, i, j, fallback, out);
         if (c < 0) {
             Py_XDECREF(out);

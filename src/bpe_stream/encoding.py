@@ -328,7 +328,10 @@ class Encoding:
         bpe = self.bpe
 
         def long_piece(piece: str) -> int:
-            # a count past the limit only needs to be known to be past it
+            # a count past the limit only needs to be known to be past it (a piece of
+            # more than limit * max_token_len characters is, without encoding it)
+            if len(piece) > limit * bpe.max_token_len:
+                return limit + 1
             c = bpe.count_till_limit(piece.encode("utf-8"), limit)
             return limit + 1 if c is None else c
 
@@ -353,6 +356,8 @@ class Encoding:
             if len(piece) <= _CACHEABLE_PIECE_LEN:
                 total += len(pieces[piece])
             else:
+                if len(piece) > (limit - total) * self.bpe.max_token_len:
+                    return None  # needs more tokens than are left (see table.count_till_limit)
                 c = self.bpe.count_till_limit(piece.encode("utf-8"), limit - total)
                 if c is None:
                     return None

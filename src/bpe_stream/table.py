@@ -137,6 +137,9 @@ def count_till_limit(bpe, data: bytes, limit: int) -> int | None:
         # Every token covers at least one byte.
         return bpe.count(data)
     window = bpe.max_token_len
+    if n > limit * window:
+        # Every token has at most max_token_len bytes: more than limit of them are needed.
+        return None
     table = PrefixTable(bpe, data)
     counts = table.counts
     # Check the sliding-window minimum every `window` positions.
