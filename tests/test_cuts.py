@@ -294,3 +294,28 @@ def test_cuts_with_region_token_bound(name, head, body, tail, m):
     assert j == _brute_prefix(enc.count, text, m)
     best = min(i for i in range(len(text) + 1) if enc.count(text[i:]) <= m)
     assert suffix == text[best:]
+
+
+surrogate_text = st.lists(
+    st.sampled_from(["a", "b ", " ", "\n", "1", "!", "\ud83d\ude00", "\ud83d", "\ude00", "\u4e2d", "x\ud800"]),
+    max_size=16,
+).map("".join)
+
+
+def _inside_pair(text: str, i: int) -> bool:
+    return 0 < i < len(text) and "\ud800" <= text[i - 1] <= "\udbff" and "\udc00" <= text[i] <= "\udfff"
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=150, deadline=None)
+@given(text=surrogate_text, m=st.integers(0, 12))
+def test_cuts_index_the_callers_string(name, text, m):
+    # surrogate pairs are joined for counting, as tiktoken does, but every index and every
+    # returned text is the caller's, never between the halves of a pair
+    enc = bpe_stream.get_encoding(name)
+    cuts_ok = [i for i in range(len(text) + 1) if not _inside_pair(text, i)]
+    best = max(j for j in cuts_ok if enc.count(text[:j]) <= m)
+    assert enc.split_at(text, m) == best
+    assert enc.truncate(text, m) == text[:best]
+    first = min(i for i in cuts_ok if enc.count(text[i:]) <= m)
+    assert enc.truncate_start(text, m) == text[first:]

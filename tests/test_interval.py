@@ -178,3 +178,17 @@ def test_every_interval_punctuation_with_marks_apostrophes_slashes(name, text):
     for i in range(len(text) + 1):
         for j in range(i, len(text) + 1):
             assert ic.count(i, j) == enc.count(text[i:j]), (i, j)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=100, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", " ", "\n", "1", "\ud83d\ude00", "\ud83d", "\ude00", "\u4e2d"]),
+                     max_size=14).map("".join))
+def test_interval_counts_on_the_callers_offsets(name, text):
+    # a str holding surrogates: offsets are the caller's, pairs count as tiktoken counts them
+    enc = bpe_stream.get_encoding(name)
+    ic = bpe_stream.IntervalCounter(enc, text)
+    assert len(ic) == len(text)
+    for a in range(len(text) + 1):
+        for b in range(a, len(text) + 1):
+            assert ic.count(a, b) == enc.count(text[a:b]), (text, a, b)

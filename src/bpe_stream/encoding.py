@@ -46,6 +46,24 @@ def fix_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def caller_offsets(text: str, fixed: str) -> list[int] | None:
+    """For ``fixed = fix_surrogates(text)``: ``offs[k]`` is the index in ``text`` where
+    ``fixed[k]`` starts (``offs[len(fixed)] == len(text)``), or None if they are the same
+    string.  A surrogate pair is one character of ``fixed`` and two of ``text``; a lone
+    surrogate is one U+FFFD.  Offsets that APIs return or take refer to the caller's
+    ``text``; an offset between the two halves of a pair is inside a character."""
+    if fixed is text:
+        return None
+    offs = []
+    i = 0
+    n = len(text)
+    while i < n:
+        offs.append(i)
+        i += 2 if "\ud800" <= text[i] <= "\udbff" and i + 1 < n and "\udc00" <= text[i + 1] <= "\udfff" else 1
+    offs.append(n)
+    return offs
+
+
 def check_text(text) -> str:
     if isinstance(text, str):
         return fix_surrogates(text)
@@ -451,22 +469,32 @@ class Encoding:
 
     # ------------------------------------------------------------ exact cuts
     def split_at(self, text: str, max_tokens: int) -> int:
-        """Largest ``i`` (a character index) such that ``count(text[:i]) <= max_tokens``."""
+        """Largest ``i`` (a character index) such that ``count(text[:i]) <= max_tokens``.
+
+        A str holding surrogate pairs is counted as tiktoken counts it (pairs joined);
+        ``i`` is an index into ``text`` itself, never between the halves of a pair."""
         from .cuts import text_split_at
 
-        return text_split_at(self, check_text(text), _check_limit(max_tokens, "max_tokens"))
+        budget = _check_limit(max_tokens, "max_tokens")
+        fixed = check_text(text)
+        i = text_split_at(self, fixed, budget)
+        offs = caller_offsets(text, fixed)
+        return i if offs is None else offs[i]
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest prefix of ``text`` with at most ``max_tokens`` tokens."""
-        text = check_text(text)
         return text[: self.split_at(text, max_tokens)]
 
     def truncate_start(self, text: str, max_tokens: int) -> str:
-        """The longest suffix of ``text`` with at most ``max_tokens`` tokens."""
+        """The longest suffix of ``text`` with at most ``max_tokens`` tokens (a suffix of
+        ``text`` itself, as for :meth:`split_at`)."""
         from .cuts import text_split_at_start
 
-        text = check_text(text)
-        return text[text_split_at_start(self, text, _check_limit(max_tokens, "max_tokens")) :]
+        budget = _check_limit(max_tokens, "max_tokens")
+        fixed = check_text(text)
+        i = text_split_at_start(self, fixed, budget)
+        offs = caller_offsets(text, fixed)
+        return text[i if offs is None else offs[i] :]
 
 
 # ASCII pieces of at most this many bytes that are not one token go through the merge

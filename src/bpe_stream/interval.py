@@ -981,22 +981,27 @@ class IntervalCounter:
 
     def __init__(self, enc_or_bpe, text):
         self._source = (enc_or_bpe, text)
+        self._fixed_index = None
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = _BytesIntervals(enc_or_bpe, _check_bytes_input(text))
             self._n = len(text)
         else:
-            from .encoding import Encoding, check_text
+            from .encoding import Encoding, caller_offsets, check_text
 
             if not isinstance(enc_or_bpe, Encoding):
                 raise TypeError(
                     f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
                 )
-            text = check_text(text)
+            fixed = check_text(text)
             self._n = len(text)
+            # A str with surrogates: offsets stay the caller's (see caller_offsets); a range
+            # with an end between the halves of a pair is counted directly (rare).
+            offs = caller_offsets(text, fixed)
+            self._fixed_index = None if offs is None else {o: k for k, o in enumerate(offs)}
             if enc_or_bpe.pat_str is None:
-                self._impl = _NoSplitText(enc_or_bpe, text)
+                self._impl = _NoSplitText(enc_or_bpe, fixed)
             else:
-                self._impl = _TextIntervals(enc_or_bpe, text)
+                self._impl = _TextIntervals(enc_or_bpe, fixed)
 
     def __reduce__(self):
         # rebuilt from its inputs: the index is one linear pass, and its lazily built
@@ -1012,6 +1017,13 @@ class IntervalCounter:
                 raise TypeError(f"offsets must be ints, got {type(v).__name__}")
         if not 0 <= start <= end <= self._n:
             raise ValueError(f"need 0 <= start <= end <= {self._n}, got {start}, {end}")
+        index = self._fixed_index
+        if index is not None:
+            a, b = index.get(start), index.get(end)
+            if a is None or b is None:  # an end inside a surrogate pair
+                enc, text = self._source
+                return enc.count(text[start:end])
+            return self._impl.count(a, b)
         return self._impl.count(start, end)
 
     def memory_bytes(self) -> int:
