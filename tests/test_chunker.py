@@ -596,3 +596,29 @@ def test_sentence_and_word_levels_on_crafted_ends():
     for text in texts:
         for name, plain in (("sentence", _PLAIN_SENTENCE), ("word", _PLAIN_WORD)):
             assert get_level(name).positions(text, 0, len(text)) == plain.positions(text, 0, len(text)), (name, text)
+
+
+def test_overlap_on_one_huge_piece_counts_linear_text():
+    # A text that is one long piece ("😀" * n is one punctuation piece): the overlap search
+    # must not count from the piece's start for every chunk (quadratic).  Work, not time:
+    # the characters handed to TextCounts.count_str grow linearly with n.
+    from bpe_stream import chunk_counts
+
+    enc = bpe_stream.get_encoding("cl100k_base")
+    counted = {}
+    original = chunk_counts.TextCounts.count_str
+
+    def counting(self, t):
+        counted["chars"] = counted.get("chars", 0) + len(t)
+        return original(self, t)
+
+    work = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(chunk_counts.TextCounts, "count_str", counting)
+        for n in (2000, 8000):
+            counted.clear()
+            text = "\U0001F600" * n
+            chunks = bpe_stream.Chunker(enc, 64, overlap=8, boundaries="exact").chunks(text)
+            assert all(c.token_count == enc.count(c.text) <= 64 for c in chunks)
+            work.append(counted.get("chars", 0))
+    assert work[1] <= 6 * max(work[0], 1), work

@@ -472,6 +472,10 @@ class ChunkView:
             i = self.base(j)
 
 
+# Longest text SuffixView counts from its stable boundary to the chunk's end.
+_SUFFIX_BASE_MAX = 1024
+
+
 class SuffixView:
     """Exact counts ``enc.count(T[i:e])`` for one end ``e`` and any start ``i <= e``.
 
@@ -495,11 +499,14 @@ class SuffixView:
             lim = min(lim, m.start()) if m is not None else -1
         else:
             lim = min(lim, e - 1)
-        if lim < 0 or not tc.hard:
+        kb = bisect_right(tc.bounds, lim) - 1 if lim >= 0 and tc.hard else -1
+        if kb < 0 or e - tc.bounds[kb] > _SUFFIX_BASE_MAX:
+            # no stable boundary, or only far back inside one long piece: counting from it
+            # for every chunk's end would be quadratic on a text that is one huge piece
+            # (earliest_start then leaves the cut to split_at_start on the chunk itself)
             self.kb = -1
             self.ce = 0
         else:
-            kb = bisect_right(tc.bounds, lim) - 1
             self.kb = kb
             self.ce = tc.cum[kb] + tc.count_str(text[tc.bounds[kb] : e])
 
