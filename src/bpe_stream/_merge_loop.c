@@ -240,51 +240,107 @@ tokens_tuple(const int32_t *out, Py_ssize_t count)
     return result;
 }
 
-static PyObject *
-encode_data(MergeTable *self, const unsigned char *data, Py_ssize_t n)
+/* The UTF-8 bytes of a str piece: into buf (MAX_PIECE bytes) unless the piece is
+   ASCII, whose characters are its bytes.  0 on success (*data, *n set); 1 if the
+   piece has more than MAX_PIECE bytes or holds a surrogate (the Python path takes it).
+   Encoding into a stack buffer avoids both a temporary bytes object and the UTF-8 copy
+   PyUnicode_AsUTF8AndSize would keep on a string that becomes a long-lived cache key. */
+static int
+utf8_of(PyObject *piece, unsigned char *buf, const unsigned char **data, Py_ssize_t *n)
 {
-    int32_t out[MAX_PIECE];
+    Py_ssize_t len = PyUnicode_GET_LENGTH(piece);
+    if (PyUnicode_IS_ASCII(piece)) {
+        *data = (const unsigned char *)PyUnicode_DATA(piece);
+        *n = len;
+        return 0;
+    }
+    int kind = PyUnicode_KIND(piece);
+    const void *chars = PyUnicode_DATA(piece);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, chars, i);
+        if (c < 0x80) {
+            if (at + 1 > MAX_PIECE)
+                return 1;
+            buf[at++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            if (at + 2 > MAX_PIECE)
+                return 1;
+            buf[at++] = (unsigned char)(0xC0 | (c >> 6));
+            buf[at++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF)
+                return 1;
+            if (at + 3 > MAX_PIECE)
+                return 1;
+            buf[at++] = (unsigned char)(0xE0 | (c >> 12));
+            buf[at++] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            buf[at++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            if (at + 4 > MAX_PIECE)
+                return 1;
+            buf[at++] = (unsigned char)(0xF0 | (c >> 18));
+            buf[at++] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+            buf[at++] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            buf[at++] = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    *data = buf;
+    *n = at;
+    return 0;
+}
+
+/* BPE of data[0:n] into out: the number of tokens, or -1 if this loop does not take it
+   (longer than MAX_PIECE bytes, or a byte that is no token). */
+static Py_ssize_t
+encode_into(const MergeTable *self, const unsigned char *data, Py_ssize_t n, int32_t *out)
+{
     if (n == 0)
-        return PyTuple_New(0);
+        return 0;
     if (n > MAX_PIECE)
-        Py_RETURN_NONE;
+        return -1;
     int32_t whole = rank_of(self, data, n);
-    if (whole != NO_RANK)
-        return tokens_tuple(&whole, 1);
-    Py_ssize_t count = merge_loop(self, data, n, out);
-    if (count < 0)
-        Py_RETURN_NONE;
-    return tokens_tuple(out, count);
+    if (whole != NO_RANK) {
+        out[0] = whole;
+        return 1;
+    }
+    return merge_loop(self, data, n, out);
+}
+
+/* The tokens of a str or bytes piece into out: their number, -1 if this loop does not
+   take the piece, -2 with an exception set on a wrong type. */
+static Py_ssize_t
+encode_piece(MergeTable *self, PyObject *piece, int32_t *out)
+{
+    unsigned char buf[MAX_PIECE];
+    const unsigned char *data;
+    Py_ssize_t n;
+    if (PyBytes_Check(piece))
+        return encode_into(self, (const unsigned char *)PyBytes_AS_STRING(piece),
+                           PyBytes_GET_SIZE(piece), out);
+    if (!PyUnicode_Check(piece)) {
+        PyErr_Format(PyExc_TypeError, "expected str or bytes, got %s", Py_TYPE(piece)->tp_name);
+        return -2;
+    }
+    if (utf8_of(piece, buf, &data, &n) != 0)
+        return -1;
+    return encode_into(self, data, n, out);
 }
 
 static PyObject *
 MergeTable_encode(MergeTable *self, PyObject *piece)
 {
+    int32_t out[MAX_PIECE];
     if (self->blob == NULL) {
         PyErr_SetString(PyExc_ValueError, "MergeTable is not initialised");
         return NULL;
     }
-    if (PyBytes_Check(piece))
-        return encode_data(self, (const unsigned char *)PyBytes_AS_STRING(piece),
-                           PyBytes_GET_SIZE(piece));
-    if (!PyUnicode_Check(piece)) {
-        PyErr_Format(PyExc_TypeError, "expected str or bytes, got %s", Py_TYPE(piece)->tp_name);
+    Py_ssize_t count = encode_piece(self, piece, out);
+    if (count == -2)
         return NULL;
-    }
-    if (PyUnicode_IS_ASCII(piece)) /* its characters are its UTF-8 bytes */
-        return encode_data(self, (const unsigned char *)PyUnicode_DATA(piece),
-                           PyUnicode_GET_LENGTH(piece));
-    if (PyUnicode_GET_LENGTH(piece) > MAX_PIECE) /* at least that many bytes */
+    if (count < 0)
         Py_RETURN_NONE;
-    /* A temporary UTF-8 copy: PyUnicode_AsUTF8AndSize would keep one on the string,
-       and the pieces are the keys of a long-lived cache. */
-    PyObject *utf8 = PyUnicode_AsUTF8String(piece);
-    if (utf8 == NULL)
-        return NULL;
-    PyObject *result = encode_data(self, (const unsigned char *)PyBytes_AS_STRING(utf8),
-                                   PyBytes_GET_SIZE(utf8));
-    Py_DECREF(utf8);
-    return result;
+    return tokens_tuple(out, count);
 }
 
 /* Count of one piece through a bounded dict cache (piece -> count).  A miss is
@@ -301,20 +357,18 @@ cached_count(MergeTable *self, PyObject *piece, PyObject *cache, PyObject *fallb
         return PyLong_AsSsize_t(hit);
     if (PyErr_Occurred())
         return -1;
-    PyObject *tokens = MergeTable_encode(self, piece);
-    if (tokens == NULL)
+    int32_t out[MAX_PIECE];
+    Py_ssize_t c = encode_piece(self, piece, out);
+    if (c == -2)
         return -1;
-    if (tokens == Py_None) {
-        Py_DECREF(tokens);
+    if (c == -1) {
         PyObject *r = PyObject_CallOneArg(fallback, piece);
         if (r == NULL)
             return -1;
-        Py_ssize_t c = PyLong_AsSsize_t(r);
+        c = PyLong_AsSsize_t(r);
         Py_DECREF(r);
         return c;
     }
-    Py_ssize_t c = PyTuple_GET_SIZE(tokens);
-    Py_DECREF(tokens);
     if (PyUnicode_Check(piece) && PyUnicode_GET_LENGTH(piece) <= max_len) {
         if (PyDict_GET_SIZE(cache) >= max_entries)
             PyDict_Clear(cache);
