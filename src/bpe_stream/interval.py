@@ -59,6 +59,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
+from itertools import accumulate
 
 import regex
 
@@ -471,18 +472,27 @@ class _TextIntervals:
         self.margin = stable_margin(enc.pat_str)
         self.pattern = compile_pattern(enc.pat_str)
         self.fast = fast_split_for(enc.pat_str)
-        pieces = enc._pieces
         code = "i" if len(text) < 2**31 - 1 else "q"
-        starts = array(code)
-        cum = [0]
-        total = 0
-        bpe_count = enc.bpe.count
-        for m in self.pattern.finditer(text):
-            a, b = m.span()
-            starts.append(a)
-            total += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
-            cum.append(total)
-        starts.append(len(text))
+        if enc._scan_kind:
+            # the bundled patterns' pieces tile the text: one split (fast on ASCII
+            # stretches) and the counts through the count cache (compiled where built)
+            split = enc._split(text)
+            starts = array(code, accumulate(map(len, split), initial=0))
+            cum = list(accumulate(enc._piece_count_list(split), initial=0))
+            total = cum[-1]
+        else:
+            # any pattern: pieces may leave characters out, so their starts come from the spans
+            pieces = enc._pieces
+            starts = array(code)
+            cum = [0]
+            total = 0
+            bpe_count = enc.bpe.count
+            for m in self.pattern.finditer(text):
+                a, b = m.span()
+                starts.append(a)
+                total += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
+                cum.append(total)
+            starts.append(len(text))
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
         self.cum = array("i" if total < 2**31 - 1 else "q", cum)
         self.long: dict[int, _LongPiece] = {}  # piece index -> raw index (built on first use)
