@@ -524,14 +524,7 @@ ascii_piece(MergeTable *self, PyObject *text, Py_ssize_t start, const unsigned c
             Py_ssize_t i, Py_ssize_t j, PyObject *fallback, PyObject *out)
 {
     int32_t tokens[MAX_PIECE];
-    Py_ssize_t len = j - i, count = -1;
-    int32_t whole = rank_of(self, t + i, len);
-    if (whole != NO_RANK) {
-        tokens[0] = whole;
-        count = 1;
-    } else if (len <= MAX_PIECE) {
-        count = merge_loop(self, t + i, len, tokens);
-    }
+    Py_ssize_t count = encode_into(self, t + i, j - i, tokens);
     if (count >= 0) {
         for (Py_ssize_t k = 0; out != NULL && k < count; k++) {
             PyObject *v = PyLong_FromLong(tokens[k]);
