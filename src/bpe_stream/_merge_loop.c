@@ -546,10 +546,10 @@ ascii_piece(MergeTable *self, PyObject *text, Py_ssize_t start, const unsigned c
     if (out == NULL) {
         count = PyLong_AsSsize_t(r);
     } else {
+        /* extend out by the fallback's tokens (public API: _PyList_Extend is not in
+           the headers of Python 3.13, where this file would then not build) */
         Py_ssize_t before = PyList_GET_SIZE(out);
-        PyObject *extended = _PyList_Extend((PyListObject *)out, r);
-        count = extended == NULL ? -1 : PyList_GET_SIZE(out) - before;
-        Py_XDECREF(extended);
+        count = PyList_SetSlice(out, before, before, r) < 0 ? -1 : PyList_GET_SIZE(out) - before;
     }
     Py_DECREF(r);
     return count;
