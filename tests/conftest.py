@@ -111,3 +111,4 @@ def small_constants(request, monkeypatch):
         monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)
         monkeypatch.setattr(piece_stream, "_LONG", 6)
         monkeypatch.setattr(TextPrependable, "_LONG", 6)
+        monkeypatch.setattr(TextPrependable, "_FETCH", 5)

@@ -259,6 +259,19 @@ def _edit_front(pe, enc, text, ops):
             pe.prepend(s)
             text = s + text
         assert pe.token_count == enc.count(text), (is_trunc, k, s)
+        _check_boundaries(pe, enc, text)
+
+
+def _check_boundaries(pe, enc, text):
+    """The kept boundaries (white-box; hidden ones excluded) are piece starts of ``text``,
+    each with the count of the text after it: what re-splits sync on must be true."""
+    starts, d = {0}, len(text)
+    for piece in enc.split(text):
+        starts.add(d)
+        d -= len(piece)
+    for d, suf in pe._impl.bounds.visible():
+        assert d in starts, d
+        assert suf == enc.count(text[len(text) - d :]), d
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
@@ -378,4 +391,76 @@ def test_bulk_undo_record_is_dropped_by_a_deeper_truncation(name, small_constant
     for piece in enc.split(rest):
         starts.add(d)
         d -= len(piece)
-    assert sorted(pe._impl.dists) == sorted(starts)
+    assert [d for d, _ in pe._impl.bounds.visible()] == sorted(starts)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    unit=st.sampled_from(["!\u0301\u0301", "!\u0301", "?\u0301\u0300", "\u0301!\u0301"]),
+    tail=st.sampled_from(["", "x", " y", "\n", "!!"]),
+    ops=st.lists(st.one_of(
+        st.tuples(st.just("prepend"), st.sampled_from(["!", " ", "a", "'", "!\u0301", "\u0301", "a!", "\n"])),
+        st.tuples(st.just("block"), st.integers(1, 40)),
+        st.tuples(st.just("drop"), st.integers(0, 50)),
+        st.tuples(st.just("copy"), st.none()),
+    ), max_size=24),
+)
+def test_merges_nest_and_undo_in_any_order(name, unit, tail, ops, small_constants):
+    # Blocks of mark-led words merged by a prepend into one punctuation piece, further blocks
+    # put in front and merged again (a merge that swallows an earlier merged piece), and
+    # truncations to any depth: the boundaries hidden by each merge must come back exactly
+    # when, and only where, a truncation splits its piece (white-box check of the kept
+    # boundaries after every step).
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(tail)
+    text = tail
+    for op, arg in ops:
+        if op == "drop":
+            n = max(0, len(text) - arg)
+            pe.truncate(n)
+            text = text[len(text) - n :]
+        elif op == "copy":
+            pe = pe.copy() if len(text) % 2 else pickle.loads(pickle.dumps(pe))
+        else:
+            s = unit * arg if op == "block" else arg
+            pe.prepend(s)
+            text = s + text
+        assert pe.token_count == enc.count(text), (op, arg)
+        _check_boundaries(pe, enc, text)
+
+
+@pytest.mark.parametrize("edit", ["!", " ", "!!", "'", "a!", " !"])
+def test_toggling_a_merge_does_bounded_work(edit, monkeypatch):
+    # o200k: each prepend of `edit` in front of "!\u0301\u0301" * n merges n mark-led words
+    # into one piece and the truncation back splits them again.  After the first time
+    # (which encodes the merged piece once), neither may touch the stretch: no fetch of
+    # more than a bounded front, and no bulk removal of the hidden boundaries.
+    from bpe_stream.front_stream import TextPrependable
+
+    enc = bpe_stream.get_encoding("o200k_base")
+    n = 30_000
+    text = "!\u0301\u0301" * (n // 3) + " end"
+    pe = PrependableEncoder(enc)
+    pe.prepend(text)
+    pe.prepend(edit)
+    pe.truncate(len(text))
+    fetched = []
+    front = TextPrependable._front
+
+    def recording_front(self, k):
+        fetched.append(k)
+        return front(self, k)
+
+    monkeypatch.setattr(TextPrependable, "_front", recording_front)
+    index = pe._impl.bounds.index
+    for _ in range(3):
+        kept = len(index)
+        pe.prepend(edit)
+        assert pe.token_count == enc.count(edit + text)
+        assert len(index) >= kept  # the covered boundaries were hidden, not removed
+        pe.truncate(len(text))
+        assert pe.token_count == enc.count(text)
+        assert len(index) == kept
+    assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)

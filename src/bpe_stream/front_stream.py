@@ -55,6 +55,7 @@ from typing import NamedTuple
 import regex
 
 from .appendable import _check_len
+from .boundary_stack import BoundaryStack
 from .prependable import BytesPrependable
 from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
@@ -81,8 +82,8 @@ class _WordState(NamedTuple):
 
 
 class TextPrependable:
-    __slots__ = ("enc", "pattern", "chunks", "n", "dists", "sufs", "index", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghost", "stash")
+    __slots__ = ("enc", "pattern", "chunks", "n", "bounds", "pending", "word", "wc",
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghost", "punct", "tails")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -91,10 +92,8 @@ class TextPrependable:
         self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
         self.chunks: list[str] = []  # chunks[-1] is the front
         self.n = 0
-        # piece boundaries as distance from the end, increasing; sufs: count after it
-        self.dists = [0]
-        self.sufs = [0]
-        self.index = {0: 0}
+        # piece boundaries as distances from the end, each with the count of the text after it
+        self.bounds = BoundaryStack()
         # a lone low surrogate that began the last prepend (stored as U+FFFD): joined with a
         # high surrogate ending the next prepend, as tiktoken joins the pair in the whole text
         self.pending = ""
@@ -115,12 +114,16 @@ class TextPrependable:
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved: dict = {}
         self.just_saved = None  # key of a word state saved by the prepend under way
-        # Undo records for a prepend that changes the split of a long stretch (see _truncate_flip):
-        # ghost = (start, end, raw prependable over the text at those distances) left by a long
-        # piece that a truncation cut; stash = (front, sync, boundaries, suffix counts) that a
-        # re-split removed in bulk.
+        # Records for a prepend that changes the split of a long stretch (see _resync): ghost =
+        # (start, end, raw prependable over the text at those distances) left by a long piece
+        # that a truncation cut; punct = (top, z, e): the characters from distance top down to z
+        # are [^\s\p{L}\p{N}] and those from z down to e are [\r\n/], the last of their runs
+        # (so a punctuation match through the first run ends at e); tails: run-state tail parts
+        # of such stretches, by (z, piece end) (see _check_run).  The boundaries the merge
+        # covers are hidden in ``bounds`` and come back when a truncation splits the piece.
         self.ghost = None
-        self.stash = None
+        self.punct = None
+        self.tails = {}
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -137,7 +140,7 @@ class TextPrependable:
 
     @property
     def token_count(self) -> int:
-        return self.sufs[-1]
+        return self.bounds.last_suf()
 
     def get_text(self) -> str:
         return "".join(reversed(self.chunks))
@@ -154,11 +157,10 @@ class TextPrependable:
         new.word = None if self.word is None else self.word._replace(bp=self.word.bp.copy())
         new.saved = {}
         new.just_saved = None
-        new.ghost = new.stash = None
+        new.ghost = new.punct = None
+        new.tails = {}
         new.chunks = list(self.chunks)
-        new.dists = list(self.dists)
-        new.sufs = list(self.sufs)
-        new.index = dict(self.index)
+        new.bounds = self.bounds.copy()
         return new
 
     def _front(self, k: int) -> str:
@@ -205,13 +207,13 @@ class TextPrependable:
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
-        if (self.word or self.run or self.dig) is None or len(self.dists) < 2:
+        if (self.word or self.run or self.dig) is None or not self.bounds.has(2):
             return
         saved = self.saved
         if len(saved) >= 256:
             saved.clear()
         # a run state may belong to a piece after the first (see _edit_run)
-        key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.dists[-2])
+        key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.bounds.last(2))
         saved[key] = (self.word, self.run, self.dig)
         self.just_saved = key if self.word is not None else None
         self.word = self.run = self.dig = None
@@ -219,15 +221,16 @@ class TextPrependable:
     def _restore_state(self) -> bool:
         # A piece's text is fixed by its distances from the end (prepending and truncating
         # only change the front), so a saved state is valid whenever its piece is first again.
-        dists = self.dists
-        if len(dists) < 2 or not self.saved:
+        bounds = self.bounds
+        if not self.saved or not bounds.has(2):
             return False
-        state = self.saved.pop((self.n, dists[-2]), None)
-        if state is None and len(dists) >= 3:
+        state = self.saved.pop((self.n, bounds.last(2)), None)
+        if state is None and bounds.has(3):
             # the second piece's run state (a run state need not be the first piece's)
-            state = self.saved.pop((dists[-2], dists[-3]), None)
+            key = (bounds.last(2), bounds.last(3))
+            state = self.saved.pop(key, None)
             if state is not None and state[1] is None:
-                self.saved[(dists[-2], dists[-3])] = state
+                self.saved[key] = state
                 state = None
         if state is None:
             return False
@@ -265,13 +268,19 @@ class TextPrependable:
 
     def _check_word(self) -> None:
         self.word = None
-        if self.wc is None or len(self.dists) < 2:
+        if self.wc is None or not self.bounds.has(2):
             return
-        end = self.dists[-2]
+        end = self.bounds.last(2)
         length = self.n - end
         if length <= self._LONG:
             return
         fast, letters, first_class = self.wc
+        # reject on the first characters before fetching the piece (it may be a long
+        # punctuation piece, see _merged_count): the word's body must start with a letter
+        head = self._front(2)
+        lead = 1 if fast.char_class(head[0]) in self._leads(fast) and fast.char_class(head[1]) in letters else 0
+        if _O200K_LETTERS.match(head, lead) is None if fast.o200k else fast.char_class(head[lead]) != first_class:
+            return
         front = self._front(length + 1)
         w = front[:length]
         if "'" in w:
@@ -295,7 +304,7 @@ class TextPrependable:
             return
         bp = BytesPrependable(self.enc.bpe)
         bp.prepend(w.encode("utf-8"))
-        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
 
@@ -308,7 +317,7 @@ class TextPrependable:
         """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
         fast, letters, _ = self.wc
         end, bp, last_upper, last_ll, lead, after_upper, all_upper = self.word
-        if self.dists[-2] != end or self.dists[-1] != self.n or lead:
+        if self.bounds.last(2) != end or self.bounds.last() != self.n or lead:
             return s
         k = len(s)
         while k > 0:
@@ -355,7 +364,7 @@ class TextPrependable:
     def _truncate_word(self, n: int) -> bool:
         """Keep the last ``n`` characters when the cut falls inside the long first word W
         and the rest stays one piece with W's end (see above): O(dropped)."""
-        if self.dists[-2] != self.word.end or self.dists[-1] != self.n:
+        if self.bounds.last(2) != self.word.end or self.bounds.last() != self.n:
             return False
         word = self._cut_word(self.word, self.n, n)
         if word is None:
@@ -398,16 +407,18 @@ class TextPrependable:
         from .long_pieces import _KEEP, _MIN_CUT
 
         self.run = None
-        if self.word is not None or self.run_re is None or len(self.dists) < 2:
+        if self.word is not None or self.run_re is None or not self.bounds.has(2):
             return
         n = self.n
-        end = self.dists[-2]
+        end = self.bounds.last(2)
         L1 = n - end
-        if L1 <= self._LONG:
+        if L1 <= self._LONG or self._check_merged_stretch(end, L1):
+            return
+        o200k = self.wc is not None and self.wc[0].o200k
+        if not self._may_hold_run(min(n, L1 + self._CTX), L1, o200k):
             return
         front = self._front(min(n, L1 + self._CTX))
         P = front[:L1]
-        o200k = self.wc is not None and self.wc[0].o200k
         if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
             # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
             # alternative and splits s + P after the last newline of s), or ends at the last newline of its
@@ -422,7 +433,7 @@ class TextPrependable:
             if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
                 bp = BytesPrependable(self.enc.bpe)
                 bp.prepend(P.encode("utf-8"))
-                if bp.token_count == self.sufs[-1] - self.sufs[-2]:
+                if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
                     self.run = (end, None, None, None, None, bp, n)
             return
         for p0 in (0, 1, 2):
@@ -444,9 +455,13 @@ class TextPrependable:
         else:
             bp = BytesPrependable(self.enc.bpe)
             bp.prepend(front[:L1].encode("utf-8"))
-        if bp.token_count != self.sufs[-1] - self.sufs[-2]:  # never expected; stay exact
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         tailpart = front[re_ - _KEEP :]
+        if group < 0:  # for _check_merged_stretch
+            if len(self.tails) >= 64:
+                self.tails.clear()
+            self.tails[(n - re_, end)] = (n - re_ + _KEEP, tailpart)
         # (end of P, distance of the run start or stretch anchor, distance where tailpart
         #  starts, tailpart, group of the run or stretch kind (< 0), raw prependable over P,
         #  distance of P's start)
@@ -461,6 +476,67 @@ class TextPrependable:
         -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
         -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
     }
+
+    def _may_hold_run(self, k: int, L1: int, o200k: bool) -> bool:
+        """False when the checks of _check_run on the first ``k`` characters would find no
+        state for the first piece (``L1`` characters), decided on a bounded head: a run or
+        stretch that ends inside the head is as long as on the whole front, and one that
+        reaches the head's end, or a head of only whitespace, needs the whole front."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        h = 3 * _KEEP + _MIN_CUT + 8
+        if k <= h:
+            return True
+        head = self._front(h)
+        need = 2 * _KEEP + _MIN_CUT
+        if head.isspace():
+            return True
+        for p0 in (0, 1, 2):
+            m = self.run_re.match(head, p0)
+            if m is not None and m.lastindex in self.mergeable and (m.end() == h or m.end() - p0 >= need):
+                return True
+        for kind in ((-2, -3) if o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(head, 0, _KEEP + 2)
+            if m is not None and class_re.match(head, 0).end() >= m.start():
+                z = class_re.match(head, m.start()).end()
+                if z == h or z - m.start() >= need:
+                    return True
+        return False
+
+    def _check_merged_stretch(self, end: int, L1: int) -> bool:
+        """Set the run state of the long first piece P (ending at ``end``, ``L1`` characters)
+        in O(_KEEP) when P is a punctuation stretch recorded in ``punct`` whose tail part is
+        known (``tails``) and whose bytes the ghost holds: P was merged by a prepend before
+        (see _merged_count), and _check_run would find the same stretch by scanning it."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        punct, ghost, n = self.punct, self.ghost, self.n
+        if punct is None or punct[2] != end or ghost is None or ghost[0] != n or ghost[1] != end:
+            return False
+        tail = self.tails.get((punct[1], end))
+        if tail is None:
+            return False
+        head = self._front(min(n, _KEEP + 2))
+        for kind in ((-2,) if self.wc[0].o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(head)
+            if m is None:
+                continue
+            q = m.start()
+            # the anchor lies in the stretch at the front, which runs on into the recorded run
+            # (from distance punct[0]) and so to its end at distance punct[1]
+            if class_re.match(head).end() < max(q, n - punct[0]) or n - q <= punct[1]:
+                continue
+            if n - punct[1] - q < 2 * _KEEP + _MIN_CUT:
+                continue
+            bp = ghost[2]
+            if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+                return False
+            self.ghost = None
+            self.run = (end, n - q, tail[0], tail[1], kind, bp, n)
+            return True
+        return False
 
     def _find_stretch(self, front: str, L1: int, o200k: bool):
         """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
@@ -490,9 +566,9 @@ class TextPrependable:
 
         end, hi, d0, tailpart, group, bp, ps = self.run
         n_old = self.n
-        dists, sufs, index = self.dists, self.sufs, self.index
-        k = index.get(ps)
-        if k is None or dists[k - 1] != end or drop >= n_old - end:
+        bounds = self.bounds
+        k = bounds.find(ps)
+        if k is None or bounds.prev_dist(k) != end or drop >= n_old - end:
             return False
         n_new = n_old - drop + len(c)
         if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
@@ -534,7 +610,7 @@ class TextPrependable:
             if a == h or b == h:
                 return False  # a boundary on the cut: never expected
             da = n_new - a if a < h else d0 - (a - h)
-            if da in index and da < n_new:
+            if da < n_new and bounds.find(da) is not None:
                 if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace()):
                     return False
                 synced = da
@@ -574,15 +650,11 @@ class TextPrependable:
         self.n = n_new
         if drop:
             self.pending = ""
-        while dists[-1] > synced:
-            del index[dists.pop()]
-            sufs.pop()
-        base = sufs[-1]
+        bounds.pop_above(synced)
+        base = bounds.last_suf()
         for d, cnt in reversed(new):
             base += bp.token_count if cnt is None else cnt
-            dists.append(d)
-            sufs.append(base)
-            index[d] = len(dists) - 1
+            bounds.push(d, base)
         hi = n_old - anchor  # distances do not move
         if a_long == 0:
             if group > 0:
@@ -609,10 +681,10 @@ class TextPrependable:
 
     def _check_digits(self) -> None:
         self.dig = None
-        if self.wc is None or self.word is not None or self.run is not None or len(self.dists) < 2:
+        if self.wc is None or self.word is not None or self.run is not None or not self.bounds.has(2):
             return
         n = self.n
-        if n - self.dists[-2] > 3 or _DIGITS.match(self.chunks[-1]) is None:
+        if n - self.bounds.last(2) > 3 or _DIGITS.match(self.chunks[-1]) is None:
             return
         k = 256
         while True:
@@ -628,8 +700,9 @@ class TextPrependable:
         if L <= self._LONG:
             return
         e = n - L
-        index, dists, sufs = self.index, self.dists, self.sufs
-        if e not in index:  # never expected; stay exact
+        bounds = self.bounds
+        p = bounds.find(e)
+        if p is None:  # never expected; stay exact
             return
         pieces = self.enc._pieces
         A = [0, 0, 0]
@@ -638,20 +711,16 @@ class TextPrependable:
         r = L % 3
         tail = [0, len(pieces[R[-1:]]), len(pieces[R[-2:]])]
         total = A[r] + tail[r]
-        if total != sufs[-1] - sufs[index[e]]:  # never expected; stay exact
+        if total != bounds.last_suf() - bounds.S[p]:  # never expected; stay exact
             return
-        while dists[-1] > e:
-            del index[dists.pop()]
-            sufs.pop()
-        dists.append(n)
-        sufs.append(sufs[-1] + total)
-        index[n] = len(dists) - 1
+        bounds.pop_above(e)
+        bounds.push(n, bounds.last_suf() + total)
         self.dig = [e, L, A, R[:2], tail]
 
     def _prepend_digits(self, s: str) -> bool:
         e, L, A, head, tail = self.dig
-        dists = self.dists
-        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n:
+        bounds = self.bounds
+        if not bounds.has(2) or bounds.last(2) != e or bounds.last() != self.n:
             self.dig = None
             return False
         if _DIGITS.fullmatch(s) is None:
@@ -673,9 +742,9 @@ class TextPrependable:
         the front (``dig`` state): subtract the three-digit windows that start in the
         dropped part, O(dropped), instead of re-splitting R."""
         e, L, A, head, tail = self.dig
-        dists = self.dists
+        bounds = self.bounds
         drop = self.n - n
-        if len(dists) < 2 or dists[-2] != e or dists[-1] != self.n or L - drop <= self._LONG:
+        if not bounds.has(2) or bounds.last(2) != e or bounds.last() != self.n or L - drop <= self._LONG:
             return False
         R = self._front(drop + 2)
         pieces = self.enc._pieces
@@ -720,12 +789,7 @@ class TextPrependable:
     def _set_front(self, d: int, count: int) -> None:
         """Replace the front boundary by one at distance ``d`` from the end, the first piece
         (up to the boundary after it) holding ``count`` tokens."""
-        dists, sufs, index = self.dists, self.sufs, self.index
-        del index[dists.pop()]
-        sufs.pop()
-        dists.append(d)
-        sufs.append(sufs[-1] + count)
-        index[d] = len(dists) - 1
+        self.bounds.set_front(d, count)
 
     def _drop_front(self, drop: int, bp=None) -> None:
         """Remove the first ``drop`` characters; also from the front of the raw
@@ -756,8 +820,12 @@ class TextPrependable:
                     word = self._cut_word(word, key[0], n)
                     if word is not None:
                         saved[(n, key[1])] = (word, None, None)
-        if self.stash is not None and n < self.stash[0]:
-            self.stash = None
+        punct = self.punct
+        if punct is not None and n < punct[0]:
+            self.punct = None if n <= punct[1] else (n, punct[1], punct[2])
+        if self.tails:
+            for key in [key for key, (d0, _) in self.tails.items() if d0 > n]:
+                del self.tails[key]
         ghost = self.ghost
         if ghost is not None and n < ghost[0]:
             self.ghost = None
@@ -782,32 +850,20 @@ class TextPrependable:
         self.dig = None
         self._drop_front(self.n - n)
         self.n = n
-        dists, sufs, index = self.dists, self.sufs, self.index
-        while dists[-1] > n:
-            del index[dists.pop()]
-            sufs.pop()
-        if dists[-1] != n:
-            state = self.saved.pop((n, dists[-1]), None)
+        bounds = self.bounds
+        # (a merged piece cut here gives back the boundaries it hid: see BoundaryStack)
+        bounds.drop_above(n)
+        top = bounds.last()
+        if top != n:
+            state = self.saved.pop((n, top), None)
             if state is not None and state[0] is not None:
                 # a saved word state says the first piece ends at the last kept boundary
-                dists.append(n)
-                sufs.append(sufs[-1] + state[0].bp.token_count)
-                index[n] = len(dists) - 1
+                bounds.push(n, bounds.last_suf() + state[0].bp.token_count)
                 self.word = state[0]
                 return
             if state is not None:
-                self.saved[(n, dists[-1])] = state
-            stash = self.stash
-            if stash is not None and stash[0] == n and stash[1] == dists[-1]:
-                # back to the text before a prepend that re-split a long stretch: its
-                # boundaries come back in bulk
-                base = len(dists)
-                dists.extend(stash[2])
-                sufs.extend(stash[3])
-                index.update(zip(stash[2], range(base, base + len(stash[2]))))
-                self.stash = None
-            else:
-                self._resync()
+                self.saved[(n, top)] = state
+            self._resync()
         self._restore_state()
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
@@ -816,35 +872,45 @@ class TextPrependable:
         bp.truncate(len(bp) - len(gone.encode("utf-8")))
         self.ghost = (n, end, bp)
 
+    _FETCH = 256  # characters of the front fetched first by a re-split (then 4x as needed)
+
     def _resync(self) -> None:
         n = self.n
-        dists, sufs, index = self.dists, self.sufs, self.index
+        bounds = self.bounds
         # boundaries beyond the previous front are no longer valid
         pieces = self.enc._pieces
         if self.pattern is None:
-            while len(dists) > 1:
-                del index[dists.pop()]
-                sufs.pop()
-            dists.append(n)
-            sufs.append(self.enc.bpe.count(self.get_text().encode("utf-8")) if n else 0)
-            index[n] = len(dists) - 1
+            bounds.pop_above(0)
+            bounds.push(n, self.enc.bpe.count(self.get_text().encode("utf-8")) if n else 0)
             return
         # A word state just saved for the old first piece W (distances (w0, w1)): when a new
         # piece ends at w0 - 1, W minus its lead is the next piece (see _saved_word_count).
         just = self.just_saved
-        k = 256
+        k = self._FETCH
         while True:
             front = self._front(k)
+            # A match may be cut short by the end of the fetched front (when it is not the
+            # whole text): one that ends there, within 4 characters of it (a contraction,
+            # a look-ahead) or before whitespace up to it (\s*[\r\n]+ backtracks to the
+            # last newline it has seen) is only final once more text is fetched.
+            stable = len(front) + 1 if len(front) == n else min(len(front) - 4, len(front.rstrip()))
             new = []  # (dist, count of the piece starting there)
             synced = None
             for m in self.pattern.finditer(front):
                 a, b = m.span()
                 d = n - a
-                if d in index:
+                if bounds.find(d) is not None:
                     synced = d
                     break
-                if b == len(front) and len(front) < n:
-                    break  # the match may continue past the fetched front
+                if b > stable:
+                    # a punctuation match into a known stretch ends where the stretch's
+                    # piece did (see _merged_count)
+                    if b == len(front):
+                        count, e = self._merged_count(front, a, b)
+                        if count is not None:
+                            new.append((d, count))
+                            synced = e
+                    break
                 count = None
                 if b - a > self._LONG:
                     if self.saved:
@@ -857,14 +923,22 @@ class TextPrependable:
                             bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
                         self.ghost = (d, ghost[1], bp)
                         count = bp.token_count
+                    if self._note_punct(front, a, b) and count is None:
+                        # a long punctuation piece: its bytes are kept (as the ghost, cut with
+                        # it by truncations) for the next merge of the same stretch
+                        bp = BytesPrependable(self.enc.bpe)
+                        bp.prepend(m.group().encode("utf-8"))
+                        self.ghost = (d, n - b, bp)
+                        count = bp.token_count
                 new.append((d, len(pieces[m.group()]) if count is None else count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
                 d = n - b
-                if d in index:
+                if bounds.find(d) is not None:
                     synced = d
                     break
-                if just is not None and d == just[0] - 1 and just[1] in index and d > just[1]:
+                if (just is not None and d == just[0] - 1 and d > just[1]
+                        and bounds.find(just[1]) is not None):
                     count = self._saved_word_count(d, just[1])
                     if count is not None:
                         new.append((d, count))
@@ -876,21 +950,65 @@ class TextPrependable:
             if synced is not None:
                 break
             k *= 4
-        # drop old boundaries between the sync point and the old front
-        k = index[synced] + 1
-        if len(dists) - k > self._LONG:
-            # many: in bulk, kept for a truncation back to the old front (see truncate)
-            seg_d, seg_s = dists[k:], sufs[k:]
-            del dists[k:], sufs[k:]
-            for d in seg_d:
-                del index[d]
-            self.stash = (seg_d[-1], synced, seg_d, seg_s)
-        while dists[-1] > synced:
-            del index[dists.pop()]
-            sufs.pop()
-        base = sufs[-1]
+        # The old boundaries between the sync point and the old front go; many (a merge of a
+        # long stretch) are hidden instead, for a truncation that splits the piece again.
+        p = bounds.find(synced)
+        if bounds.above(p) > self._LONG:
+            bounds.hide_above(p)
+        bounds.pop_above(synced)
+        base = bounds.last_suf()
         for d, c in reversed(new):
             base += c
-            dists.append(d)
-            sufs.append(base)
-            index[d] = len(dists) - 1
+            bounds.push(d, base)
+
+    # A punctuation match (` ?[^\s\p{L}\p{N}]+` then cl100k `[\r\n]*`, o200k `[\r\n/]*`) takes
+    # the whole [^\s\p{L}\p{N}] run it starts in and then the whole newline run after it, so
+    # where it ends is a fact about the text after its first character: ``punct`` records it for
+    # the last long such run seen, which stays true (prepending does not change that text) while
+    # no truncation goes below its top.  A match that reaches the end of the fetched front while
+    # in that run, with no newline and a character after its first that no word match can hold
+    # (o200k: a non-mark; cl100k: any of the run's class), is a punctuation match and ends at
+    # ``e``; its count comes from the ghost left by the last split of that piece.  This is what
+    # makes "!" in front of "!\u0301\u0301" * n, and its undo, O(1) after the first time.
+    _Q_RUN = regex.compile(r"[^\s\p{L}\p{N}]+")
+    _TAILS = {True: regex.compile(r"[\r\n/]*"), False: regex.compile(r"[\r\n]*")}
+    _WITNESS = {True: regex.compile(r"[^\s\p{L}\p{N}\p{M}]"), False: regex.compile(r"[^\s\p{L}\p{N}]")}
+
+    def _note_punct(self, front: str, a: int, b: int) -> bool:
+        """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (see above);
+        False when the match does not end with such a run and its newline run."""
+        if self.run_re is None:
+            return False
+        s0 = a + (front[a] == " ")
+        q = self._Q_RUN.match(front, s0, b)
+        if q is None or q.end() - s0 <= self._LONG:
+            return False
+        if self._TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
+            return False
+        n = self.n
+        self.punct = (n - s0, n - q.end(), n - b)
+        return True
+
+    def _merged_count(self, front: str, a: int, b: int):
+        """(count, end distance) of the piece whose match ``front[a:b]`` runs past the fetched
+        front, when ``punct`` and the ghost give them (see above); else (None, None)."""
+        punct = self.punct
+        n = self.n
+        if punct is None or not punct[1] < n - b + 1 <= punct[0]:
+            return None, None
+        o200k = self.wc[0].o200k
+        text = front[a:b]
+        if "\r" in text or "\n" in text or self._WITNESS[o200k].search(front, a + 1, b) is None:
+            return None, None
+        e = punct[2]
+        ghost = self.ghost
+        d = n - a
+        if ghost is None or ghost[1] != e or d < ghost[0] or n - ghost[0] > len(front):
+            return None, None
+        if self.bounds.find(e) is None:
+            return None, None
+        bp = ghost[2]
+        if d > ghost[0]:
+            bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
+        self.ghost = (d, e, bp)
+        return bp.token_count, e

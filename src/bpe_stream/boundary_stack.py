@@ -1,0 +1,199 @@
+r"""The piece boundaries of a text that grows at its front, with segments that can be hidden.
+
+:class:`~bpe_stream.front_stream.TextPrependable` keeps the pre-split pieces of its text
+as boundaries measured from the *end* (prepending does not move them), each with the
+token count of the text after it.  New boundaries are pushed at the front and old ones
+popped from there, so a stack is enough, except for one edit: a prepend can merge a long
+stretch of short pieces into one (o200k: ``"!"`` in front of ``"!\u0301\u0301" * n`` makes
+one punctuation piece of n mark-led words), and truncating it away splits them back.
+Removing and re-adding the n boundaries made each such toggle O(n).  Here they are
+*hidden* instead, and *revealed* by the truncation that undoes the merge.
+
+Invariant.  Physically the stack is two lists, ``D`` (distances, strictly increasing)
+and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position.
+Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those in no hole) are
+the boundaries kept for the current text, each with the token count of the text after
+it.  A hole is made by :meth:`hide_above` when a re-split syncs at a visible entry
+``x = D[h0 - 1]`` and its new first piece ``P`` covers everything above: the hidden
+entries are the boundaries that an earlier text ``U`` had between ``P``'s end ``x`` and
+``U``'s front.  They stay true facts about ``U``, and their suffix counts stay right,
+since the text at distances up to ``U``'s front is unchanged until a truncation goes
+below it.  A truncation that drops ``P``'s start (:meth:`drop_above`) leaves a suffix
+of ``U`` (or of text put in front of ``U``'s tail), whose split agrees with ``U``'s
+from any of ``U``'s boundaries on (the patterns have no look-behind): so the hidden
+entries at or below the cut are revealed and the rest, being above it, are dropped.
+Holes nest (a later merge may swallow an earlier merged piece) or are disjoint; only
+the outermost are in ``holes`` (sorted), each with its ``children``, which come back
+as holes when it is revealed.
+
+Complexity: push, pop, lookups and hiding are O(1) (hiding also moves the holes it
+swallows, O(swallowed)); a truncation is O(dropped entries); a visible-entry lookup
+by position from the top walks over at most ``k`` holes.  Only a re-split that ends a
+merged piece without a truncation (never expected: a merged piece's end is fixed by
+the text after it) discards a hole physically, in O(hole).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from operator import itemgetter
+
+__all__ = ["BoundaryStack"]
+
+_H0 = itemgetter(0)
+
+
+class BoundaryStack:
+    __slots__ = ("D", "S", "index", "holes")
+
+    def __init__(self):
+        self.D = [0]  # distances from the end, increasing; D[0] == 0 is the text's end
+        self.S = [0]  # token count of the text after each boundary
+        self.index = {0: 0}
+        self.holes: list = []  # outermost holes [h0, h1, children], sorted and disjoint
+
+    def copy(self) -> BoundaryStack:
+        new = BoundaryStack.__new__(BoundaryStack)
+        new.D, new.S, new.index = list(self.D), list(self.S), dict(self.index)
+        new.holes = _copy_holes(self.holes)
+        return new
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _pos(self, k: int) -> int:
+        """Physical position of the ``k``-th visible entry from the top (1-based), or -1."""
+        i = len(self.D) - 1
+        holes = self.holes
+        j = len(holes) - 1
+        while True:
+            while j >= 0 and holes[j][0] > i:
+                j -= 1
+            if j >= 0 and holes[j][1] > i:
+                i = holes[j][0] - 1
+                j -= 1
+            k -= 1
+            if k == 0 or i < 0:
+                return i
+            i -= 1
+
+    def last(self, k: int = 1) -> int:
+        """Distance of the ``k``-th visible boundary from the front (1: the front)."""
+        if not self.holes:
+            return self.D[-k]
+        return self.D[self._pos(k)]
+
+    def last_suf(self, k: int = 1) -> int:
+        """Token count after the ``k``-th visible boundary from the front (1: the whole text)."""
+        if not self.holes:
+            return self.S[-k]
+        return self.S[self._pos(k)]
+
+    def has(self, k: int) -> bool:
+        """Whether there are at least ``k`` visible boundaries."""
+        if not self.holes:
+            return len(self.D) >= k
+        return self._pos(k) >= 0
+
+    def find(self, d: int):
+        """Physical position of the visible boundary at distance ``d``, or None."""
+        p = self.index.get(d)
+        if p is None or not self.holes:
+            return p
+        holes = self.holes
+        j = bisect_right(holes, p, key=_H0) - 1
+        if j >= 0 and holes[j][1] > p:
+            return None
+        return p
+
+    def prev_dist(self, p: int) -> int:
+        """Distance of the visible boundary below the visible one at position ``p``."""
+        holes = self.holes
+        if holes:
+            j = bisect_right(holes, p - 1, key=_H0) - 1
+            if j >= 0 and holes[j][1] > p - 1:
+                return self.D[holes[j][0] - 1]
+        return self.D[p - 1]
+
+    def above(self, p: int) -> int:
+        """Physical entries above position ``p`` (visible or hidden)."""
+        return len(self.D) - 1 - p
+
+    def visible(self) -> list[tuple[int, int]]:
+        """The visible (distance, suffix count) pairs, from the end to the front."""
+        out = []
+        i = 0
+        for h0, h1, _ in self.holes:
+            out.extend(zip(self.D[i:h0], self.S[i:h0]))
+            i = h1
+        out.extend(zip(self.D[i:], self.S[i:]))
+        return out
+
+    # -- changing --------------------------------------------------------------------
+
+    def push(self, d: int, suf: int) -> None:
+        """Put a boundary at distance ``d`` (above every visible one) with suffix count ``suf``."""
+        D = self.D
+        while self.holes and self.holes[-1][1] == len(D) and D[-1] >= d:
+            self._discard_top_hole()  # never expected (see the module docstring)
+        D.append(d)
+        self.S.append(suf)
+        self.index[d] = len(D) - 1
+
+    def pop(self) -> None:
+        """Remove the visible boundary at the front."""
+        if self.holes and self.holes[-1][1] == len(self.D):
+            self._discard_top_hole()
+        del self.index[self.D.pop()]
+        self.S.pop()
+
+    def pop_above(self, x: int) -> None:
+        """Remove the visible boundaries at distances above ``x``."""
+        while self.last() > x:
+            self.pop()
+
+    def set_front(self, d: int, count: int) -> None:
+        """Replace the front boundary by one at ``d``, the first piece holding ``count`` tokens."""
+        self.pop()
+        self.push(d, self.last_suf() + count)
+
+    def hide_above(self, p: int) -> None:
+        """Hide every entry above the visible one at position ``p`` (a merge, see above)."""
+        D = self.D
+        if p + 1 >= len(D):
+            return
+        holes = self.holes
+        j = len(holes)
+        while j > 0 and holes[j - 1][0] > p:
+            j -= 1
+        children = holes[j:]
+        del holes[j:]
+        holes.append([p + 1, len(D), children])
+
+    def drop_above(self, n: int) -> None:
+        """A truncation to length ``n``: entries at distances above ``n`` are gone, and the
+        hidden entries of a merged piece whose start is gone are revealed."""
+        D = self.D
+        j = bisect_right(D, n)
+        if j < len(D):
+            index = self.index
+            for d in D[j:]:
+                del index[d]
+            del D[j:], self.S[j:]
+        holes = self.holes
+        while holes and holes[-1][1] >= j:
+            h0, _, children = holes.pop()
+            if h0 < j:  # its merged piece started above n: reveal, children become holes
+                holes.extend(c for c in children if c[0] < j)
+
+    def _discard_top_hole(self) -> None:
+        """Physically remove the hole at the top (its merged piece is gone): O(hole)."""
+        h0 = self.holes.pop()[0]
+        D = self.D
+        index = self.index
+        for d in D[h0:]:
+            del index[d]
+        del D[h0:], self.S[h0:]
+
+
+def _copy_holes(holes: list) -> list:
+    return [[h0, h1, _copy_holes(children)] for h0, h1, children in holes]
