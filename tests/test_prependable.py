@@ -464,3 +464,60 @@ def test_toggling_a_merge_does_bounded_work(edit, monkeypatch):
         assert pe.token_count == enc.count(text)
         assert len(index) == kept
     assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@pytest.mark.parametrize("base, edits", [
+    ("/" * 300 + "!!!!!x", ["!!\n", "!", " ", "\n/"]),  # a newline run into a recorded run
+    ("/" * 100 + " end", ["!!", -2, "!!\n", "?", "\n", "!", -3, "x!!"]),
+    ("!\u0301\u0301" * 120 + "\n\n/x", ["!", -1, " ", -1, "!\n", -2, "\u0301", "!", -30, "!!"]),
+    ("?!" * 150 + "\u0301" * 3 + "!\u0301" * 40, ["!", -1, "'", -1, "a!", -100, "!!"]),
+    # found by fuzzing (a match with a newline run that reaches the fetched front's end)
+    ("!\u0301\u0301/\n/\n!\u0301\u0301/\n\nx?\r\n!\u0301\u0301x/\nx\nx\u0301!\r\n/\n \u0301!!?\r\n?/!\u0301\u0301/"
+     "!\u0301\u0301\u0301\n/x/!\u0301\u0301!!?\n?\r\n!\u0301 !/\n/!!/\r\n!! !\u0301\u0301/\n!!\n!!\r\n!!/!\u0301\u0301",
+     [-39, "!!\r\n!\n\n!\u0301\u0301\r\n/\n\u0301\n\u0301 \n\u0301\u0301x/\n!!x ", "!", "/!!", -37, "/\n\r\n"]),
+])
+def test_recorded_punctuation_run_is_used_only_where_it_applies(name, base, edits, small_constants):
+    # prepends in front of a long punctuation piece (strings) and truncations (negative:
+    # drop that many characters) that cut it; the record of its run and the ghost of its
+    # bytes may only be used for a match that really runs through that record
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(base)
+    text = base
+    for e in edits:
+        if isinstance(e, int):
+            pe.truncate(len(text) + e)
+            text = text[-e:]
+        else:
+            pe.prepend(e)
+            text = e + text
+        assert pe.token_count == enc.count(text), e
+        _check_boundaries(pe, enc, text)
+
+
+_SOUP_UNITS = ["!", "/", "\n", "\u0301", " ", "?", "x", "!!", "/\n", "!\u0301\u0301", "\r\n"]
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.one_of(
+    st.lists(st.sampled_from(_SOUP_UNITS), min_size=1, max_size=60).map("".join),
+    st.integers(1, 40),
+), min_size=1, max_size=30))
+def test_prepend_and_truncate_punctuation_newline_and_mark_soup(name, ops, small_constants):
+    # long pieces made and unmade of punctuation, slashes, newlines and marks, the
+    # characters whose pieces merge and split under o200k's pattern
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for op in ops:
+        if isinstance(op, int):
+            n = max(0, len(text) - op)
+            pe.truncate(n)
+            text = text[len(text) - n :]
+        else:
+            pe.prepend(op)
+            text = op + text
+        assert pe.token_count == enc.count(text), op
+    _check_boundaries(pe, enc, text)

@@ -1,0 +1,116 @@
+"""BoundaryStack against a naive model that keeps every hidden segment as a nested list.
+
+The model states the meaning of hiding in the plainest terms: ``hide_above(x)`` moves the
+entries above ``x`` (with whatever they hide) into a new *layer* on ``x``; a truncation
+drops the entries above ``n`` and, while the top entry has layers, puts the entries at or
+below ``n`` of its newest layer back on top.  BoundaryStack must show the same visible
+entries through every accessor, whatever the order of pushes, pops, hides and drops.
+"""
+
+from hypothesis import example, given, settings, strategies as st
+
+from bpe_stream.boundary_stack import BoundaryStack
+
+
+class _Entry:
+    def __init__(self, d, s):
+        self.d, self.s, self.layers = d, s, []
+
+
+def _max_d(entries) -> int:
+    return max((max(e.d, _max_d([x for layer in e.layers for x in layer])) for e in entries), default=-1)
+
+
+class NaiveStack:
+    def __init__(self):
+        self.vis = [_Entry(0, 0)]
+
+    def push(self, d, s):
+        top = self.vis[-1]
+        if top.layers and d <= _max_d([x for layer in top.layers for x in layer]):
+            top.layers = []  # BoundaryStack discards what the top entry hides
+        self.vis.append(_Entry(d, s))
+
+    def pop(self):
+        self.vis.pop()
+
+    def hide_above(self, i):
+        layer = self.vis[i + 1 :]
+        del self.vis[i + 1 :]
+        if layer:
+            self.vis[i].layers.append(layer)
+
+    def drop_above(self, n):
+        vis = self.vis
+        while vis[-1].d > n:
+            vis.pop()
+        while vis[-1].layers:
+            layer = vis[-1].layers.pop()
+            vis.extend(e for e in layer if e.d <= n)
+
+
+ops_st = st.lists(
+    st.one_of(
+        st.tuples(st.just("push"), st.integers(1, 3)),
+        st.tuples(st.just("push_low"), st.integers(0, 10)),
+        st.tuples(st.just("pop"), st.none()),
+        st.tuples(st.just("hide"), st.integers(0, 30)),
+        st.tuples(st.just("drop"), st.integers(0, 40)),
+        st.tuples(st.just("copy"), st.none()),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ops=ops_st)
+# a merge (hiding 2, 3 on 1) swallowed by a later one (hiding 1, 4, 5 on 0); a truncation
+# that splits only the later merge must leave the earlier one hidden
+@example(ops=[("push", 1), ("push", 1), ("push", 1), ("hide", 1), ("push", 1), ("push", 1), ("hide", 0),
+              ("push", 1), ("drop", 1)])
+def test_boundary_stack_matches_the_naive_model(ops):
+    real, model = BoundaryStack(), NaiveStack()
+    for op, arg in ops:
+        vis = model.vis
+        if op == "push":
+            d = max(_max_d(vis), 0) + arg
+            real.push(d, d * 7)
+            model.push(d, d * 7)
+        elif op == "push_low":  # above the visible front but maybe below hidden entries
+            lo = vis[-1].d
+            d = lo + 1 + arg
+            real.push(d, d * 7)
+            model.push(d, d * 7)
+        elif op == "pop":
+            if len(vis) > 1:
+                real.pop()
+                model.pop()
+        elif op == "hide":
+            i = arg % len(vis)
+            p = real.find(vis[i].d)
+            assert p is not None
+            real.hide_above(p)
+            model.hide_above(i)
+        elif op == "drop":
+            n = max(0, max(_max_d(vis), 0) - arg)
+            real.drop_above(n)
+            model.drop_above(n)
+        else:
+            real = real.copy()
+        _assert_same(real, model)
+
+
+def _assert_same(real, model):
+    want = [(e.d, e.s) for e in model.vis]
+    assert real.visible() == want
+    for k in range(1, len(want) + 1):
+        assert real.has(k)
+        assert real.last(k) == want[-k][0]
+        assert real.last_suf(k) == want[-k][1]
+    assert not real.has(len(want) + 1)
+    visible = {d for d, _ in want}
+    for d in range(max(real.D) + 2):
+        p = real.find(d)
+        assert (p is not None) == (d in visible), d
+    for (below, _), (d, _) in zip(want, want[1:]):
+        assert real.prev_dist(real.find(d)) == below
