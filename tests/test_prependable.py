@@ -521,3 +521,28 @@ def test_prepend_and_truncate_punctuation_newline_and_mark_soup(name, ops, small
             text = op + text
         assert pe.token_count == enc.count(text), op
     _check_boundaries(pe, enc, text)
+
+
+def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypatch):
+    # merge stretch A, put stretch B (and "x") in front and merge it, truncate B away and
+    # merge A again: A's bytes and run record must still be there (several are kept), so
+    # the last merge fetches a bounded front instead of scanning and re-encoding A
+    from bpe_stream.front_stream import TextPrependable
+
+    enc = bpe_stream.get_encoding("o200k_base")
+    a_text = "!\u0301\u0301" * 10_000 + " end"
+    b_text = "!\u0301\u0301" * 100 + "x"
+    pe = PrependableEncoder(enc)
+    pe.prepend(a_text)
+    pe.prepend("!")
+    pe.truncate(len(a_text))
+    pe.prepend(b_text)
+    pe.prepend("!")
+    assert pe.token_count == enc.count("!" + b_text + a_text)
+    pe.truncate(len(a_text))
+    fetched = []
+    front = TextPrependable._front
+    monkeypatch.setattr(TextPrependable, "_front", lambda self, k: fetched.append(k) or front(self, k))
+    pe.prepend("!")
+    assert pe.token_count == enc.count("!" + a_text)
+    assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)

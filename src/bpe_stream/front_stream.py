@@ -37,11 +37,13 @@ proofs of :mod:`bpe_stream.long_pieces`, and the piece holding it may sit behind
 short pieces in front (``_edit_run``).  A prepend that changes the split of a long
 stretch (o200k: ``"!"`` before ``"!\u0301\u0301" * n`` makes one punctuation piece of
 n mark-led words) needs the new piece's raw count, which depends on all of its bytes:
-the first time it is encoded (O(stretch)); when a truncation splits the piece back, its
-raw prependable is kept cut to what is left (``ghost``) and the boundaries the prepend
-removed in bulk are kept too (``stash``), so that toggling such an edit costs C-speed
-regex scans and list copies of the stretch (about 15 ms per edit at 200K characters)
-instead of re-encoding it.  Truncating
+the first time it is encoded (O(stretch), against the O(stretch) of building it).  After
+that such an edit and its undo are O(1): the boundaries the merge covers are hidden, not
+removed, and a truncation that splits the piece reveals them (:mod:`bpe_stream.boundary_stack`);
+the piece's raw prependable is kept cut to what is left (``ghosts``); where the piece's
+punctuation run ends is recorded (``puncts``), so the re-split does not scan it
+(``_merged_count``); and its run state is set from that record (``_check_merged_stretch``).
+Truncating
 inside a long digit run at the front subtracts the dropped three-digit windows
 (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend
 is joined with a high surrogate ending the next one, as tiktoken joins the pair in
@@ -83,7 +85,7 @@ class _WordState(NamedTuple):
 
 class TextPrependable:
     __slots__ = ("enc", "pattern", "chunks", "n", "bounds", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghost", "punct", "tails")
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -114,16 +116,17 @@ class TextPrependable:
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved: dict = {}
         self.just_saved = None  # key of a word state saved by the prepend under way
-        # Records for a prepend that changes the split of a long stretch (see _resync): ghost =
-        # (start, end, raw prependable over the text at those distances) left by a long piece
-        # that a truncation cut; punct = (top, z, e): the characters from distance top down to z
-        # are [^\s\p{L}\p{N}] and those from z down to e are [\r\n/], the last of their runs
-        # (so a punctuation match through the first run ends at e); tails: run-state tail parts
-        # of such stretches, by (z, piece end) (see _check_run).  The boundaries the merge
-        # covers are hidden in ``bounds`` and come back when a truncation splits the piece.
-        self.ghost = None
-        self.punct = None
-        self.tails = {}
+        # Records for a prepend that changes the split of a long stretch (see _resync), the
+        # last _KEPT of each kind: ghosts, end -> (start, raw prependable over the text at
+        # distances (start, end)), left by long pieces (cut with them by truncations); puncts,
+        # e -> (top, z): the characters from distance top down to z are [^\s\p{L}\p{N}] and
+        # those from z down to e are [\r\n/], the last of their runs (so a punctuation match
+        # through the first run ends at e); tails: run-state tail parts of such stretches, by
+        # (z, piece end) (see _check_run).  The boundaries a merge covers are hidden in
+        # ``bounds`` and come back when a truncation splits the piece.
+        self.ghosts: dict = {}
+        self.puncts: dict = {}
+        self.tails: dict = {}
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -157,21 +160,34 @@ class TextPrependable:
         new.word = None if self.word is None else self.word._replace(bp=self.word.bp.copy())
         new.saved = {}
         new.just_saved = None
-        new.ghost = new.punct = None
-        new.tails = {}
+        new.ghosts, new.puncts, new.tails = {}, {}, {}
         new.chunks = list(self.chunks)
         new.bounds = self.bounds.copy()
         return new
 
+    _BLOCK = 4096
+
+    def _push_text(self, s: str) -> None:
+        """Put ``s`` in front, in chunks of at most _BLOCK characters, so that dropping
+        characters from the front copies at most one block."""
+        chunks = self.chunks
+        if len(s) <= self._BLOCK:
+            chunks.append(s)
+            return
+        for i in range(len(s), 0, -self._BLOCK):
+            chunks.append(s[max(0, i - self._BLOCK) : i])
+
     def _front(self, k: int) -> str:
+        """The first ``k`` characters: O(k + chunks visited), not O(the chunks' length)."""
         parts = []
         got = 0
         for c in reversed(self.chunks):
+            if got + len(c) >= k:
+                parts.append(c[: k - got])
+                break
             parts.append(c)
             got += len(c)
-            if got >= k:
-                break
-        return "".join(parts)[:k]
+        return "".join(parts)
 
     def prepend(self, s: str) -> None:
         from .encoding import fix_surrogates
@@ -196,7 +212,7 @@ class TextPrependable:
         if self.dig is not None and self._prepend_digits(s):
             return
         self._save_state()
-        self.chunks.append(s)
+        self._push_text(s)
         self.n += len(s)
         self._resync()
         self.just_saved = None
@@ -355,7 +371,7 @@ class TextPrependable:
             return s
         added = s[k:]
         bp.prepend(added.encode("utf-8"))
-        self.chunks.append(added)
+        self._push_text(added)
         self.n += len(added)
         self._set_front(self.n, bp.token_count)
         self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
@@ -448,10 +464,10 @@ class TextPrependable:
             if found is None:
                 return
             rs, re_, group = found
-        ghost = self.ghost
-        if ghost is not None and ghost[0] == n and ghost[1] == end:
-            bp = ghost[2]  # the re-split counted P with it (see _resync)
-            self.ghost = None
+        ghost = self.ghosts.get(end)
+        if ghost is not None and ghost[0] == n:
+            bp = ghost[1]  # the re-split counted P with it (see _resync)
+            del self.ghosts[end]
         else:
             bp = BytesPrependable(self.enc.bpe)
             bp.prepend(front[:L1].encode("utf-8"))
@@ -506,15 +522,16 @@ class TextPrependable:
 
     def _check_merged_stretch(self, end: int, L1: int) -> bool:
         """Set the run state of the long first piece P (ending at ``end``, ``L1`` characters)
-        in O(_KEEP) when P is a punctuation stretch recorded in ``punct`` whose tail part is
-        known (``tails``) and whose bytes the ghost holds: P was merged by a prepend before
+        in O(_KEEP) when P is a punctuation stretch recorded in ``puncts`` whose tail part is
+        known (``tails``) and whose bytes a ghost holds: P was merged by a prepend before
         (see _merged_count), and _check_run would find the same stretch by scanning it."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        punct, ghost, n = self.punct, self.ghost, self.n
-        if punct is None or punct[2] != end or ghost is None or ghost[0] != n or ghost[1] != end:
+        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
+        if punct is None or ghost is None or ghost[0] != n:
             return False
-        tail = self.tails.get((punct[1], end))
+        top, z = punct
+        tail = self.tails.get((z, end))
         if tail is None:
             return False
         head = self._front(min(n, _KEEP + 2))
@@ -525,15 +542,15 @@ class TextPrependable:
                 continue
             q = m.start()
             # the anchor lies in the stretch at the front, which runs on into the recorded run
-            # (from distance punct[0]) and so to its end at distance punct[1]
-            if class_re.match(head).end() < max(q, n - punct[0]) or n - q <= punct[1]:
+            # (from distance top) and so to its end at distance z
+            if class_re.match(head).end() < max(q, n - top) or n - q <= z:
                 continue
-            if n - punct[1] - q < 2 * _KEEP + _MIN_CUT:
+            if n - z - q < 2 * _KEEP + _MIN_CUT:
                 continue
-            bp = ghost[2]
+            bp = ghost[1]
             if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
                 return False
-            self.ghost = None
+            del self.ghosts[end]
             self.run = (end, n - q, tail[0], tail[1], kind, bp, n)
             return True
         return False
@@ -577,7 +594,7 @@ class TextPrependable:
             self._drop_front(drop, bp)
             if c:
                 bp.prepend(c.encode("utf-8"))
-                self.chunks.append(c)
+                self._push_text(c)
             self.n = n_new
             self._set_front(n_new, bp.token_count)
             self.run = (end, hi, d0, tailpart, group, bp, n_new)
@@ -646,7 +663,7 @@ class TextPrependable:
             ps = n_new - a_long
         self._drop_front(drop)
         if c:
-            self.chunks.append(c)
+            self._push_text(c)
         self.n = n_new
         if drop:
             self.pending = ""
@@ -731,7 +748,7 @@ class TextPrependable:
             L += 1
             A[(L - 3) % 3] += len(pieces[w])
             head = w[:2]
-        self.chunks.append(s)
+        self._push_text(s)
         self.n += len(s)
         self._set_front(self.n, A[L % 3] + tail[L % 3])
         self.dig = [e, L, A, head, tail]
@@ -820,17 +837,21 @@ class TextPrependable:
                     word = self._cut_word(word, key[0], n)
                     if word is not None:
                         saved[(n, key[1])] = (word, None, None)
-        punct = self.punct
-        if punct is not None and n < punct[0]:
-            self.punct = None if n <= punct[1] else (n, punct[1], punct[2])
+        puncts = self.puncts
+        for e, (top, z) in list(puncts.items()):
+            if n < top:
+                if n <= z:
+                    del puncts[e]
+                else:
+                    puncts[e] = (n, z)
         if self.tails:
             for key in [key for key, (d0, _) in self.tails.items() if d0 > n]:
                 del self.tails[key]
-        ghost = self.ghost
-        if ghost is not None and n < ghost[0]:
-            self.ghost = None
-            if n > ghost[1]:
-                self._set_ghost(ghost[0], ghost[1], ghost[2], n)
+        for end, (start, bp) in list(self.ghosts.items()):
+            if n < start:
+                del self.ghosts[end]
+                if n > end:
+                    self._set_ghost(start, end, bp, n)
         if self.dig is not None and self._truncate_digits(n):
             return
         if self.word is not None and self._truncate_word(n):
@@ -867,10 +888,17 @@ class TextPrependable:
         self._restore_state()
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
-        """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as the ghost."""
+        """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""
         gone = self._front(self.n - n)[self.n - start :]
         bp.truncate(len(bp) - len(gone.encode("utf-8")))
-        self.ghost = (n, end, bp)
+        self._keep(self.ghosts, end, (n, bp))
+
+    _KEPT = 8  # ghosts and punctuation records kept (the oldest goes first)
+
+    def _keep(self, records: dict, key, value) -> None:
+        if key not in records and len(records) >= self._KEPT:
+            del records[next(iter(records))]
+        records[key] = value
 
     _FETCH = 256  # characters of the front fetched first by a re-split (then 4x as needed)
 
@@ -915,20 +943,20 @@ class TextPrependable:
                 if b - a > self._LONG:
                     if self.saved:
                         count = self._saved_word_count(d, n - b)
-                    ghost = self.ghost
-                    if count is None and ghost is not None and ghost[1] == n - b and d >= ghost[0]:
+                    ghost = self.ghosts.get(n - b)
+                    if count is None and ghost is not None and d >= ghost[0]:
                         # the piece is new text in front of the ghost's bytes
-                        bp = ghost[2]
+                        bp = ghost[1]
                         if d > ghost[0]:
                             bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
-                        self.ghost = (d, ghost[1], bp)
+                        self.ghosts[n - b] = (d, bp)
                         count = bp.token_count
                     if self._note_punct(front, a, b) and count is None:
-                        # a long punctuation piece: its bytes are kept (as the ghost, cut with
+                        # a long punctuation piece: its bytes are kept (as a ghost, cut with
                         # it by truncations) for the next merge of the same stretch
                         bp = BytesPrependable(self.enc.bpe)
                         bp.prepend(m.group().encode("utf-8"))
-                        self.ghost = (d, n - b, bp)
+                        self._keep(self.ghosts, n - b, (d, bp))
                         count = bp.token_count
                 new.append((d, len(pieces[m.group()]) if count is None else count))
                 # Sync where the next match starts, without matching it (it may be a long
@@ -963,12 +991,14 @@ class TextPrependable:
 
     # A punctuation match (` ?[^\s\p{L}\p{N}]+` then cl100k `[\r\n]*`, o200k `[\r\n/]*`) takes
     # the whole [^\s\p{L}\p{N}] run it starts in and then the whole newline run after it, so
-    # where it ends is a fact about the text after its first character: ``punct`` records it for
-    # the last long such run seen, which stays true (prepending does not change that text) while
-    # no truncation goes below its top.  A match that reaches the end of the fetched front while
-    # in that run, with no newline and a character after its first that no word match can hold
-    # (o200k: a non-mark; cl100k: any of the run's class), is a punctuation match and ends at
-    # ``e``; its count comes from the ghost left by the last split of that piece.  This is what
+    # where it ends is a fact about the text after its first character: ``puncts`` records it
+    # for the last long such runs seen, which stays true (prepending does not change that text)
+    # while no truncation goes below its top.  A match that reaches the end of the fetched front
+    # while in such a run, with no newline and a character after its first that no word match
+    # can hold (o200k: a non-mark; cl100k: any of the run's class), is a punctuation match and
+    # ends at the record's ``e``; its count comes from the ghost of that piece.  Several are kept
+    # so that merging one stretch, then another in front of it, then the first again (after
+    # truncating the second away) does not re-encode the first.  This is what
     # makes "!" in front of "!\u0301\u0301" * n, and its undo, O(1) after the first time.
     _Q_RUN = regex.compile(r"[^\s\p{L}\p{N}]+")
     _TAILS = {True: regex.compile(r"[\r\n/]*"), False: regex.compile(r"[\r\n]*")}
@@ -986,29 +1016,29 @@ class TextPrependable:
         if self._TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
             return False
         n = self.n
-        self.punct = (n - s0, n - q.end(), n - b)
+        self._keep(self.puncts, n - b, (n - s0, n - q.end()))
         return True
 
     def _merged_count(self, front: str, a: int, b: int):
         """(count, end distance) of the piece whose match ``front[a:b]`` runs past the fetched
-        front, when ``punct`` and the ghost give them (see above); else (None, None)."""
-        punct = self.punct
+        front, when ``puncts`` and ``ghosts`` give them (see above); else (None, None)."""
         n = self.n
-        if punct is None or not punct[1] < n - b + 1 <= punct[0]:
+        x = n - b + 1  # distance of the start of the last fetched character
+        e = next((e for e, (top, z) in self.puncts.items() if z < x <= top), None)
+        if e is None:
             return None, None
         o200k = self.wc[0].o200k
         text = front[a:b]
         if "\r" in text or "\n" in text or self._WITNESS[o200k].search(front, a + 1, b) is None:
             return None, None
-        e = punct[2]
-        ghost = self.ghost
+        ghost = self.ghosts.get(e)
         d = n - a
-        if ghost is None or ghost[1] != e or d < ghost[0] or n - ghost[0] > len(front):
+        if ghost is None or d < ghost[0] or n - ghost[0] > len(front):
             return None, None
         if self.bounds.find(e) is None:
             return None, None
-        bp = ghost[2]
+        bp = ghost[1]
         if d > ghost[0]:
             bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
-        self.ghost = (d, e, bp)
+        self.ghosts[e] = (d, bp)
         return bp.token_count, e
