@@ -248,18 +248,26 @@ def test_truncating_into_long_first_word(word, tail):
 
 
 def _edit_front(pe, enc, text, ops):
-    """Apply ``ops`` (truncate to keep all but k characters, or prepend s) to ``pe`` holding
-    ``text``, checking the count against ``enc.count`` after each."""
-    for is_trunc, k, s in ops:
-        if is_trunc:
-            n = max(0, len(text) - k)
+    """Apply ``ops`` ((True, k, _): truncate to keep all but k characters; (False, _, s):
+    prepend s) to ``pe`` holding ``text`` (see _apply)."""
+    return _apply(pe, enc, text, [k if is_trunc else s for is_trunc, k, s in ops])
+
+
+def _apply(pe, enc, text, edits):
+    """Apply ``edits`` (an int k: drop k characters from the front; a str: prepend it) to
+    ``pe`` holding ``text``, checking the count against ``enc.count`` and the kept boundaries
+    after each; returns the text."""
+    for e in edits:
+        if isinstance(e, int):
+            n = max(0, len(text) - e)
             pe.truncate(n)
             text = text[len(text) - n :]
         else:
-            pe.prepend(s)
-            text = s + text
-        assert pe.token_count == enc.count(text), (is_trunc, k, s)
+            pe.prepend(e)
+            text = e + text
+        assert pe.token_count == enc.count(text), e
         _check_boundaries(pe, enc, text)
+    return text
 
 
 def _check_boundaries(pe, enc, text):
@@ -469,31 +477,22 @@ def test_toggling_a_merge_does_bounded_work(edit, monkeypatch):
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @pytest.mark.parametrize("base, edits", [
     ("/" * 300 + "!!!!!x", ["!!\n", "!", " ", "\n/"]),  # a newline run into a recorded run
-    ("/" * 100 + " end", ["!!", -2, "!!\n", "?", "\n", "!", -3, "x!!"]),
-    ("!\u0301\u0301" * 120 + "\n\n/x", ["!", -1, " ", -1, "!\n", -2, "\u0301", "!", -30, "!!"]),
-    ("?!" * 150 + "\u0301" * 3 + "!\u0301" * 40, ["!", -1, "'", -1, "a!", -100, "!!"]),
+    ("/" * 100 + " end", ["!!", 2, "!!\n", "?", "\n", "!", 3, "x!!"]),
+    ("!\u0301\u0301" * 120 + "\n\n/x", ["!", 1, " ", 1, "!\n", 2, "\u0301", "!", 30, "!!"]),
+    ("?!" * 150 + "\u0301" * 3 + "!\u0301" * 40, ["!", 1, "'", 1, "a!", 100, "!!"]),
     # found by fuzzing (a match with a newline run that reaches the fetched front's end)
     ("!\u0301\u0301/\n/\n!\u0301\u0301/\n\nx?\r\n!\u0301\u0301x/\nx\nx\u0301!\r\n/\n \u0301!!?\r\n?/!\u0301\u0301/"
      "!\u0301\u0301\u0301\n/x/!\u0301\u0301!!?\n?\r\n!\u0301 !/\n/!!/\r\n!! !\u0301\u0301/\n!!\n!!\r\n!!/!\u0301\u0301",
-     [-39, "!!\r\n!\n\n!\u0301\u0301\r\n/\n\u0301\n\u0301 \n\u0301\u0301x/\n!!x ", "!", "/!!", -37, "/\n\r\n"]),
+     [39, "!!\r\n!\n\n!\u0301\u0301\r\n/\n\u0301\n\u0301 \n\u0301\u0301x/\n!!x ", "!", "/!!", 37, "/\n\r\n"]),
 ])
 def test_recorded_punctuation_run_is_used_only_where_it_applies(name, base, edits, small_constants):
-    # prepends in front of a long punctuation piece (strings) and truncations (negative:
-    # drop that many characters) that cut it; the record of its run and the ghost of its
-    # bytes may only be used for a match that really runs through that record
+    # prepends in front of a long punctuation piece (strings) and truncations (ints: drop
+    # that many characters) that cut it; the record of its run and the ghost of its bytes
+    # may only be used for a match that really runs through that record
     enc = encoding_by_name(name)
     pe = PrependableEncoder(enc)
     pe.prepend(base)
-    text = base
-    for e in edits:
-        if isinstance(e, int):
-            pe.truncate(len(text) + e)
-            text = text[-e:]
-        else:
-            pe.prepend(e)
-            text = e + text
-        assert pe.token_count == enc.count(text), e
-        _check_boundaries(pe, enc, text)
+    _apply(pe, enc, base, edits)
 
 
 _SOUP_UNITS = ["!", "/", "\n", "\u0301", " ", "?", "x", "!!", "/\n", "!\u0301\u0301", "\r\n"]
@@ -509,18 +508,7 @@ def test_prepend_and_truncate_punctuation_newline_and_mark_soup(name, ops, small
     # long pieces made and unmade of punctuation, slashes, newlines and marks, the
     # characters whose pieces merge and split under o200k's pattern
     enc = encoding_by_name(name)
-    pe = PrependableEncoder(enc)
-    text = ""
-    for op in ops:
-        if isinstance(op, int):
-            n = max(0, len(text) - op)
-            pe.truncate(n)
-            text = text[len(text) - n :]
-        else:
-            pe.prepend(op)
-            text = op + text
-        assert pe.token_count == enc.count(text), op
-    _check_boundaries(pe, enc, text)
+    _apply(PrependableEncoder(enc), enc, "", ops)
 
 
 def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypatch):

@@ -58,6 +58,7 @@ import regex
 
 from .appendable import _check_len
 from .boundary_stack import BoundaryStack
+from .encoding import fix_surrogates
 from .prependable import BytesPrependable
 from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
@@ -169,10 +170,14 @@ class TextPrependable:
 
     def _push_text(self, s: str) -> None:
         """Put ``s`` in front, in chunks of at most _BLOCK characters, so that dropping
-        characters from the front copies at most one block."""
+        characters from the front copies at most one block; a short ``s`` joins the front
+        chunk (so that fetching the front after one-character prepends visits few chunks)."""
         chunks = self.chunks
         if len(s) <= self._BLOCK:
-            chunks.append(s)
+            if chunks and len(chunks[-1]) + len(s) <= self._BLOCK:
+                chunks[-1] = s + chunks[-1]
+            else:
+                chunks.append(s)
             return
         for i in range(len(s), 0, -self._BLOCK):
             chunks.append(s[max(0, i - self._BLOCK) : i])
@@ -190,8 +195,6 @@ class TextPrependable:
         return "".join(parts)
 
     def prepend(self, s: str) -> None:
-        from .encoding import fix_surrogates
-
         if not s:
             return
         if self.pending:
@@ -420,8 +423,6 @@ class TextPrependable:
     _CTX = 64
 
     def _check_run(self) -> None:
-        from .long_pieces import _KEEP, _MIN_CUT
-
         self.run = None
         if self.word is not None or self.run_re is None or not self.bounds.has(2):
             return
@@ -430,6 +431,8 @@ class TextPrependable:
         L1 = n - end
         if L1 <= self._LONG or self._check_merged_stretch(end, L1):
             return
+        from .long_pieces import _KEEP, _MIN_CUT
+
         o200k = self.wc is not None and self.wc[0].o200k
         if not self._may_hold_run(min(n, L1 + self._CTX), L1, o200k):
             return
@@ -921,7 +924,12 @@ class TextPrependable:
             # whole text): one that ends there, within 4 characters of it (a contraction,
             # a look-ahead) or before whitespace up to it (\s*[\r\n]+ backtracks to the
             # last newline it has seen) is only final once more text is fetched.
-            stable = len(front) + 1 if len(front) == n else min(len(front) - 4, len(front.rstrip()))
+            if len(front) == n:
+                stable = n + 1
+            elif front[-1].isspace():
+                stable = min(len(front) - 4, len(front.rstrip()))
+            else:
+                stable = len(front) - 4
             new = []  # (dist, count of the piece starting there)
             synced = None
             for m in self.pattern.finditer(front):
