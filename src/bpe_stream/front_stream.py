@@ -65,6 +65,7 @@ from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 __all__ = ["TextPrependable"]
 
 _DIGITS = regex.compile(r"\p{N}+")
+_UNCACHED = 256  # characters: longer pieces are not kept in the Encoding's piece cache
 _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
@@ -321,8 +322,7 @@ class TextPrependable:
             all_upper = fast.char_class(w[-1]) == UP
         elif fast.char_class(body[0]) != first_class:
             return
-        bp = BytesPrependable(self.enc.bpe)
-        bp.prepend(w.encode("utf-8"))
+        bp = self._piece_bp(self.n, end, w)
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
@@ -450,8 +450,7 @@ class TextPrependable:
             rest = front[L1:]
             k = len(rest) - len(rest.lstrip())
             if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
-                bp = BytesPrependable(self.enc.bpe)
-                bp.prepend(P.encode("utf-8"))
+                bp = self._piece_bp(n, end, P)
                 if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
                     self.run = (end, None, None, None, None, bp, n)
             return
@@ -467,13 +466,7 @@ class TextPrependable:
             if found is None:
                 return
             rs, re_, group = found
-        ghost = self.ghosts.get(end)
-        if ghost is not None and ghost[0] == n:
-            bp = ghost[1]  # the re-split counted P with it (see _resync)
-            del self.ghosts[end]
-        else:
-            bp = BytesPrependable(self.enc.bpe)
-            bp.prepend(front[:L1].encode("utf-8"))
+        bp = self._piece_bp(n, end, front[:L1])
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         tailpart = front[re_ - _KEEP :]
@@ -885,10 +878,62 @@ class TextPrependable:
                 bounds.push(n, bounds.last_suf() + state[0].bp.token_count)
                 self.word = state[0]
                 return
+            run = None if state is None else state[1]
+            if run is not None and run[6] == n and run[0] == top:
+                # so does a saved run state of that piece (see _save_state)
+                bounds.push(n, bounds.last_suf() + run[5].token_count)
+                self.run = run
+                return
             if state is not None:
                 self.saved[(n, top)] = state
             self._resync()
         self._restore_state()
+
+    def _piece_bp(self, start: int, end: int, text: str) -> BytesPrependable:
+        """A raw prependable over the piece ``text`` at distances (``start``, ``end``): the
+        ghost of that piece when there is one (the re-split counted it with it), else a new one."""
+        ghost = self.ghosts.get(end)
+        if ghost is not None and ghost[0] == start:
+            del self.ghosts[end]
+            return ghost[1]
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(text.encode("utf-8"))
+        return bp
+
+    def _adopt_saved(self, d: int, e: int, front: str, a: int):
+        """Count of the long piece at distances (``d``, ``e``) from a saved state of a piece
+        with the same end that it extends at the front (text put in front of a long piece
+        joined it): the state's raw prependable takes the new bytes and becomes the piece's
+        ghost, the state goes.  None without one.  O(new bytes + saved states)."""
+        n = self.n
+        for key, (word, run, _) in self.saved.items():
+            if key[1] != e or not key[0] <= d or n - key[0] > len(front):
+                continue
+            bp = word.bp if word is not None else run[5] if run is not None and run[6] == key[0] else None
+            if bp is None:
+                continue
+            del self.saved[key]
+            if d > key[0]:
+                bp.prepend(front[a : n - key[0]].encode("utf-8"))
+            self._keep(self.ghosts, e, (d, bp))
+            return bp.token_count
+        return None
+
+    def _ghost_count(self, d: int, e: int, front: str, a: int):
+        """Count of the piece at distances (``d``, ``e``), starting at ``front[a]``, from the
+        ghost with that end: it takes the bytes in front of it, or gives up those before
+        ``d`` (O(difference)); None without one or when the difference is not in ``front``."""
+        ghost = self.ghosts.get(e)
+        n = self.n
+        if ghost is None or n - ghost[0] > len(front):
+            return None
+        start, bp = ghost
+        if d > start:
+            bp.prepend(front[a : n - start].encode("utf-8"))
+        elif d < start:
+            bp.truncate(len(bp) - len(front[n - start : a].encode("utf-8")))
+        self.ghosts[e] = (d, bp)
+        return bp.token_count
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
         """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""
@@ -951,17 +996,14 @@ class TextPrependable:
                 if b - a > self._LONG:
                     if self.saved:
                         count = self._saved_word_count(d, n - b)
-                    ghost = self.ghosts.get(n - b)
-                    if count is None and ghost is not None and d >= ghost[0]:
-                        # the piece is new text in front of the ghost's bytes
-                        bp = ghost[1]
-                        if d > ghost[0]:
-                            bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
-                        self.ghosts[n - b] = (d, bp)
-                        count = bp.token_count
-                    if self._note_punct(front, a, b) and count is None:
-                        # a long punctuation piece: its bytes are kept (as a ghost, cut with
-                        # it by truncations) for the next merge of the same stretch
+                        if count is None:
+                            count = self._adopt_saved(d, n - b, front, a)
+                    if count is None:
+                        count = self._ghost_count(d, n - b, front, a)
+                    if (self._note_punct(front, a, b) or b - a > _UNCACHED) and count is None:
+                        # a long punctuation piece, or one too long for the piece cache: its
+                        # bytes are kept (as a ghost, cut with it by truncations) for the next
+                        # re-split that meets it (a merge of the same stretch, an undo)
                         bp = BytesPrependable(self.enc.bpe)
                         bp.prepend(m.group().encode("utf-8"))
                         self._keep(self.ghosts, n - b, (d, bp))
@@ -1039,14 +1081,6 @@ class TextPrependable:
         text = front[a:b]
         if "\r" in text or "\n" in text or self._WITNESS[o200k].search(front, a + 1, b) is None:
             return None, None
-        ghost = self.ghosts.get(e)
-        d = n - a
-        if ghost is None or d < ghost[0] or n - ghost[0] > len(front):
-            return None, None
         if self.bounds.find(e) is None:
             return None, None
-        bp = ghost[1]
-        if d > ghost[0]:
-            bp.prepend(front[a : n - ghost[0]].encode("utf-8"))
-        self.ghosts[e] = (d, bp)
-        return bp.token_count, e
+        return self._ghost_count(n - a, e, front, a), e
