@@ -65,6 +65,7 @@ from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 __all__ = ["TextPrependable"]
 
 _DIGITS = regex.compile(r"\p{N}+")
+_TRAILING_DIGITS = regex.compile(r"(?r)\p{N}+\Z")
 _UNCACHED = 256  # characters: longer pieces are not kept in the Encoding's piece cache
 _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
@@ -213,8 +214,14 @@ class TextPrependable:
                 return
         if self.run is not None and len(s) <= self._CTX and self._edit_run(s, 0):
             return
-        if self.dig is not None and self._prepend_digits(s):
-            return
+        if self.dig is not None:
+            # the digits ending s join the run (\p{N}{1,3} is the only alternative taking
+            # digits, so the run's start is a boundary whatever precedes it)
+            m = _TRAILING_DIGITS.search(s)
+            if m is not None and self._prepend_digits(s[m.start() :]):
+                s = s[: m.start()]
+                if not s:
+                    return
         self._save_state()
         self._push_text(s)
         self.n += len(s)
@@ -823,6 +830,15 @@ class TextPrependable:
         if n == self.n:
             return
         saved = self.saved
+        # A saved digit-run state of a piece the cut goes into (text was put in front of a long
+        # digit run): truncate to the run's start first, which gives the state back, so that
+        # the cut inside the run subtracts windows (_truncate_digits) instead of re-splitting it.
+        start = max((key[0] for key, state in saved.items()
+                     if state[2] is not None and key[1] < n < key[0] < self.n), default=None)
+        if start is not None:
+            self.truncate(start)
+            if self.dig is not None and self._truncate_digits(n):
+                return
         if saved:
             # the text at distances beyond n is gone: later prepends put other text there, and a
             # piece there with the same distances must not get the old piece's state back; a
