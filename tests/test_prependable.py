@@ -4,7 +4,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import bpe_stream
-from bpe_stream.prependable import PrependableEncoder
+from bpe_stream import AppendableEncoder
+from bpe_stream.prependable import BytesPrependable, PrependableEncoder
 
 from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
@@ -316,7 +317,9 @@ def test_saved_state_is_not_given_to_other_text(name, data, tail, cover, small_c
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @pytest.mark.parametrize("word", ["a\u0301" * 50, "A\u4e2d" * 50, "\u4e2d" * 100, "x" * 100, "A" * 100, "AB" * 50,
-                                  "s" * 100, "re" * 50, "\u017f" * 100, "Ve" * 50])
+                                  "s" * 100, "re" * 50, "\u017f" * 100, "Ve" * 50,
+                                  # o200k words led by a mark (a lead joins them too)
+                                  "\u0301" * 100, "\u0301a" * 50, "\u0301\u4e2dA" * 30 + "b", "\u0301" + "AB" * 40 + "c"])
 @pytest.mark.parametrize("tail", ["", "B", " end", "Ab", "1"])
 def test_lead_characters_and_letters_before_a_long_word(name, word, tail):
     # a lead ([^\r\n\p{L}\p{N}]) in front of a long word joins its piece, letters and marks
@@ -534,3 +537,51 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     pe.prepend("!")
     assert pe.token_count == enc.count("!" + a_text)
     assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
+
+
+@pytest.mark.parametrize("name, side, unit, edit", [
+    ("cl100k_base", "front", "\t", "s\n"),  # the whitespace piece gains / loses a newline
+    ("o200k_base", "front", "\n ", "?"),  # the piece loses its first newline to "?"
+    ("o200k_base", "front", "\r\n", "s\n?"),
+    ("cl100k_base", "front", "1", "\t1"),  # a digit run shifts its groups, then text in front
+    ("o200k_base", "front", "\u0301", "?"),  # a lead before a word of marks
+    ("o200k_base", "back", "/", "a"),  # o200k slash piece: does its tail hold a newline?
+])
+def test_edit_toggles_found_by_the_fuzzer_do_bounded_python_work(name, side, unit, edit, monkeypatch):
+    # slow toggles found by benchmarks/bench_toggle_fuzz.py (O(n) at Python speed before this
+    # was fixed): after a warm-up, toggling the edit encodes no long piece in Python, puts no
+    # more bytes through a raw prependable than the edit has, classifies a bounded number of
+    # characters and (where no whitespace run is re-split at C speed) fetches a bounded front
+    from bpe_stream.encoding import _PieceCache
+    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.piece_stream import _Rope
+    from bpe_stream.split_fastpath import FastSplit
+
+    enc = bpe_stream.get_encoding(name)
+    n = 20_000
+    text = (unit * n)[:n]
+    st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
+    add = st.prepend if side == "front" else st.append
+    add(text)
+    for _ in range(2):
+        add(edit)
+        st.truncate(n)
+    edited = enc.count(edit + text if side == "front" else text + edit)
+    plain = enc.count(text)
+    work = []
+    missing, prepend = _PieceCache.__missing__, BytesPrependable.prepend
+    monkeypatch.setattr(_PieceCache, "__missing__", lambda self, p: work.append(len(p)) or missing(self, p))
+    monkeypatch.setattr(BytesPrependable, "prepend", lambda self, b: work.append(len(b)) or prepend(self, b))
+    char_class = FastSplit.char_class
+    monkeypatch.setattr(FastSplit, "char_class", lambda self, ch: work.append(1) or char_class(self, ch))
+    getitem = _Rope.__getitem__  # the appended text, read a character or a slice at a time
+    monkeypatch.setattr(_Rope, "__getitem__", lambda self, i: work.append(1) or getitem(self, i))
+    if unit.strip():
+        front = TextPrependable._front
+        monkeypatch.setattr(TextPrependable, "_front", lambda self, k: work.append(k / 10) or front(self, k))
+    for _ in range(3):
+        add(edit)
+        assert st.token_count == edited
+        st.truncate(n)
+        assert st.token_count == plain
+    assert sum(work) <= 300, sum(work)

@@ -60,7 +60,7 @@ from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import fix_surrogates
 from .prependable import BytesPrependable
-from .split_fastpath import AP, LO, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
+from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
 __all__ = ["TextPrependable"]
 
@@ -287,6 +287,12 @@ class TextPrependable:
     # starting with a letter), so it ends where W's match did.  Nothing prepended in front of
     # the lead joins the piece (a second lead is not a letter), so such prepends take the
     # general path, and truncating drops the lead first.  The state is a _WordState.
+    # An o200k W that starts with a mark m takes a lead too.  W's match is the first
+    # alternative's (which can always match m alone), with m as its optional lead: a leading
+    # [Lu Lt Lm Lo M] run R' after m, then [Ll Lm Lo M]+ to W's end.  For c + W the first
+    # repetition takes m + R' (m is in its set) and the second tries the same characters from
+    # the same place, so it ends at W's end too ("\u0301ABC" is not one piece: its first match
+    # is "\u0301", then with a lead "!\u0301"; neither is a long word state).
     # An o200k W that is all upper-case letters is the second alternative's match (the first
     # needs one [Ll Lm Lo M]); an Lm/Lo letter or a mark c in front of it is then a piece of
     # its own (the first alternative gives back to c), so only upper-case letters join it.
@@ -369,12 +375,13 @@ class TextPrependable:
                 break
             k -= 1
         if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
-            # a lead, when the piece starts with a letter (not a mark); for cl100k an apostrophe
-            # only when the piece does not start like a contraction ('s 'll ...: a piece of its own)
+            # a lead, when the piece starts with a letter or (o200k) a mark (see above); for
+            # cl100k an apostrophe only when the piece does not start like a contraction
+            # ('s 'll ...: a piece of its own)
             first = (s[k:] + self._front(2))[:2]
-            if fast.char_class(first[0]) in letters and (
+            if (fast.char_class(first[0]) in letters and (
                 fast.o200k or s[k - 1] != "'" or not _CL100K_CONTRACTION.match(first)
-            ):
+            )) or (fast.o200k and MARK.match(first[0])):
                 k -= 1
                 lead = 1
         if k == len(s):
