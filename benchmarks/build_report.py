@@ -13,6 +13,7 @@ SECTIONS = [
     ("Core encoders and `Encoding` (issue 2)", "results_encode.md"),
     ("Streaming counts and exact cuts (issue 3)", "results_streaming.md"),
     ("Edit toggles at the growing end (issue 3)", "results_edit_toggles.md"),
+    ("Random edit toggles (issue 3)", "results_toggle_fuzz.md"),
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
     ("Training (issue 5)", "results_train.md"),
