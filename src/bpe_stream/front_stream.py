@@ -515,7 +515,7 @@ class TextPrependable:
             return True
         head = self._front(h)
         need = 2 * _KEEP + _MIN_CUT
-        if head.isspace():
+        if head[:L1].isspace():
             return True
         for p0 in (0, 1, 2):
             m = self.run_re.match(head, p0)
