@@ -68,35 +68,43 @@ def worst_edit(enc, text: str, front: bool) -> tuple[float, str]:
 
 
 def back_to_back(sizes) -> list[str]:
-    """Median of 50 back-to-back toggles (no count check between calls) of six edit strings
-    before ``"x" * n``, both sides, both encodings: the cost without the cache misses that
-    the check between calls of the main table causes."""
-    edits = ["!", " ", "a", "!!", " !", "'s"]
-    lines = ["", "Back to back (`--medians`): median of 50 edit/undo toggles per edit string before "
-             "`\"x\" * n`, no count check between the calls, in µs (slowest edit string):", "",
-             "| encoding | side | " + " | ".join(f"{n:,}" for n in sizes) + " |",
-             "|---|---|" + "---|" * len(sizes)]
-    for name in ("cl100k_base", "o200k_base"):
+    """Median of 50 back-to-back toggles (no count check between calls) of a few edit strings
+    at both ends of ``"x" * n`` (both encodings) and in front of ``"!\u0301\u0301" * n`` (o200k,
+    the merge): the cost without the cache misses that the check between calls of the main
+    table causes."""
+    lines = ["", "Back to back (`--medians`): median of 50 edit/undo toggles per edit string, no count "
+             "check between the calls, in µs (slowest edit string; one warm-up toggle each):", "",
+             "| encoding | text | side | " + " | ".join(f"{n:,}" for n in sizes) + " |",
+             "|---|---|---|" + "---|" * len(sizes)]
+    rows = [(name, "x", front, ["!", " ", "a", "!!", " !", "'s"])
+            for name in ("cl100k_base", "o200k_base") for front in (False, True)]
+    # the merge of mark-led words into one punctuation piece, and its undo
+    rows.append(("o200k_base", "!\u0301\u0301", True, ["!", " ", "'", "!!"]))
+    for name, unit, front, edits in rows:
         enc = bpe_stream.get_encoding(name)
-        for front in (False, True):
-            cells = []
-            for n in sizes:
-                st = PrependableEncoder(enc) if front else AppendableEncoder(enc)
-                add = st.prepend if front else st.append
-                add("x" * n)
-                worst = 0.0
-                for c in edits:
-                    ts = []
-                    for _ in range(50):
-                        t0 = time.perf_counter()
-                        add(c)
-                        st.truncate(n)
-                        ts.append(time.perf_counter() - t0)
-                    worst = max(worst, sorted(ts)[len(ts) // 2])
-                if st.token_count != enc.count("x" * n):
-                    raise AssertionError("count differs after the toggles")
-                cells.append(f"{worst * 1e6:.1f}")
-            lines.append(f"| {name} | {'prepend' if front else 'append'} | " + " | ".join(cells) + " |")
+        cells = []
+        for n in sizes:
+            text = (unit * (n // len(unit) + 1))[:n]
+            st = PrependableEncoder(enc) if front else AppendableEncoder(enc)
+            add = st.prepend if front else st.append
+            add(text)
+            for c in edits:
+                add(c)
+                st.truncate(n)
+            worst = 0.0
+            for c in edits:
+                ts = []
+                for _ in range(50):
+                    t0 = time.perf_counter()
+                    add(c)
+                    st.truncate(n)
+                    ts.append(time.perf_counter() - t0)
+                worst = max(worst, sorted(ts)[len(ts) // 2])
+            if st.token_count != enc.count(text):
+                raise AssertionError("count differs after the toggles")
+            cells.append(f"{worst * 1e6:.1f}")
+        lines.append(f"| {name} | {unit!r} * n | {'prepend' if front else 'append'} | "
+                     + " | ".join(cells) + " |")
     return lines
 
 
