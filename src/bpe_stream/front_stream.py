@@ -58,7 +58,7 @@ import regex
 
 from .appendable import _check_len
 from .boundary_stack import BoundaryStack
-from .encoding import fix_surrogates
+from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
 from .prependable import BytesPrependable
 from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
@@ -66,7 +66,6 @@ __all__ = ["TextPrependable"]
 
 _DIGITS = regex.compile(r"\p{N}+")
 _TRAILING_DIGITS = regex.compile(r"(?r)\p{N}+\Z")
-_UNCACHED = 256  # characters: longer pieces are not kept in the Encoding's piece cache
 _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
@@ -308,8 +307,9 @@ class TextPrependable:
         if length <= self._LONG:
             return
         fast, letters, first_class = self.wc
-        # reject on the first characters before fetching the piece (it may be a long
-        # punctuation piece, see _merged_count): the word's body must start with a letter
+        # a piece that is a lead and a word (see above), decided on the first two characters;
+        # reject on them before fetching the piece (it may be a long punctuation piece, see
+        # _merged_count): the word's body must start with a letter
         head = self._front(2)
         lead = 1 if fast.char_class(head[0]) in self._leads(fast) and fast.char_class(head[1]) in letters else 0
         if _O200K_LETTERS.match(head, lead) is None if fast.o200k else fast.char_class(head[lead]) != first_class:
@@ -318,8 +318,6 @@ class TextPrependable:
         w = front[:length]
         if "'" in w:
             return
-        # a piece that is a lead and a word (see above)
-        lead = 1 if fast.char_class(w[0]) in self._leads(fast) and fast.char_class(w[1]) in letters else 0
         body = w[lead:]
         last_upper = last_ll = 0
         after_upper = all_upper = False
@@ -1023,7 +1021,7 @@ class TextPrependable:
                             count = self._adopt_saved(d, n - b, front, a)
                     if count is None:
                         count = self._ghost_count(d, n - b, front, a)
-                    if (self._note_punct(front, a, b) or b - a > _UNCACHED) and count is None:
+                    if (self._note_punct(front, a, b) or b - a > _CACHEABLE_PIECE_LEN) and count is None:
                         # a long punctuation piece, or one too long for the piece cache: its
                         # bytes are kept (as a ghost, cut with it by truncations) for the next
                         # re-split that meets it (a merge of the same stretch, an undo)
