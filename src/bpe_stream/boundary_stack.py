@@ -148,6 +148,15 @@ class BoundaryStack:
 
     def pop_above(self, x: int) -> None:
         """Remove the visible boundaries at distances above ``x``."""
+        D = self.D
+        if not self.holes:
+            j = bisect_right(D, x)  # in one slice (a re-split may replace many pieces)
+            if j < len(D):
+                index = self.index
+                for d in D[j:]:
+                    del index[d]
+                del D[j:], self.S[j:]
+            return
         while self.last() > x:
             self.pop()
 

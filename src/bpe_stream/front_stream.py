@@ -87,7 +87,8 @@ class _WordState(NamedTuple):
 
 class TextPrependable:
     __slots__ = ("enc", "pattern", "chunks", "n", "bounds", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails")
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails",
+                 "gaps", "periods")
 
     def __init__(self, enc):
         from .pretokenize import compile_pattern
@@ -129,6 +130,13 @@ class TextPrependable:
         self.ghosts: dict = {}
         self.puncts: dict = {}
         self.tails: dict = {}
+        # start -> end distances of the jumps over periodic stretches (see _jump) and of
+        # digit-run states: the boundaries between are not kept, and a truncation to such a
+        # start re-splits unless the saved state comes back
+        self.gaps: dict = {}
+        # p -> (top, bottom): the character at each distance d with bottom + p < d <= top equals
+        # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
+        self.periods: dict = {}
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -163,6 +171,10 @@ class TextPrependable:
         new.saved = {}
         new.just_saved = None
         new.ghosts, new.puncts, new.tails = {}, {}, {}
+        new.gaps = dict(self.gaps)
+        if self.dig is not None:
+            new.gaps[self.n] = self.dig[0]  # the run's groups are not kept
+        new.periods = dict(self.periods)
         new.chunks = list(self.chunks)
         new.bounds = self.bounds.copy()
         return new
@@ -182,6 +194,24 @@ class TextPrependable:
             return
         for i in range(len(s), 0, -self._BLOCK):
             chunks.append(s[max(0, i - self._BLOCK) : i])
+
+    def _window(self, hi: int, lo: int) -> str:
+        """The characters at distances ``hi`` down to ``lo`` (exclusive) from the end:
+        O(hi - lo + the chunks visited from the nearer side)."""
+        n = self.n
+        if n - lo <= lo:
+            return self._front(n - lo)[n - hi :]
+        parts = []
+        d = 0  # distance of the end of the chunk
+        for c in self.chunks:  # from the end of the text
+            top = d + len(c)  # distance of c[0]: c[j] lies at distance top - j
+            if top > lo:
+                parts.append(c[max(0, top - hi) : top - lo])
+                if top >= hi:
+                    break
+            d = top
+        parts.reverse()
+        return "".join(parts)
 
     def _front(self, k: int) -> str:
         """The first ``k`` characters: O(k + chunks visited), not O(the chunks' length)."""
@@ -241,6 +271,8 @@ class TextPrependable:
         # a run state may belong to a piece after the first (see _edit_run)
         key = (self.run[6], self.run[0]) if self.run is not None else (self.n, self.bounds.last(2))
         saved[key] = (self.word, self.run, self.dig)
+        if self.dig is not None:
+            self.gaps[key[0]] = key[1]  # the run's groups are not kept (the state may be lost)
         self.just_saved = key if self.word is not None else None
         self.word = self.run = self.dig = None
 
@@ -806,7 +838,7 @@ class TextPrependable:
         if state is None or state[0] is None or state[0].lead:
             return None
         word = state[0]
-        word.bp.prepend(self._front(self.n - da + 1)[-1].encode("utf-8"))
+        word.bp.prepend(self._window(da, da - 1).encode("utf-8"))
         del saved[(da - 1, db)]
         saved[(da, db)] = (word._replace(lead=1), None, None)
         return word.bp.token_count
@@ -864,6 +896,12 @@ class TextPrependable:
         if self.tails:
             for key in [key for key, (d0, _) in self.tails.items() if d0 > n]:
                 del self.tails[key]
+        for p, (top, bottom) in list(self.periods.items()):
+            if top > n:  # the text above n goes; below it the record stays true
+                if n - p <= bottom:
+                    del self.periods[p]
+                else:
+                    self.periods[p] = (n, bottom)
         for end, (start, bp) in list(self.ghosts.items()):
             if n < start:
                 del self.ghosts[end]
@@ -891,6 +929,15 @@ class TextPrependable:
         bounds = self.bounds
         # (a merged piece cut here gives back the boundaries it hid: see BoundaryStack)
         bounds.drop_above(n)
+        gaps = self.gaps
+        if gaps:
+            for d in [d for d in gaps if d > n]:
+                del gaps[d]
+            if (n in gaps and bounds.last() == n and bounds.has(2) and gaps[n] == bounds.last(2)
+                    and (n, gaps[n]) not in saved):
+                # the first piece is not known where a jump (or a digit-run state without its
+                # saved state: copies do not keep them) starts: re-split it
+                bounds.pop()
         top = bounds.last()
         if top != n:
             state = self.saved.pop((n, top), None)
@@ -921,12 +968,12 @@ class TextPrependable:
         bp.prepend(text.encode("utf-8"))
         return bp
 
-    def _adopt_saved(self, d: int, e: int, front: str, a: int):
+    def _adopt_saved(self, d: int, e: int, front: str, a: int, n: int):
         """Count of the long piece at distances (``d``, ``e``) from a saved state of a piece
         with the same end that it extends at the front (text put in front of a long piece
         joined it): the state's raw prependable takes the new bytes and becomes the piece's
-        ghost, the state goes.  None without one.  O(new bytes + saved states)."""
-        n = self.n
+        ghost, the state goes.  None without one.  ``front`` starts at distance ``n``.
+        O(new bytes + saved states)."""
         for key, (word, run, _) in self.saved.items():
             if key[1] != e or not key[0] <= d or n - key[0] > len(front):
                 continue
@@ -940,13 +987,13 @@ class TextPrependable:
             return bp.token_count
         return None
 
-    def _ghost_count(self, d: int, e: int, front: str, a: int):
-        """Count of the piece at distances (``d``, ``e``), starting at ``front[a]``, from the
-        ghost with that end: it takes the bytes in front of it, or gives up those before
-        ``d`` (O(difference)); None without one or when the difference is not in ``front``."""
+    def _ghost_count(self, d: int, e: int, front: str, a: int, n: int):
+        """Count of the piece at distances (``d``, ``e``), starting at ``front[a]`` (``front``
+        starts at distance ``n``), from the ghost with that end: it takes the bytes in front
+        of it, or gives up those before ``d`` (O(difference)); None without one or when the
+        difference is not in ``front``."""
         ghost = self.ghosts.get(e)
-        n = self.n
-        if ghost is None or n - ghost[0] > len(front):
+        if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
         if d > start:
@@ -984,14 +1031,17 @@ class TextPrependable:
         # piece ends at w0 - 1, W minus its lead is the next piece (see _saved_word_count).
         just = self.just_saved
         k = self._FETCH
+        head = []  # pieces before a periodic stretch that was jumped, and the jump (see _jump)
+        base = n  # distance of front[0]: the front, or after a jump where the re-split goes on
         while True:
-            front = self._front(k)
+            front = self._front(k) if base == n else self._window(base, max(0, base - k))
             # A match may be cut short by the end of the fetched front (when it is not the
             # whole text): one that ends there, within 4 characters of it (a contraction,
             # a look-ahead) or before whitespace up to it (\s*[\r\n]+ backtracks to the
             # last newline it has seen) is only final once more text is fetched.
-            if len(front) == n:
-                stable = n + 1
+            whole = len(front) == base  # the fetched text runs to the end
+            if whole:
+                stable = len(front) + 1
             elif front[-1].isspace():
                 stable = min(len(front) - 4, len(front.rstrip()))
             else:
@@ -1000,7 +1050,7 @@ class TextPrependable:
             synced = None
             for m in self.pattern.finditer(front):
                 a, b = m.span()
-                d = n - a
+                d = base - a
                 if bounds.find(d) is not None:
                     synced = d
                     break
@@ -1008,7 +1058,7 @@ class TextPrependable:
                     # a punctuation match into a known stretch ends where the stretch's
                     # piece did (see _merged_count)
                     if b == len(front):
-                        count, e = self._merged_count(front, a, b)
+                        count, e = self._merged_count(front, a, b, base)
                         if count is not None:
                             new.append((d, count))
                             synced = e
@@ -1016,23 +1066,23 @@ class TextPrependable:
                 count = None
                 if b - a > self._LONG:
                     if self.saved:
-                        count = self._saved_word_count(d, n - b)
+                        count = self._saved_word_count(d, base - b)
                         if count is None:
-                            count = self._adopt_saved(d, n - b, front, a)
+                            count = self._adopt_saved(d, base - b, front, a, base)
                     if count is None:
-                        count = self._ghost_count(d, n - b, front, a)
-                    if (self._note_punct(front, a, b) or b - a > _CACHEABLE_PIECE_LEN) and count is None:
+                        count = self._ghost_count(d, base - b, front, a, base)
+                    if (self._note_punct(front, a, b, base) or b - a > _CACHEABLE_PIECE_LEN) and count is None:
                         # a long punctuation piece, or one too long for the piece cache: its
                         # bytes are kept (as a ghost, cut with it by truncations) for the next
                         # re-split that meets it (a merge of the same stretch, an undo)
                         bp = BytesPrependable(self.enc.bpe)
                         bp.prepend(m.group().encode("utf-8"))
-                        self._keep(self.ghosts, n - b, (d, bp))
+                        self._keep(self.ghosts, base - b, (d, bp))
                         count = bp.token_count
                 new.append((d, len(pieces[m.group()]) if count is None else count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
-                d = n - b
+                d = base - b
                 if bounds.find(d) is not None:
                     synced = d
                     break
@@ -1044,21 +1094,114 @@ class TextPrependable:
                         synced = just[1]
                         break
             else:
-                if len(front) == n:
+                if whole:
                     synced = 0
             if synced is not None:
                 break
+            if not head and len(new) >= self._PERIOD_PIECES:
+                jump = self._jump(front, new)
+                if jump is not None:
+                    i0, d, count, base = jump
+                    head = new[:i0] + [(d, count)]
+                    k = self._FETCH
+                    continue
             k *= 4
+        new = head + new
         # The old boundaries between the sync point and the old front go; many (a merge of a
-        # long stretch) are hidden instead, for a truncation that splits the piece again.
+        # long stretch) are hidden instead, for a truncation that splits the piece again
+        # (not after a jump: the jumped pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        if bounds.above(p) > self._LONG:
+        if not head and bounds.above(p) > self._LONG:
             bounds.hide_above(p)
         bounds.pop_above(synced)
+        if head:
+            # (a fact about the text after the jump's start, kept until a truncation goes
+            # below it: hidden boundaries revealed later may have this gap too)
+            self.gaps[head[-1][0]] = new[len(head)][0] if len(new) > len(head) else synced
         base = bounds.last_suf()
         for d, c in reversed(new):
             base += c
             bounds.push(d, base)
+
+    # A periodic stretch (o200k: " A" in front of "'s" * n shifts every "'s's" piece by two
+    # characters; a digit run is the same under both patterns, but has its own state): the
+    # re-split never meets an old boundary until the stretch ends, and re-splitting it piece by
+    # piece is O(stretch) in Python on every such edit.  Jump over it instead.  Let the new pieces
+    # from a (not the first piece, which the states look at) to a + p repeat with the text:
+    # text[i] == text[i + p] for a <= i < B - p.  The stability rule of the re-split (a match
+    # ending at e with a non-space character at or after e and 4 more characters is final
+    # whatever follows) says that the piece [s, e) depends only on text[s:t], t = max(e + 4,
+    # first non-space at or after e, plus one).  With T the largest such t over one period, the
+    # pieces shifted by m * p are the same pieces for every m with T + m * p <= B, so the k =
+    # (B - T) // p + 1 periods from a hold k times the period's tokens, and the re-split goes on
+    # at a + k * p.  The boundaries inside the jump are not pushed (the first piece, and a
+    # piece starting at a, are real pieces; nothing reads the boundaries between but a
+    # re-split, which syncs only on real piece starts).  Cost: O(text fetched and compared),
+    # at C speed, instead of O(pieces) in Python.
+    _PERIOD_PIECES = 8  # new pieces seen before looking for a period
+    _MAX_PERIOD = 256
+
+    def _jump(self, front: str, new: list):
+        """(index of the first jumped piece in ``new``, its start distance, the jumped pieces'
+        token count, the distance where the re-split goes on) for a periodic stretch at the
+        ``new`` pieces of the fetched ``front`` (see above), or None."""
+        n = self.n
+        starts = [n - d for d, _ in new]
+        i0 = len(new) // 2  # into the stretch, past whatever the edit changed in front of it
+        a = starts[i0]
+        T = a
+        for j in range(i0 + 1, len(starts)):
+            e = starts[j]  # the piece before ends here
+            f = e
+            while f < len(front) and front[f].isspace():
+                f += 1
+            T = max(T, e + 4, f + 1)
+            p = e - a
+            if p > self._MAX_PERIOD or T + p > len(front):
+                return None
+            if front[a:T] != front[a + p : T + p]:
+                continue
+            B = n - self._periodic_bottom(p, n - a)
+            periods = (B - T) // p + 1
+            if periods < 2:
+                return None
+            count = sum(c for _, c in new[i0:j]) * periods
+            return i0, n - a, count, n - a - periods * p
+        return None
+
+    def _periodic_bottom(self, p: int, top: int) -> int:
+        """The least ``bottom`` such that the character at each distance d with
+        bottom + p < d <= top equals the one at d - p: from the record of ``p`` when it
+        reaches ``top``, else by comparing blocks down from ``top`` (down to the record's top
+        when there is one), which then becomes the record.  O(1) with a record, else
+        O(characters compared + chunks visited)."""
+        rec = self.periods.get(p)
+        if rec is not None and rec[0] >= top:
+            return rec[1]
+        stop = p if rec is None else max(p, rec[0])  # compare the distances (stop, top]
+        hi = top
+        step = 256
+        bottom = None
+        while hi > stop:
+            lo = max(stop, hi - step)
+            w = self._window(hi, lo - p)  # distances (lo - p, hi]
+            m = len(w) - p  # w[i] (distance hi - i) against w[i + p], for i < m
+            if w[:m] != w[p:]:
+                i0, i1 = 0, m  # the first mismatch is in [i0, i1)
+                while i1 - i0 > 1:
+                    mid = (i0 + i1) // 2
+                    if w[i0:mid] == w[i0 + p : mid + p]:
+                        i0 = mid
+                    else:
+                        i1 = mid
+                bottom = hi - i0 - p
+                break
+            hi = lo
+            step *= 2
+        if bottom is None:
+            bottom = 0 if rec is None else rec[1]
+        self._keep(self.periods, p, (top, bottom))
+        return bottom
 
     # A punctuation match (` ?[^\s\p{L}\p{N}]+` then cl100k `[\r\n]*`, o200k `[\r\n/]*`) takes
     # the whole [^\s\p{L}\p{N}] run it starts in and then the whole newline run after it, so
@@ -1075,9 +1218,10 @@ class TextPrependable:
     _TAILS = {True: regex.compile(r"[\r\n/]*"), False: regex.compile(r"[\r\n]*")}
     _WITNESS = {True: regex.compile(r"[^\s\p{L}\p{N}\p{M}]"), False: regex.compile(r"[^\s\p{L}\p{N}]")}
 
-    def _note_punct(self, front: str, a: int, b: int) -> bool:
-        """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (see above);
-        False when the match does not end with such a run and its newline run."""
+    def _note_punct(self, front: str, a: int, b: int, n: int) -> bool:
+        """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (``front``
+        starts at distance ``n``, see above); False when the match does not end with such a
+        run and its newline run."""
         if self.run_re is None:
             return False
         s0 = a + (front[a] == " ")
@@ -1086,14 +1230,13 @@ class TextPrependable:
             return False
         if self._TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
             return False
-        n = self.n
         self._keep(self.puncts, n - b, (n - s0, n - q.end()))
         return True
 
-    def _merged_count(self, front: str, a: int, b: int):
+    def _merged_count(self, front: str, a: int, b: int, n: int):
         """(count, end distance) of the piece whose match ``front[a:b]`` runs past the fetched
-        front, when ``puncts`` and ``ghosts`` give them (see above); else (None, None)."""
-        n = self.n
+        text ``front`` (which starts at distance ``n``), when ``puncts`` and ``ghosts`` give
+        them (see above); else (None, None)."""
         x = n - b + 1  # distance of the start of the last fetched character
         e = next((e for e, (top, z) in self.puncts.items() if z < x <= top), None)
         if e is None:
@@ -1104,4 +1247,4 @@ class TextPrependable:
             return None, None
         if self.bounds.find(e) is None:
             return None, None
-        return self._ghost_count(n - a, e, front, a), e
+        return self._ghost_count(n - a, e, front, a, n), e
