@@ -60,7 +60,7 @@ from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
 from .prependable import BytesPrependable
-from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
+from .split_fastpath import AP, LO, MARK, O200K_FIRST, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
 __all__ = ["TextPrependable"]
 
@@ -70,6 +70,11 @@ _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
+# the trailing stretch of o200k "upper-word" characters, which a word match may read to its
+# end and then give back (piece_stream's stability rule)
+_UPPER_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
+# characters after a piece that do not yet make it final (see TextPrependable._jump)
+_UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
 
 
 class _WordState(NamedTuple):
@@ -668,14 +673,22 @@ class TextPrependable:
                 return False  # a boundary on the cut: never expected
             da = n_new - a if a < h else d0 - (a - h)
             if da < n_new and bounds.find(da) is not None:
-                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace()):
-                    return False
+                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace() or (
+                        self.wc[0].o200k and a > _UPPER_TAIL.search(proxy).start())):
+                    return False  # the piece before may not be final (see _resync)
                 synced = da
                 break
             if b == len(proxy) and d_end > 0:
                 return False
             if a < h < b:
                 if d0 - (b - h) != end:
+                    return False
+                run = self._Q_RUN.match(proxy, a + (proxy[a] == " ")) if group == -2 else None
+                if group == -2 and (run is None or run.end() <= len(c) + anchor - drop):
+                    # The argument for cutting an o200k punctuation stretch needs the match's
+                    # [^\s\p{L}\p{N}]+ repetition to run over the anchor; a match that enters
+                    # the stretch in its [\r\n/]* tail ("/" + "\n" + "//!//") stops at the
+                    # first character that is not a slash, which the cut may have removed.
                     return False
                 a_long = a
                 new.append((da, None))
@@ -1030,6 +1043,7 @@ class TextPrependable:
         # A word state just saved for the old first piece W (distances (w0, w1)): when a new
         # piece ends at w0 - 1, W minus its lead is the next piece (see _saved_word_count).
         just = self.just_saved
+        o200k = self.wc is not None and self.wc[0].o200k
         k = self._FETCH
         head = []  # pieces before a periodic stretch that was jumped, and the jump (see _jump)
         base = n  # distance of front[0]: the front, or after a jump where the re-split goes on
@@ -1037,15 +1051,19 @@ class TextPrependable:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
             # A match may be cut short by the end of the fetched front (when it is not the
             # whole text): one that ends there, within 4 characters of it (a contraction,
-            # a look-ahead) or before whitespace up to it (\s*[\r\n]+ backtracks to the
-            # last newline it has seen) is only final once more text is fetched.
+            # a look-ahead), before whitespace up to it (\s*[\r\n]+ backtracks to the
+            # last newline it has seen) or, o200k, before upper-word characters up to it
+            # ("\u4e2d" + "A" * k: "\u4e2d" until an "x" after the A's makes one word) is
+            # only final once more text is fetched (piece_stream's stability rule).
             whole = len(front) == base  # the fetched text runs to the end
             if whole:
                 stable = len(front) + 1
-            elif front[-1].isspace():
-                stable = min(len(front) - 4, len(front.rstrip()))
             else:
                 stable = len(front) - 4
+                if front[-1].isspace():
+                    stable = min(stable, len(front.rstrip()))
+                elif o200k:
+                    stable = min(stable, _UPPER_TAIL.search(front).start())
             new = []  # (dist, count of the piece starting there)
             synced = None
             for m in self.pattern.finditer(front):
@@ -1150,12 +1168,13 @@ class TextPrependable:
         i0 = len(new) // 2  # into the stretch, past whatever the edit changed in front of it
         a = starts[i0]
         T = a
+        unsettled = _UNSETTLED[self.wc is not None and self.wc[0].o200k]
         for j in range(i0 + 1, len(starts)):
             e = starts[j]  # the piece before ends here
-            f = e
-            while f < len(front) and front[f].isspace():
-                f += 1
-            T = max(T, e + 4, f + 1)
+            # text[:t] ends with a character after which the piece is final: 4 on, and
+            # neither whitespace nor (o200k) an upper-word character
+            t = unsettled.match(front, e + 3).end() + 1
+            T = max(T, t)
             p = e - a
             if p > self._MAX_PERIOD or T + p > len(front):
                 return None
