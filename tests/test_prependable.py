@@ -557,6 +557,8 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     ("o200k_base", "back", "/", "a"),  # o200k slash piece: does its tail hold a newline?
     ("o200k_base", "front", "'s", " \u4e2dA"),  # shifts the phase of every "'s's" piece
     ("o200k_base", "front", "'s", "A"),
+    ("o200k_base", "front", "\u0301\u4e2d", "s'/"),  # the word without its mark, after a lead
+    ("o200k_base", "front", "\u0301A", "1\rs"),  # "s\u0301" ends before upper-case letters
 ])
 def test_edit_toggles_found_by_the_fuzzer_do_bounded_python_work(name, side, unit, edit, monkeypatch):
     # slow toggles found by benchmarks/bench_toggle_fuzz.py (O(n) at Python speed before this
@@ -621,6 +623,8 @@ _PERIODIC_ALPHABET = ["!", "\u0301", " ", "\n", "a", "A", "1", "/", "'", "\u4e2d
 @example(unit="'s", k=100, tail="", edits=[" \u4e2dA", 3, "A", 1, -20, "s", 40, "copy", 1])
 @example(unit="a'", k=100, tail="s", edits=["!", "'", 1, "!"])  # "'a" + "'s" is one piece
 @example(unit="'s", k=100, tail=" end", edits=[" \u4e2dA", 3, "A", 1, "A"])  # a period record reused
+@example(unit="A", k=93, tail=" end", edits=["\u0301"])  # a mark is no lead of an all upper-case word
+@example(unit="\u0301\u4e2d", k=60, tail="", edits=["s'/", 3, "s'/", "\u0301", 4])  # saved word, cut
 def test_periodic_stretches_are_jumped_exactly(name, unit, k, tail, edits, small_constants):
     # A re-split that meets a periodic stretch (a prepend that shifts the phase of its pieces,
     # or the stretch prepended at once) jumps over it (see TextPrependable._jump); every count

@@ -73,6 +73,8 @@ _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 # the trailing stretch of o200k "upper-word" characters, which a word match may read to its
 # end and then give back (piece_stream's stability rule)
 _UPPER_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
+_WORD_REST = regex.compile(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
+_LETTER = regex.compile(r"\p{L}")
 # characters after a piece that do not yet make it final (see TextPrependable._jump)
 _UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
 
@@ -455,7 +457,7 @@ class TextPrependable:
             if word.after_upper:
                 return None
             last_ll = 0  # W' is all [Lm Lo M] (see above)
-        gone = self._front(self.n - n)[self.n - start :]
+        gone = self._window(start, n)
         word.bp.truncate(len(word.bp) - len(gone.encode("utf-8")))
         return word._replace(last_upper=word.last_upper if word.last_upper <= n else 0, last_ll=last_ll, lead=0)
 
@@ -856,6 +858,53 @@ class TextPrependable:
         saved[(da, db)] = (word._replace(lead=1), None, None)
         return word.bp.token_count
 
+    def _saved_piece_at(self, d: int, front: str, a: int):
+        """(count, end distance) of the piece that starts at distance ``d`` (at ``front[a]``,
+        which a re-split found to be a match start and whose match runs past the fetched
+        text), from a saved state, or None; saves scanning a long piece to its end.  The split
+        from a piece start depends only on the text after it, which does not change while a
+        saved state is kept, so: a state of a piece starting at ``d`` gives that piece; a word
+        state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
+        proves it one piece (as for a truncation to ``d``); a word state without a lead of W
+        starting at ``d - 1`` gives c + W when the character c at ``d`` is a lead W takes
+        (see _takes_lead).  O(saved states + the part of W cut off)."""
+        saved = self.saved
+        for key, (word, run, _) in list(saved.items()):
+            s, e = key
+            if s == d:
+                if word is not None:
+                    return word.bp.token_count, e
+                if run is not None and run[6] == s and run[0] == e:
+                    return run[5].token_count, e
+            elif word is None:
+                continue
+            elif e < d < s:
+                cut = self._cut_word(word, s, d)
+                if cut is not None:
+                    del saved[key]
+                    saved[(d, e)] = (cut, None, None)
+                    return cut.bp.token_count, e
+            elif s == d - 1 and not word.lead and a + 2 < len(front) and self._takes_lead(
+                    front[a], front[a + 1 : a + 3], word.all_upper):
+                count = self._saved_word_count(d, e)
+                if count is not None:
+                    return count, e
+        return None
+
+    def _takes_lead(self, c: str, first: str, all_upper: bool) -> bool:
+        r"""Whether ``c`` in front of a long word piece starting with ``first`` (its first two
+        characters; the piece's match took no lead) joins it as its lead (see
+        _prepend_to_word; o200k: any [^\r\n\p{L}\p{N}] character, a mark too, is the first
+        alternative's optional lead and the rest matches as before, except that a mark in
+        front of an all upper-case piece, the second alternative's, is a piece of its own:
+        the first alternative matches the mark alone)."""
+        fast = self.wc[0]
+        if fast.o200k:
+            return _O200K_LETTERS.match(first) is not None and (
+                fast.char_class(c) in self._leads(fast) or (MARK.match(c) is not None and not all_upper))
+        return fast.char_class(first[0]) == LO and fast.char_class(c) in self._leads(fast) and (
+            c != "'" or not _CL100K_CONTRACTION.match(first))
+
     def _set_front(self, d: int, count: int) -> None:
         """Replace the front boundary by one at distance ``d`` from the end, the first piece
         (up to the boundary after it) holding ``count`` tokens."""
@@ -1045,8 +1094,9 @@ class TextPrependable:
         just = self.just_saved
         o200k = self.wc is not None and self.wc[0].o200k
         k = self._FETCH
-        head = []  # pieces before a periodic stretch that was jumped, and the jump (see _jump)
-        base = n  # distance of front[0]: the front, or after a jump where the re-split goes on
+        head = []  # pieces before the text fetched now (re-split before a jump or a skip)
+        jumped = None  # index in head of the jump over a periodic stretch (see _jump)
+        base = n  # distance of front[0]: the front, or where the re-split goes on
         while True:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
             # A match may be cut short by the end of the fetched front (when it is not the
@@ -1055,7 +1105,10 @@ class TextPrependable:
             # last newline it has seen) or, o200k, before upper-word characters up to it
             # ("\u4e2d" + "A" * k: "\u4e2d" until an "x" after the A's makes one word) is
             # only final once more text is fetched (piece_stream's stability rule).
+            # (The last rule is for word matches whose first part runs into that stretch,
+            # see _reads_upper_tail.)
             whole = len(front) == base  # the fetched text runs to the end
+            upper = len(front) + 1  # where the trailing upper-word stretch starts
             if whole:
                 stable = len(front) + 1
             else:
@@ -1063,16 +1116,24 @@ class TextPrependable:
                 if front[-1].isspace():
                     stable = min(stable, len(front.rstrip()))
                 elif o200k:
-                    stable = min(stable, _UPPER_TAIL.search(front).start())
+                    upper = _UPPER_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
-            synced = None
+            synced = skip = None
             for m in self.pattern.finditer(front):
                 a, b = m.span()
                 d = base - a
                 if bounds.find(d) is not None:
                     synced = d
                     break
-                if b > stable:
+                if b > stable or (b > upper and self._reads_upper_tail(front, a, b)):
+                    # a long piece whose start a saved state knows ends where it says
+                    got = self._saved_piece_at(d, front, a) if self.saved else None
+                    if got is not None:
+                        count, e = got
+                        new.append((d, count))
+                        synced = e if bounds.find(e) is not None else None
+                        skip = e
+                        break
                     # a punctuation match into a known stretch ends where the stretch's
                     # piece did (see _merged_count)
                     if b == len(front):
@@ -1116,11 +1177,17 @@ class TextPrependable:
                     synced = 0
             if synced is not None:
                 break
-            if not head and len(new) >= self._PERIOD_PIECES:
-                jump = self._jump(front, new)
+            if skip is not None:  # go on after the piece a saved state gave
+                head += new
+                base = skip
+                k = self._FETCH
+                continue
+            if jumped is None and len(new) >= self._PERIOD_PIECES:
+                jump = self._jump(front, new, base)
                 if jump is not None:
                     i0, d, count, base = jump
-                    head = new[:i0] + [(d, count)]
+                    head += new[:i0] + [(d, count)]
+                    jumped = len(head) - 1
                     k = self._FETCH
                     continue
             k *= 4
@@ -1129,17 +1196,31 @@ class TextPrependable:
         # long stretch) are hidden instead, for a truncation that splits the piece again
         # (not after a jump: the jumped pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        if not head and bounds.above(p) > self._LONG:
+        if jumped is None and bounds.above(p) > self._LONG:
             bounds.hide_above(p)
         bounds.pop_above(synced)
-        if head:
+        if jumped is not None:
             # (a fact about the text after the jump's start, kept until a truncation goes
             # below it: hidden boundaries revealed later may have this gap too)
-            self.gaps[head[-1][0]] = new[len(head)][0] if len(new) > len(head) else synced
+            self.gaps[new[jumped][0]] = new[jumped + 1][0] if len(new) > jumped + 1 else synced
         base = bounds.last_suf()
         for d, c in reversed(new):
             base += c
             bounds.push(d, base)
+
+    @staticmethod
+    def _reads_upper_tail(front: str, a: int, b: int) -> bool:
+        """Whether the o200k match ``front[a:b]``, which ends inside the trailing stretch of
+        upper-word characters, may change when more text is fetched: only a word match (all
+        letters and marks after its first character; a punctuation match stops at a letter)
+        whose first part [Lu Lt Lm Lo M]* runs to the end of the fetched text.  If that part
+        stops earlier, at a character it cannot take, it only gives back from there, and the
+        second part [Ll Lm Lo M]+ stops where it stops (a match running to the end of the
+        fetched text is unstable anyway)."""
+        if _WORD_REST.fullmatch(front, a + 1, b) is None:
+            return False
+        body = a if _LETTER.match(front, a) else a + 1  # after the optional lead
+        return O200K_FIRST_RUN.match(front, body).end() == len(front)
 
     # A periodic stretch (o200k: " A" in front of "'s" * n shifts every "'s's" piece by two
     # characters; a digit run is the same under both patterns, but has its own state): the
@@ -1159,11 +1240,11 @@ class TextPrependable:
     _PERIOD_PIECES = 8  # new pieces seen before looking for a period
     _MAX_PERIOD = 256
 
-    def _jump(self, front: str, new: list):
+    def _jump(self, front: str, new: list, n: int):
         """(index of the first jumped piece in ``new``, its start distance, the jumped pieces'
         token count, the distance where the re-split goes on) for a periodic stretch at the
-        ``new`` pieces of the fetched ``front`` (see above), or None."""
-        n = self.n
+        ``new`` pieces of the fetched ``front``, which starts at distance ``n`` (see above),
+        or None."""
         starts = [n - d for d, _ in new]
         i0 = len(new) // 2  # into the stretch, past whatever the edit changed in front of it
         a = starts[i0]
