@@ -674,3 +674,28 @@ def test_a_fetched_front_ending_in_upper_word_characters_is_not_final(name, smal
     text = _apply(pe, enc, text, ["t /"])
     pe = pe.copy()
     _apply(pe, enc, text, ["xA", 28, 15, "\u02b0\t!", " ", "x\u0301", 53, "\t\u4e2d\u4e2d"])
+
+
+@pytest.mark.parametrize("name, steps", [
+    # a truncation into a long digit run through its saved state returned before the records
+    # about the dropped text were cut: a stale period record then claimed "?aa" * 84 + "?a" in
+    # front of the run was periodic into the digits (212 tokens instead of 191)
+    ("o200k_base", ["0" * 257, "%", 65, "?aa" * 84 + "?a"]),
+    ("cl100k_base", ["1" * 257, "l", 65, "'ll" * 84 + "'"]),
+    # an o200k word of 65 marks left a punctuation record whose run ended with the word, though
+    # the "." after it goes on with it; "_" * 191 in front was then counted as one piece
+    # ending there (70 tokens instead of 71)
+    ("o200k_base", ["??b" + "\u0301" * 65 + ".e", 67, "_" * 191]),
+    ("o200k_base", ["\xe9'" + "\u0301" * 160 + "_x", "pickle", 163, "_" * 95]),
+])
+def test_wrong_counts_found_by_fuzzing(name, steps):
+    # found by a random search against enc.count (strings are prepended, ints truncate to that
+    # length, "pickle" round-trips the encoder)
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for step in steps:
+        if step == "pickle":
+            pe = pickle.loads(pickle.dumps(pe))
+            continue
+        text = _apply(pe, enc, text, [len(text) - step if isinstance(step, int) else step])

@@ -75,6 +75,7 @@ _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 _UPPER_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
 _WORD_REST = regex.compile(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
 _LETTER = regex.compile(r"\p{L}")
+_BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lm}\p{Lo}\p{M}]+")
 # characters after a piece that do not yet make it final (see TextPrependable._jump)
 _UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
 
@@ -390,26 +391,11 @@ class TextPrependable:
             return s
         k = len(s)
         while k > 0:
-            c = s[k - 1]
-            cls = fast.char_class(c)
-            if fast.o200k:
-                # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M]
-                # (the first repetition), then [Ll Lm Lo M] (the second; or none, the first
-                # giving back its last character).  c + W is one piece again when c is
-                # upper-case, Lm/Lo or a mark (class None: the lead, or part of X), and when c
-                # is lower-case only if X holds no upper-case letter (else the second
-                # repetition started at c stops at it): last_upper != 0 says it does.
-                d = self.n + len(s) - k + 1  # distance of c from the end once prepended
-                if cls == LO:
-                    if last_upper:
-                        break
-                    last_ll = last_ll or d
-                elif cls == UP:
-                    last_upper = last_upper or d
-                elif cls not in (OL, None) or all_upper:
-                    break
-            elif cls not in letters:
+            # (distance of s[k - 1] from the end once prepended)
+            joined = self._joins_word(s[k - 1], self.n + len(s) - k + 1, last_upper, last_ll, all_upper)
+            if joined is None:
                 break
+            last_upper, last_ll = joined
             k -= 1
         if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
             # a lead, when the piece starts with a letter or (o200k) a mark (see above); for
@@ -430,6 +416,27 @@ class TextPrependable:
         self._set_front(self.n, bp.token_count)
         self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
         return s[:k]
+
+    def _joins_word(self, c: str, d: int, last_upper: int, last_ll: int, all_upper: bool):
+        """(last_upper, last_ll) of the word state of W after the character ``c`` (at distance
+        ``d``) joins W at its front, or None when c + W is not one piece (W takes no lead)."""
+        fast, letters, _ = self.wc
+        cls = fast.char_class(c)
+        if not fast.o200k:
+            return (last_upper, last_ll) if cls in letters else None
+        # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M] (the
+        # first repetition), then [Ll Lm Lo M] (the second; or none, the first giving back its
+        # last character).  c + W is one piece again when c is upper-case, Lm/Lo or a mark
+        # (class None: the lead, or part of X), and when c is lower-case only if X holds no
+        # upper-case letter (else the second repetition started at c stops at it):
+        # last_upper != 0 says it does.
+        if cls == LO:
+            return None if last_upper else (last_upper, last_ll or d)
+        if cls == UP:
+            return last_upper or d, last_ll
+        if all_upper or not (cls == OL or (cls is None and MARK.match(c))):
+            return None
+        return last_upper, last_ll
 
     def _truncate_word(self, n: int) -> bool:
         """Keep the last ``n`` characters when the cut falls inside the long first word W
@@ -853,9 +860,12 @@ class TextPrependable:
         if state is None or state[0] is None or state[0].lead:
             return None
         word = state[0]
-        word.bp.prepend(self._window(da, da - 1).encode("utf-8"))
+        c = self._window(da, da - 1)
+        word.bp.prepend(c.encode("utf-8"))
         del saved[(da - 1, db)]
-        saved[(da, db)] = (word._replace(lead=1), None, None)
+        # (an o200k mark is a word character too: the piece is then a word that starts with a
+        # mark, which takes a lead of its own, as _check_word would find)
+        saved[(da, db)] = (word._replace(lead=0 if self.wc[0].o200k and MARK.match(c) else 1), None, None)
         return word.bp.token_count
 
     def _saved_piece_at(self, d: int, front: str, a: int):
@@ -866,8 +876,9 @@ class TextPrependable:
         saved state is kept, so: a state of a piece starting at ``d`` gives that piece; a word
         state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
         proves it one piece (as for a truncation to ``d``); a word state without a lead of W
-        starting at ``d - 1`` gives c + W when the character c at ``d`` is a lead W takes
-        (see _takes_lead).  O(saved states + the part of W cut off)."""
+        starting at ``d - 1`` gives c + W when the character c at ``d`` is a letter or a lead
+        W takes (see _joins_word, _takes_lead); an all upper-case W after marks and Lm/Lo letters X (o200k) gives
+        the piece X (see below).  O(saved states + the part of W cut off)."""
         saved = self.saved
         for key, (word, run, _) in list(saved.items()):
             s, e = key
@@ -884,11 +895,25 @@ class TextPrependable:
                     del saved[key]
                     saved[(d, e)] = (cut, None, None)
                     return cut.bp.token_count, e
+            elif s == d - 1 and not word.lead and (joined := self._joins_word(
+                    front[a], d, word.last_upper, word.last_ll, word.all_upper)) is not None:
+                # a letter (or o200k mark) that W takes at its front (see _prepend_to_word)
+                word.bp.prepend(front[a].encode("utf-8"))
+                del saved[key]
+                saved[(d, e)] = (word._replace(last_upper=joined[0], last_ll=joined[1]), None, None)
+                return word.bp.token_count, e
             elif s == d - 1 and not word.lead and a + 2 < len(front) and self._takes_lead(
                     front[a], front[a + 1 : a + 3], word.all_upper):
                 count = self._saved_word_count(d, e)
                 if count is not None:
                     return count, e
+            elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
+                    and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
+                # o200k: X = an optional lead and [Lm Lo M]+ in front of an all upper-case word
+                # W (followed by no letter or mark, as W's match ended there): the first
+                # alternative's [Lu Lt Lm Lo M]* runs over X and W, its [Ll Lm Lo M]+ finds
+                # nothing after W and gives back to X's last character, so X is the piece
+                return len(self.enc._pieces[front[a : a + d - s]]), s
         return None
 
     def _takes_lead(self, c: str, first: str, all_upper: bool) -> bool:
@@ -924,20 +949,10 @@ class TextPrependable:
                 self.chunks[-1] = c[drop:]
                 drop = 0
 
-    def truncate(self, n: int) -> None:
-        n = _check_len(n, self.n)
-        if n == self.n:
-            return
+    def _forget_above(self, n: int) -> None:
+        """A truncation to length ``n``, before the text goes: the records about the text at
+        distances beyond ``n`` go or are cut to ``n`` (those about the text below stay true)."""
         saved = self.saved
-        # A saved digit-run state of a piece the cut goes into (text was put in front of a long
-        # digit run): truncate to the run's start first, which gives the state back, so that
-        # the cut inside the run subtracts windows (_truncate_digits) instead of re-splitting it.
-        start = max((key[0] for key, state in saved.items()
-                     if state[2] is not None and key[1] < n < key[0] < self.n), default=None)
-        if start is not None:
-            self.truncate(start)
-            if self.dig is not None and self._truncate_digits(n):
-                return
         if saved:
             # the text at distances beyond n is gone: later prepends put other text there, and a
             # piece there with the same distances must not get the old piece's state back; a
@@ -969,6 +984,23 @@ class TextPrependable:
                 del self.ghosts[end]
                 if n > end:
                     self._set_ghost(start, end, bp, n)
+        if self.gaps:
+            for d in [d for d in self.gaps if d > n]:
+                del self.gaps[d]
+
+    def truncate(self, n: int) -> None:
+        n = _check_len(n, self.n)
+        if n == self.n:
+            return
+        saved = self.saved
+        # A saved digit-run state of a piece the cut goes into (text was put in front of a long
+        # digit run): truncate to the run's start first, which gives the state back, so that
+        # the cut inside the run subtracts windows (_truncate_digits) instead of re-splitting it.
+        start = max((key[0] for key, state in saved.items()
+                     if state[2] is not None and key[1] < n < key[0] < self.n), default=None)
+        if start is not None:
+            self.truncate(start)
+        self._forget_above(n)
         if self.dig is not None and self._truncate_digits(n):
             return
         if self.word is not None and self._truncate_word(n):
@@ -993,8 +1025,6 @@ class TextPrependable:
         bounds.drop_above(n)
         gaps = self.gaps
         if gaps:
-            for d in [d for d in gaps if d > n]:
-                del gaps[d]
             if (n in gaps and bounds.last() == n and bounds.has(2) and gaps[n] == bounds.last(2)
                     and (n, gaps[n]) not in saved):
                 # the first piece is not known where a jump (or a digit-run state without its
@@ -1325,8 +1355,10 @@ class TextPrependable:
         if self.run_re is None:
             return False
         s0 = a + (front[a] == " ")
-        q = self._Q_RUN.match(front, s0, b)
-        if q is None or q.end() - s0 <= self._LONG:
+        # (unbounded: an o200k word of marks is such a run too, but one that may go on after
+        # the match, as in "\u0301" * 65 + ".e", where "." ends the word)
+        q = self._Q_RUN.match(front, s0)
+        if q is None or q.end() > b or q.end() - s0 <= self._LONG:
             return False
         if self._TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
             return False
