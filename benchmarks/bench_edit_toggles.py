@@ -6,8 +6,9 @@ Run from the project root:
 
 Each text is a unit (one or a few characters) repeated to ``n`` characters: a long
 word (``"x"``, ``"a\\u0301"``, ``"A中"`` ...), a whitespace run, a digit run, a
-punctuation stretch, marks.  For each of ~20 edit strings ``c`` (leads such as
-``" "``/``"!"``/``"'"``, letters, marks, digits, newlines, two-character mixes),
+punctuation stretch, marks, a periodic run of contraction words (``"'s"``).  For each of
+22 edit strings ``c`` (leads such as ``" "``/``"!"``/``"'"``, letters, marks, digits,
+newlines, two- and three-character mixes),
 ``AppendableEncoder`` appends ``c`` and truncates back (backspace), and
 ``PrependableEncoder`` prepends ``c`` and truncates back.  Every edit string is
 tried in ``ROUNDS`` rounds on the same encoder; the first is a warm-up (a first,
@@ -30,9 +31,10 @@ import bpe_stream
 from bpe_stream import AppendableEncoder, PrependableEncoder
 
 UNITS = ["x", "abc", "Aa", "A", "AB", "a\u0301", "A\u4e2d", "\u4e2d", "\u02b0", " ", "\n", "\u3000 ",
-         "1", "!", "!'", " !", "/\n", "-=", "\u0301\u0301!", "!\u0301\u0301"]
+         "1", "!", "!'", " !", "/\n", "-=", "\u0301\u0301!", "!\u0301\u0301",
+         "'s", "\u0301\u4e2d", "\u0301A"]  # a periodic stretch; o200k words led by a mark
 EDITS = ["!", " ", "a", "A", "\u0301", "1", "\n", "'", "/", "\u4e2d", "!!", " !", "\u02b0", "'s", "s",
-         "x'", "\r\n", "\t", "\u3000", "\u00ca\u00b0"]
+         "x'", "\r\n", "\t", "\u3000", "\u00ca\u00b0", " \u4e2dA", "s'/"]
 
 
 ROUNDS = 4
@@ -80,6 +82,8 @@ def back_to_back(sizes) -> list[str]:
             for name in ("cl100k_base", "o200k_base") for front in (False, True)]
     # the merge of mark-led words into one punctuation piece, and its undo
     rows.append(("o200k_base", "!\u0301\u0301", True, ["!", " ", "'", "!!"]))
+    # a prepend that shifts the phase of every "'s's" piece (the re-split jumps the stretch)
+    rows.append(("o200k_base", "'s", True, [" \u4e2dA", "A", "s"]))
     for name, unit, front, edits in rows:
         enc = bpe_stream.get_encoding(name)
         cells = []

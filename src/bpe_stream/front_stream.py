@@ -43,6 +43,10 @@ removed, and a truncation that splits the piece reveals them (:mod:`bpe_stream.b
 the piece's raw prependable is kept cut to what is left (``ghosts``); where the piece's
 punctuation run ends is recorded (``puncts``), so the re-split does not scan it
 (``_merged_count``); and its run state is set from that record (``_check_merged_stretch``).
+A re-split that meets a periodic stretch (o200k: ``" A"`` in front of ``"'s" * n`` moves
+every ``'s's`` piece) jumps over it (``_jump``): O(one period + the text compared once)
+instead of O(stretch) in Python; one that meets a long piece a saved state knows takes it
+from the state (``_saved_piece_at``) instead of scanning it.
 Truncating
 inside a long digit run at the front subtracts the dropped three-digit windows
 (``_truncate_digits``, O(dropped)).  Surrogates: a low surrogate starting a prepend
