@@ -606,7 +606,8 @@ def test_edit_toggles_found_by_the_fuzzer_do_bounded_python_work(name, side, uni
     assert sum(work) <= 300, sum(work)
 
 
-_PERIODIC_ALPHABET = ["!", "\u0301", " ", "\n", "a", "A", "1", "/", "'", "\u4e2d", "\t", "\u02b0", "s", "t", "'s", "\u00e9"]
+_PERIODIC_ALPHABET = ["!", "\u0301", " ", "\n", "a", "A", "1", "/", "'", "\u4e2d", "\t", "\u02b0", "s", "t",
+                      "'s", "\u00e9"]
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)

@@ -881,8 +881,9 @@ class TextPrependable:
         state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
         proves it one piece (as for a truncation to ``d``); a word state without a lead of W
         starting at ``d - 1`` gives c + W when the character c at ``d`` is a letter or a lead
-        W takes (see _joins_word, _takes_lead); an all upper-case W after marks and Lm/Lo letters X (o200k) gives
-        the piece X (see below).  O(saved states + the part of W cut off)."""
+        W takes (see _joins_word, _takes_lead); an all upper-case W after marks and Lm/Lo
+        letters X (o200k) gives the piece X (see below).  O(saved states + the part of W cut
+        off)."""
         saved = self.saved
         for key, (word, run, _) in list(saved.items()):
             s, e = key
@@ -1130,6 +1131,7 @@ class TextPrependable:
         k = self._FETCH
         head = []  # pieces before the text fetched now (re-split before a jump or a skip)
         jumped = None  # index in head of the jump over a periodic stretch (see _jump)
+        looked = False  # whether a period was looked for early in a fetch, in vain
         base = n  # distance of front[0]: the front, or where the re-split goes on
         while True:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
@@ -1153,6 +1155,7 @@ class TextPrependable:
                     upper = _UPPER_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
             synced = skip = None
+            early = False
             for m in self.pattern.finditer(front):
                 a, b = m.span()
                 d = base - a
@@ -1199,6 +1202,9 @@ class TextPrependable:
                 if bounds.find(d) is not None:
                     synced = d
                     break
+                if len(new) == self._PERIOD_PIECES * 2 and jumped is None and not looked:
+                    early = True  # look for a period now rather than after the whole fetch
+                    break
                 if (just is not None and d == just[0] - 1 and d > just[1]
                         and bounds.find(just[1]) is not None):
                     count = self._saved_word_count(d, just[1])
@@ -1224,13 +1230,17 @@ class TextPrependable:
                     jumped = len(head) - 1
                     k = self._FETCH
                     continue
+                if early:  # none found early: finish this fetch without looking early again
+                    looked = True
+                    continue
             k *= 4
         new = head + new
         # The old boundaries between the sync point and the old front go; many (a merge of a
-        # long stretch) are hidden instead, for a truncation that splits the piece again
-        # (not after a jump: the jumped pieces are not pushed, so that nothing would cover them).
+        # long stretch), or a few with a jump among them (which stand for a long stretch), are
+        # hidden instead, for a truncation that splits the piece again (not after a jump of
+        # this re-split: its pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        if jumped is None and bounds.above(p) > self._LONG:
+        if jumped is None and (bounds.above(p) > self._LONG or any(d > synced for d in self.gaps)):
             bounds.hide_above(p)
         bounds.pop_above(synced)
         if jumped is not None:
