@@ -79,7 +79,7 @@ _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 _UPPER_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
 _WORD_REST = regex.compile(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
 _LETTER = regex.compile(r"\p{L}")
-_BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lm}\p{Lo}\p{M}]+")
+_BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
 # characters after a piece that do not yet make it final (see TextPrependable._jump)
 _UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
 
@@ -881,8 +881,8 @@ class TextPrependable:
         state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
         proves it one piece (as for a truncation to ``d``); a word state without a lead of W
         starting at ``d - 1`` gives c + W when the character c at ``d`` is a letter or a lead
-        W takes (see _joins_word, _takes_lead); an all upper-case W after marks and Lm/Lo
-        letters X (o200k) gives the piece X (see below).  O(saved states + the part of W cut
+        W takes (see _joins_word, _takes_lead); an all upper-case W after letters and marks
+        X that end with an Lm/Lo letter or a mark (o200k) gives the piece X (see below).  O(saved states + the part of W cut
         off)."""
         saved = self.saved
         for key, (word, run, _) in list(saved.items()):
@@ -900,26 +900,47 @@ class TextPrependable:
                     del saved[key]
                     saved[(d, e)] = (cut, None, None)
                     return cut.bp.token_count, e
-            elif s == d - 1 and not word.lead and (joined := self._joins_word(
-                    front[a], d, word.last_upper, word.last_ll, word.all_upper)) is not None:
-                # a letter (or o200k mark) that W takes at its front (see _prepend_to_word)
-                word.bp.prepend(front[a].encode("utf-8"))
+            elif s < d and not word.lead and a + d - s + 2 <= len(front) and (
+                    joined := self._joins_front(word, front, a, d - s, d)) is not None:
+                # letters and marks that W takes at its front, one at a time, and maybe a lead
+                # before them (see _prepend_to_word, _takes_lead)
+                word.bp.prepend(front[a : a + d - s].encode("utf-8"))
                 del saved[key]
-                saved[(d, e)] = (word._replace(last_upper=joined[0], last_ll=joined[1]), None, None)
+                saved[(d, e)] = (joined, None, None)
                 return word.bp.token_count, e
-            elif s == d - 1 and not word.lead and a + 2 < len(front) and self._takes_lead(
-                    front[a], front[a + 1 : a + 3], word.all_upper):
-                count = self._saved_word_count(d, e)
-                if count is not None:
-                    return count, e
             elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
                     and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
-                # o200k: X = an optional lead and [Lm Lo M]+ in front of an all upper-case word
-                # W (followed by no letter or mark, as W's match ended there): the first
-                # alternative's [Lu Lt Lm Lo M]* runs over X and W, its [Ll Lm Lo M]+ finds
-                # nothing after W and gives back to X's last character, so X is the piece
+                # o200k: X = an optional lead and [Lu Lt Lm Lo M]* ending with an Lm/Lo letter or
+                # a mark, in front of an all upper-case word W (followed by no letter or mark, as
+                # W's match ended there): the first alternative's [Lu Lt Lm Lo M]* runs over X
+                # and W, its [Ll Lm Lo M]+ finds nothing in or after W and gives back to X's
+                # last character, so X is the piece
                 return len(self.enc._pieces[front[a : a + d - s]]), s
         return None
+
+    def _joins_front(self, word: _WordState, front: str, a: int, k: int, d: int):
+        """The state of c + W when the ``k`` characters c = ``front[a : a + k]`` (``front[a]``
+        at distance ``d``) are put in front of the word W of ``word`` (which has no lead), W
+        starting at ``front[a + k]``, and c + W is one piece: each character of c, from the
+        last, is a letter or mark W takes (_joins_word), except that the first may be a lead
+        (_takes_lead).  Else None."""
+        last_upper, last_ll = word.last_upper, word.last_ll
+        i = a + k - 1
+        while i >= a:
+            joined = self._joins_word(front[i], d - (i - a), last_upper, last_ll, word.all_upper)
+            if joined is None:
+                break
+            last_upper, last_ll = joined
+            i -= 1
+        lead = 0
+        if i == a and self._takes_lead(front[a], front[a + 1 : a + 3], word.all_upper):
+            # (an o200k mark is a word character too: the piece is then a word that starts
+            # with a mark, which takes a lead of its own, as _check_word would find)
+            lead = 0 if self.wc[0].o200k and MARK.match(front[a]) else 1
+            i -= 1
+        if i >= a:
+            return None
+        return word._replace(last_upper=last_upper, last_ll=last_ll, lead=lead)
 
     def _takes_lead(self, c: str, first: str, all_upper: bool) -> bool:
         r"""Whether ``c`` in front of a long word piece starting with ``first`` (its first two
@@ -1052,7 +1073,13 @@ class TextPrependable:
             if state is not None:
                 self.saved[(n, top)] = state
             self._resync()
-        self._restore_state()
+        if not self._restore_state():
+            # the new first piece may be long and have no state (it had none while behind
+            # others, or a merge took its state): look for one, as a prepend does, so that the
+            # edits after this one do not scan it again
+            self._check_word()
+            self._check_run()
+            self._check_digits()
 
     def _piece_bp(self, start: int, end: int, text: str) -> BytesPrependable:
         """A raw prependable over the piece ``text`` at distances (``start``, ``end``): the
@@ -1068,16 +1095,18 @@ class TextPrependable:
     def _adopt_saved(self, d: int, e: int, front: str, a: int, n: int):
         """Count of the long piece at distances (``d``, ``e``) from a saved state of a piece
         with the same end that it extends at the front (text put in front of a long piece
-        joined it): the state's raw prependable takes the new bytes and becomes the piece's
-        ghost, the state goes.  None without one.  ``front`` starts at distance ``n``.
-        O(new bytes + saved states)."""
+        joined it): a copy of the state's raw prependable takes the new bytes and becomes the
+        piece's ghost; the state stays (its piece comes back when a truncation drops the new
+        text).  None without one.  ``front`` starts at distance ``n``.  O(new bytes + saved
+        states), and a copy of the piece's bytes (C speed), once: later re-splits take the
+        ghost."""
         for key, (word, run, _) in self.saved.items():
             if key[1] != e or not key[0] <= d or n - key[0] > len(front):
                 continue
             bp = word.bp if word is not None else run[5] if run is not None and run[6] == key[0] else None
             if bp is None:
                 continue
-            del self.saved[key]
+            bp = bp.copy()
             if d > key[0]:
                 bp.prepend(front[a : n - key[0]].encode("utf-8"))
             self._keep(self.ghosts, e, (d, bp))
@@ -1183,10 +1212,10 @@ class TextPrependable:
                 if b - a > self._LONG:
                     if self.saved:
                         count = self._saved_word_count(d, base - b)
-                        if count is None:
-                            count = self._adopt_saved(d, base - b, front, a, base)
                     if count is None:
                         count = self._ghost_count(d, base - b, front, a, base)
+                    if count is None and self.saved:
+                        count = self._adopt_saved(d, base - b, front, a, base)
                     if (self._note_punct(front, a, b, base) or b - a > _CACHEABLE_PIECE_LEN) and count is None:
                         # a long punctuation piece, or one too long for the piece cache: its
                         # bytes are kept (as a ghost, cut with it by truncations) for the next
@@ -1393,4 +1422,7 @@ class TextPrependable:
             return None, None
         if self.bounds.find(e) is None:
             return None, None
-        return self._ghost_count(n - a, e, front, a, n), e
+        count = self._ghost_count(n - a, e, front, a, n)
+        if count is None and self.saved:
+            count = self._adopt_saved(n - a, e, front, a, n)
+        return count, e
