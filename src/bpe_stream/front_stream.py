@@ -867,9 +867,7 @@ class TextPrependable:
         c = self._window(da, da - 1)
         word.bp.prepend(c.encode("utf-8"))
         del saved[(da - 1, db)]
-        # (an o200k mark is a word character too: the piece is then a word that starts with a
-        # mark, which takes a lead of its own, as _check_word would find)
-        saved[(da, db)] = (word._replace(lead=0 if self.wc[0].o200k and MARK.match(c) else 1), None, None)
+        saved[(da, db)] = (word._replace(lead=self._lead_flag(c)), None, None)
         return word.bp.token_count
 
     def _saved_piece_at(self, d: int, front: str, a: int):
@@ -934,13 +932,17 @@ class TextPrependable:
             i -= 1
         lead = 0
         if i == a and self._takes_lead(front[a], front[a + 1 : a + 3], word.all_upper):
-            # (an o200k mark is a word character too: the piece is then a word that starts
-            # with a mark, which takes a lead of its own, as _check_word would find)
-            lead = 0 if self.wc[0].o200k and MARK.match(front[a]) else 1
+            lead = self._lead_flag(front[a])
             i -= 1
         if i >= a:
             return None
         return word._replace(last_upper=last_upper, last_ll=last_ll, lead=lead)
+
+    def _lead_flag(self, c: str) -> int:
+        """The ``lead`` field of a word state after the lead ``c`` joined the word: 1, but 0
+        for an o200k mark, a word character too (the piece is then a word that starts with a
+        mark, which takes a lead of its own, as _check_word would find)."""
+        return 0 if self.wc[0].o200k and MARK.match(c) else 1
 
     def _takes_lead(self, c: str, first: str, all_upper: bool) -> bool:
         r"""Whether ``c`` in front of a long word piece starting with ``first`` (its first two
