@@ -78,6 +78,9 @@ MARK = regex.compile(r"\p{M}")
 O200K_FIRST = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
 O200K_SECOND = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
 O200K_FIRST_RUN = regex.compile(O200K_FIRST + "*")
+# the trailing stretch of upper-word characters, which a word match may read to its end and
+# then give back (piece_stream's stability rule)
+O200K_FIRST_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
 LAST_LM_LO_MARK = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 
 

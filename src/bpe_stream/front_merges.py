@@ -1,0 +1,157 @@
+r"""Merged stretches at the front of a :class:`~bpe_stream.front_stream.TextPrependable`.
+
+A prepend may change the split of a long stretch: o200k ``"!"`` in front of
+``"!\u0301\u0301" * n`` makes one punctuation piece of what were n mark-led words.  The new
+piece's raw count depends on all of its bytes, so the first such edit encodes it:
+O(stretch), against the O(stretch) of building the stretch.  After that the edit and its
+undo are O(1), with three records, each fixed by distances from the end of the text:
+
+- the boundaries the merge covers are hidden in ``bounds``, not removed, and a truncation
+  that splits the piece reveals them (:mod:`bpe_stream.boundary_stack`);
+- ``ghosts``, end -> (start, bp): ``bp`` is a raw prependable over exactly the text at
+  distances (start, end), left by a long piece there; a re-split that meets a piece with
+  that end takes it, adding or dropping bytes at its front (``_ghost_count``), and a
+  truncation cuts it (``_set_ghost``);
+- ``puncts``, e -> (top, z): the characters from distance top down to z are
+  ``[^\s\p{L}\p{N}]``, and those from z down to e are ``[\r\n/]`` (cl100k ``[\r\n]``), the
+  last of their runs.
+
+Why ``puncts`` gives the piece's end.  A punctuation match (`` ?[^\s\p{L}\p{N}]+`` then
+cl100k ``[\r\n]*``, o200k ``[\r\n/]*``) takes the whole ``[^\s\p{L}\p{N}]`` run it starts in
+and then the whole newline run after it, so where it ends is a fact about the text after
+its first character.  A match that reaches the end of the fetched front inside a recorded
+run, with no newline and a character after its first that no word match can hold (o200k:
+a non-mark; cl100k: any of the run's class), is a punctuation match and ends at the
+record's e (``_merged_count``).  The last _KEPT records of each kind are kept, so that
+merging one stretch, then another in front of it, then the first again (after truncating
+the second away) does not re-encode the first.
+
+Invariant: each record is true of the text (``_forget_above`` cuts or drops it when a
+truncation goes below its top or start).
+
+Cost: O(bytes added or dropped at a ghost's front + records) per use; a saved state's
+bytes are copied once when a longer piece adopts them (``_adopt_saved``, C speed).
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .prependable import BytesPrependable
+
+__all__ = ["MergedStretches"]
+
+PUNCT_RUN = regex.compile(r"[^\s\p{L}\p{N}]+")
+_TAILS = {True: regex.compile(r"[\r\n/]*"), False: regex.compile(r"[\r\n]*")}
+_WITNESS = {True: regex.compile(r"[^\s\p{L}\p{N}\p{M}]"), False: regex.compile(r"[^\s\p{L}\p{N}]")}
+
+
+class MergedStretches:
+    """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``ghosts`` and ``puncts``."""
+
+    __slots__ = ()
+
+    def _piece_bp(self, start: int, end: int, text: str) -> BytesPrependable:
+        """A raw prependable over the piece ``text`` at distances (``start``, ``end``): the
+        ghost of that piece when there is one (the re-split counted it with it), else a new one."""
+        bp = self._take_ghost(start, end)
+        if bp is not None:
+            return bp
+        bp = BytesPrependable(self.enc.bpe)
+        bp.prepend(text.encode("utf-8"))
+        return bp
+
+    def _take_ghost(self, start: int, end: int):
+        """The ghost over exactly the text at distances (``start``, ``end``), taken out of
+        ``ghosts`` (a piece's state that owns it keeps it true), or None."""
+        ghost = self.ghosts.get(end)
+        if ghost is None or ghost[0] != start:
+            return None
+        del self.ghosts[end]
+        return ghost[1]
+
+    def _adopt_saved(self, d: int, e: int, front: str, a: int, n: int):
+        """Count of the long piece at distances (``d``, ``e``) from a saved state of a piece
+        with the same end that it extends at the front (text put in front of a long piece
+        joined it): a copy of the state's raw prependable takes the new bytes and becomes the
+        piece's ghost; the state stays (its piece comes back when a truncation drops the new
+        text).  None without one.  ``front`` starts at distance ``n``.  O(new bytes + saved
+        states), and a copy of the piece's bytes (C speed), once: later re-splits take the
+        ghost."""
+        for key, (word, run, _) in self.saved.items():
+            if key[1] != e or not key[0] <= d or n - key[0] > len(front):
+                continue
+            bp = word.bp if word is not None else run.bp if run is not None and run.start == key[0] else None
+            if bp is None:
+                continue
+            bp = bp.copy()
+            if d > key[0]:
+                bp.prepend(front[a : n - key[0]].encode("utf-8"))
+            self._keep(self.ghosts, e, (d, bp))
+            return bp.token_count
+        return None
+
+    def _ghost_count(self, d: int, e: int, front: str, a: int, n: int):
+        """Count of the piece at distances (``d``, ``e``), starting at ``front[a]`` (``front``
+        starts at distance ``n``), from the ghost with that end: it takes the bytes in front
+        of it, or gives up those before ``d`` (O(difference)); None without one or when the
+        difference is not in ``front``."""
+        ghost = self.ghosts.get(e)
+        if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
+            return None
+        start, bp = ghost
+        if d > start:
+            bp.prepend(front[a : n - start].encode("utf-8"))
+        elif d < start:
+            bp.truncate(len(bp) - len(front[n - start : a].encode("utf-8")))
+        self.ghosts[e] = (d, bp)
+        return bp.token_count
+
+    def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
+        """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""
+        gone = self._front(self.n - n)[self.n - start :]
+        bp.truncate(len(bp) - len(gone.encode("utf-8")))
+        self._keep(self.ghosts, end, (n, bp))
+
+    _KEPT = 8  # ghosts and punctuation records kept (the oldest goes first)
+
+    def _keep(self, records: dict, key, value) -> None:
+        if key not in records and len(records) >= self._KEPT:
+            del records[next(iter(records))]
+        records[key] = value
+
+    def _note_punct(self, front: str, a: int, b: int, n: int) -> bool:
+        """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (``front``
+        starts at distance ``n``, see the module doc); False when the match does not end with such a
+        run and its newline run."""
+        if self.run_re is None:
+            return False
+        s0 = a + (front[a] == " ")
+        # (unbounded: an o200k word of marks is such a run too, but one that may go on after
+        # the match, as in "\u0301" * 65 + ".e", where "." ends the word)
+        q = PUNCT_RUN.match(front, s0)
+        if q is None or q.end() > b or q.end() - s0 <= self._LONG:
+            return False
+        if _TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
+            return False
+        self._keep(self.puncts, n - b, (n - s0, n - q.end()))
+        return True
+
+    def _merged_count(self, front: str, a: int, b: int, n: int):
+        """(count, end distance) of the piece whose match ``front[a:b]`` runs past the fetched
+        text ``front`` (which starts at distance ``n``), when ``puncts`` and ``ghosts`` give
+        them (see the module doc); else (None, None)."""
+        x = n - b + 1  # distance of the start of the last fetched character
+        e = next((e for e, (top, z) in self.puncts.items() if z < x <= top), None)
+        if e is None:
+            return None, None
+        o200k = self.wc[0].o200k
+        text = front[a:b]
+        if "\r" in text or "\n" in text or _WITNESS[o200k].search(front, a + 1, b) is None:
+            return None, None
+        if self.bounds.find(e) is None:
+            return None, None
+        count = self._ghost_count(n - a, e, front, a, n)
+        if count is None and self.saved:
+            count = self._adopt_saved(n - a, e, front, a, n)
+        return count, e

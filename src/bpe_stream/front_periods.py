@@ -1,0 +1,111 @@
+"""Jumps over periodic stretches in the re-split of a :class:`~bpe_stream.front_stream.TextPrependable`.
+
+o200k: ``" A"`` in front of ``"'s" * n`` shifts every ``'s's`` piece by two characters (a
+digit run behaves the same under both patterns, but has its own state, ``front_digits``):
+the re-split meets no old boundary until the stretch ends, and re-splitting it piece by
+piece is O(stretch) in Python on every such edit.  The re-split jumps over it instead.
+
+Why the jump is exact.  Let the new pieces from a (not the first piece, which the states
+look at) to a + p repeat with the text: text[i] == text[i + p] for a <= i < B - p.  The
+stability rule of the re-split (a match ending at e with a non-space, and for o200k
+non-upper-word, character at or after e and 4 more characters after e is final whatever
+follows) says that the piece [s, e) depends only on text[s:t], t = max(e + 4, first
+settled character at or after e, plus one).  With T the largest such t over one period,
+the pieces shifted by m * p are the same pieces for every m with T + m * p <= B, so the
+k = (B - T) // p + 1 periods from a hold k times the period's tokens, and the re-split
+goes on at a + k * p.  The boundaries inside the jump are not pushed: the first piece,
+and the piece starting at a, are real pieces, and nothing reads the boundaries between
+but a re-split, which syncs only on real piece starts.  ``gaps`` records the jump so that a
+truncation to its start re-splits there.
+
+Invariant of ``periods``: for p -> (top, bottom), the character at each distance d with
+bottom + p < d <= top equals the one at d - p.  It stays true while no truncation goes
+below top (``_forget_above`` cuts it).
+
+Cost: O(one period + the characters compared), the comparison by doubling blocks and
+bisection at C speed and done once per stretch (later jumps read the record), instead of
+O(pieces) in Python.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .split_fastpath import O200K_FIRST
+
+__all__ = ["PeriodicJumps"]
+
+# characters after a piece that do not yet make it final (the stability rule, see the module doc)
+_UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
+
+
+class PeriodicJumps:
+    """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``periods``."""
+
+    __slots__ = ()
+
+    _PERIOD_PIECES = 8  # new pieces seen before looking for a period
+    _MAX_PERIOD = 256
+
+    def _jump(self, front: str, new: list, n: int):
+        """(index of the first jumped piece in ``new``, its start distance, the jumped pieces'
+        token count, the distance where the re-split goes on) for a periodic stretch at the
+        ``new`` pieces of the fetched ``front``, which starts at distance ``n`` (see the module doc),
+        or None."""
+        starts = [n - d for d, _ in new]
+        i0 = len(new) // 2  # into the stretch, past whatever the edit changed in front of it
+        a = starts[i0]
+        T = a
+        unsettled = _UNSETTLED[self.wc is not None and self.wc[0].o200k]
+        for j in range(i0 + 1, len(starts)):
+            e = starts[j]  # the piece before ends here
+            # text[:t] ends with a character after which the piece is final: 4 on, and
+            # neither whitespace nor (o200k) an upper-word character
+            t = unsettled.match(front, e + 3).end() + 1
+            T = max(T, t)
+            p = e - a
+            if p > self._MAX_PERIOD or T + p > len(front):
+                return None
+            if front[a:T] != front[a + p : T + p]:
+                continue
+            B = n - self._periodic_bottom(p, n - a)
+            periods = (B - T) // p + 1
+            if periods < 2:
+                return None
+            count = sum(c for _, c in new[i0:j]) * periods
+            return i0, n - a, count, n - a - periods * p
+        return None
+
+    def _periodic_bottom(self, p: int, top: int) -> int:
+        """The least ``bottom`` such that the character at each distance d with
+        bottom + p < d <= top equals the one at d - p: from the record of ``p`` when it
+        reaches ``top``, else by comparing blocks down from ``top`` (down to the record's top
+        when there is one), which then becomes the record.  O(1) with a record, else
+        O(characters compared + chunks visited)."""
+        rec = self.periods.get(p)
+        if rec is not None and rec[0] >= top:
+            return rec[1]
+        stop = p if rec is None else max(p, rec[0])  # compare the distances (stop, top]
+        hi = top
+        step = 256
+        bottom = None
+        while hi > stop:
+            lo = max(stop, hi - step)
+            w = self._window(hi, lo - p)  # distances (lo - p, hi]
+            m = len(w) - p  # w[i] (distance hi - i) against w[i + p], for i < m
+            if w[:m] != w[p:]:
+                i0, i1 = 0, m  # the first mismatch is in [i0, i1)
+                while i1 - i0 > 1:
+                    mid = (i0 + i1) // 2
+                    if w[i0:mid] == w[i0 + p : mid + p]:
+                        i0 = mid
+                    else:
+                        i1 = mid
+                bottom = hi - i0 - p
+                break
+            hi = lo
+            step *= 2
+        if bottom is None:
+            bottom = 0 if rec is None else rec[1]
+        self._keep(self.periods, p, (top, bottom))
+        return bottom

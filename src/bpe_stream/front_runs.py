@@ -1,0 +1,333 @@
+r"""Long one-class runs and stretches at the front of a :class:`~bpe_stream.front_stream.TextPrependable`.
+
+A long piece P holding a long run of one compressible class (whitespace, newlines,
+punctuation; the classes and the argument are those of :mod:`bpe_stream.long_pieces`):
+deleting the middle of a maximal one-class run, keeping _KEEP characters at each end,
+moves every match boundary after it by the deleted length and puts none inside it.  The
+same holds for a *stretch* once an *anchor* in it is known: a punctuation stretch after
+two non-mark characters (cl100k: any two), an o200k ``[\r\n/]`` stretch after a ``/``;
+any later anchor in the same stretch works too, which is what truncation needs.
+
+So an edit ``c + text[drop:]`` is decided by splitting the bounded proxy
+``c + text[drop : anchor + _KEEP] + text[run_end - _KEEP : P_end + _CTX]`` (the second part
+is fixed by distance from the end and stored once): new pieces up to a match starting on
+a known boundary, where both splits agree; a match across the cut must be P, grown or
+shrunk at its front (counted with a raw prependable over P's bytes); a boundary on the
+cut, or a proxy too short to decide (a new piece ending within 4 characters, or in
+trailing whitespace or o200k upper-word characters, of a proxy that stops before the end
+of the text: the stability rule of piece_stream), falls back to the full re-split.  P
+need not be the first piece: pieces in front of it are re-split in the proxy's head.
+
+A whitespace piece that is the whole text (cl100k's ``\s++$``) or ends at the last
+newline of its stretch absorbs any prepended whitespace: for any whitespace s, the first
+piece of s + text is s + P (see ``_check_run``).
+
+Invariant of the state ``run`` (a :class:`RunState`): P is the piece of the text at
+distances (``start``, ``end``), ``bp`` is a raw prependable over exactly P's bytes, the run
+(``group`` > 0, a group of the run regex) or stretch (``group`` < 0, a key of
+``_STRETCHES``) starts at distance ``hi`` (an anchor), and ``tailpart`` is the text from
+distance ``d0`` down, the last _KEEP characters of the run and up to _CTX more.  For the
+whitespace state ``hi`` is None and P is the first piece.  ``_edit_run`` checks that
+``bounds`` still holds P (a boundary at ``start`` followed by one at ``end``) before using
+the state.
+
+Cost: O(_KEEP + _CTX + len(c)) per edit (``_edit_run``), O(P) once to build the state
+(``_check_run``; O(_KEEP) for a merged stretch that ``puncts`` and a ghost already know,
+``_check_merged_stretch``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import regex
+
+from .front_merges import PUNCT_RUN
+from .split_fastpath import O200K_FIRST_TAIL
+
+__all__ = ["RunPieces", "RunState"]
+
+
+class RunState(NamedTuple):
+    """State of a long piece P holding a run or stretch (see the module doc); distances
+    from the end of the text."""
+
+    end: int  # where P ends
+    hi: int | None  # where the run starts, or the stretch's anchor (None: the whitespace state)
+    d0: int | None  # where tailpart starts
+    tailpart: str | None  # the run's last _KEEP characters and up to _CTX more
+    group: int | None  # the run regex's group of the run (> 0) or the stretch kind (< 0)
+    bp: object  # raw prependable over P's bytes
+    start: int  # where P starts
+
+
+class RunPieces:
+    """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``run`` state."""
+
+    __slots__ = ()
+
+    _CTX = 64
+
+    def _check_run(self) -> None:
+        self.run = None
+        if self.word is not None or self.run_re is None or not self.bounds.has(2):
+            return
+        n = self.n
+        end = self.bounds.last(2)
+        L1 = n - end
+        if L1 <= self._LONG or self._check_merged_stretch(end, L1):
+            return
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        o200k = self.wc is not None and self.wc[0].o200k
+        if not self._may_hold_run(min(n, L1 + self._CTX), L1, o200k):
+            return
+        front = self._front(min(n, L1 + self._CTX))
+        P = front[:L1]
+        if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
+            # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
+            # alternative and splits s + P after the last newline of s), or ends at the last newline of its
+            # stretch (the stretch goes on without newline to a non-space character or to the
+            # end): for any
+            # whitespace s, the first piece of s + text is s + P (letter, digit and punctuation
+            # alternatives need a non-space character at position 0 or 1; \s++$ holds iff it held
+            # before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same last newline), and
+            # the pieces after P do not change.
+            rest = front[L1:]
+            k = len(rest) - len(rest.lstrip())
+            if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
+                bp = self._piece_bp(n, end, P)
+                if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
+                    self.run = RunState(end, None, None, None, None, bp, n)
+            return
+        for p0 in (0, 1, 2):
+            m = self.run_re.match(front, p0)
+            if m is None:
+                return
+            if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
+                rs, re_, group = p0, min(m.end(), L1), m.lastindex
+                break
+        else:
+            found = self._find_stretch(front, L1, o200k)
+            if found is None:
+                return
+            rs, re_, group = found
+        bp = self._piece_bp(n, end, front[:L1])
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+            return
+        tailpart = front[re_ - _KEEP :]
+        if group < 0:  # for _check_merged_stretch
+            if len(self.tails) >= 64:
+                self.tails.clear()
+            self.tails[(n - re_, end)] = (n - re_ + _KEEP, tailpart)
+        self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n)
+
+    # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
+    # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
+    # two), an o200k [\r\n/] stretch after a "/".  Any later anchor in the same stretch works
+    # too, which is what truncation needs.  kind -> (anchor regex, stretch character class).
+    _STRETCHES = {
+        -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
+        -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
+    }
+
+    def _may_hold_run(self, k: int, L1: int, o200k: bool) -> bool:
+        """False when the checks of _check_run on the first ``k`` characters would find no
+        state for the first piece (``L1`` characters), decided on a bounded head: a run or
+        stretch that ends inside the head is as long as on the whole front, and one that
+        reaches the head's end, or a head of only whitespace, needs the whole front."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        h = 3 * _KEEP + _MIN_CUT + 8
+        if k <= h:
+            return True
+        head = self._front(h)
+        need = 2 * _KEEP + _MIN_CUT
+        if head[:L1].isspace():
+            return True
+        for p0 in (0, 1, 2):
+            m = self.run_re.match(head, p0)
+            if m is not None and m.lastindex in self.mergeable and (m.end() == h or m.end() - p0 >= need):
+                return True
+        for kind in ((-2, -3) if o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(head, 0, _KEEP + 2)
+            if m is not None and class_re.match(head, 0).end() >= m.start():
+                z = class_re.match(head, m.start()).end()
+                if z == h or z - m.start() >= need:
+                    return True
+        return False
+
+    def _check_merged_stretch(self, end: int, L1: int) -> bool:
+        """Set the run state of the long first piece P (ending at ``end``, ``L1`` characters)
+        in O(_KEEP) when P is a punctuation stretch recorded in ``puncts`` whose tail part is
+        known (``tails``) and whose bytes a ghost holds: P was merged by a prepend before
+        (see _merged_count), and _check_run would find the same stretch by scanning it."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
+        if punct is None or ghost is None or ghost[0] != n:
+            return False
+        top, z = punct
+        tail = self.tails.get((z, end))
+        if tail is None:
+            return False
+        head = self._front(min(n, _KEEP + 2))
+        for kind in ((-2,) if self.wc[0].o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(head)
+            if m is None:
+                continue
+            q = m.start()
+            # the anchor lies in the stretch at the front, which runs on into the recorded run
+            # (from distance top) and so to its end at distance z
+            if class_re.match(head).end() < max(q, n - top) or n - q <= z:
+                continue
+            if n - z - q < 2 * _KEEP + _MIN_CUT:
+                continue
+            bp = self._take_ghost(n, end)
+            if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+                return False
+            self.run = RunState(end, n - q, tail[0], tail[1], kind, bp, n)
+            return True
+        return False
+
+    def _find_stretch(self, front: str, L1: int, o200k: bool):
+        """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
+        lies near the front of the first piece ``front[:L1]``, or None."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        for kind in ((-2, -3) if o200k else (-1,)):
+            anchor_re, class_re = self._STRETCHES[kind]
+            m = anchor_re.search(front, 0, _KEEP + 2)
+            if m is None:
+                continue
+            q = m.start()
+            if class_re.match(front, 0).end() < q:  # the anchor must be in the stretch at the front
+                continue
+            z1 = min(class_re.match(front, q).end(), L1)
+            if z1 - q >= 2 * _KEEP + _MIN_CUT:
+                return q, z1, kind
+        return None
+
+    def _edit_run(self, c: str, drop: int) -> bool:
+        """The text becomes ``c + text[drop:]`` (a prepend, or with ``c == ""`` a truncation);
+        decided on the bounded proxy above, O(_KEEP + ctx + len(c)).  The long piece P of the
+        state need not be the first piece: pieces in front of it are re-split in the proxy's
+        head, and P stays, grows or shrinks at its front.  Returns False (nothing changed;
+        the state is kept, or dropped when it can no longer apply) when the proxy cannot decide."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        end, hi, d0, tailpart, group, bp, ps = self.run
+        n_old = self.n
+        bounds = self.bounds
+        k = bounds.find(ps)
+        if k is None or bounds.prev_dist(k) != end or drop >= n_old - end:
+            return False
+        n_new = n_old - drop + len(c)
+        if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
+            if ps != n_old or not (c.isspace() or c == ""):
+                return False
+            self._drop_front(drop, bp)
+            if c:
+                bp.prepend(c.encode("utf-8"))
+                self._push_text(c)
+            self.n = n_new
+            self._set_front(n_new, bp.token_count)
+            self.run = RunState(end, hi, d0, tailpart, group, bp, n_new)
+            return True
+        rs_old = n_old - hi  # run start (stretch anchor) in the old text
+        if rs_old - drop > 8:
+            return False
+        anchor = max(rs_old, drop)  # old coordinates; the run may now start at the front
+        if group < 0 and drop > rs_old:  # the anchor was dropped: take a later one
+            m = self._STRETCHES[group][0].search(self._front(drop + _KEEP + 2), drop)
+            if m is None:
+                self.run = None
+                return False
+            anchor = m.start()
+        cut_from = anchor + _KEEP
+        if n_old - d0 - cut_from < _MIN_CUT:
+            self.run = None  # the run got too short to cut
+            return False
+        old_head = self._front(cut_from)
+        head = c + old_head[drop:]
+        proxy = head + tailpart
+        h = len(head)
+        d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
+        pieces = self.enc._pieces
+        new = []
+        a_long = -1
+        synced = None
+        for m in self.pattern.finditer(proxy):
+            a, b = m.span()
+            if a == h or b == h:
+                return False  # a boundary on the cut: never expected
+            da = n_new - a if a < h else d0 - (a - h)
+            if da < n_new and bounds.find(da) is not None:
+                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace() or (
+                        self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
+                    return False  # the piece before may not be final (see _resync)
+                synced = da
+                break
+            if b == len(proxy) and d_end > 0:
+                return False
+            if a < h < b:
+                if d0 - (b - h) != end:
+                    return False
+                run = PUNCT_RUN.match(proxy, a + (proxy[a] == " ")) if group == -2 else None
+                if group == -2 and (run is None or run.end() <= len(c) + anchor - drop):
+                    # The argument for cutting an o200k punctuation stretch needs the match's
+                    # [^\s\p{L}\p{N}]+ repetition to run over the anchor; a match that enters
+                    # the stretch in its [\r\n/]* tail ("/" + "\n" + "//!//") stops at the
+                    # first character that is not a slash, which the cut may have removed.
+                    return False
+                a_long = a
+                new.append((da, None))
+            else:
+                new.append((da, len(pieces[m.group()])))
+        else:
+            if d_end > 0:
+                return False
+            synced = 0
+        if a_long < 0 and synced < ps:
+            return False  # P changed without a match across the cut: never expected
+        if a_long >= 0:
+            # P becomes new_text[a_long:P's end]: adjust bp at its front (bounded: all within head)
+            ps_pos = n_old - ps
+            if a_long < len(c):
+                prefix, cut_old = c[a_long:], drop
+            else:
+                prefix, cut_old = "", a_long - len(c) + drop
+            if cut_old > ps_pos:
+                bp.truncate(len(bp) - len(old_head[ps_pos:cut_old].encode("utf-8")))
+            elif cut_old < ps_pos:
+                bp.prepend(old_head[cut_old:ps_pos].encode("utf-8"))
+            if prefix:
+                bp.prepend(prefix.encode("utf-8"))
+            ps = n_new - a_long
+        self._drop_front(drop)
+        if c:
+            self._push_text(c)
+        self.n = n_new
+        if drop:
+            self.pending = ""
+        bounds.pop_above(synced)
+        base = bounds.last_suf()
+        for d, cnt in reversed(new):
+            base += bp.token_count if cnt is None else cnt
+            bounds.push(d, base)
+        hi = n_old - anchor  # distances do not move
+        if a_long == 0:
+            if group > 0:
+                g = self.run_re.match(c)
+                if anchor == drop and g is not None and g.lastindex == group and g.end() == len(c):
+                    hi = n_new  # c extends the run at the front
+            elif c:
+                anchor_re, class_re = self._STRETCHES[group]
+                h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
+                if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
+                    hi = n_new  # an anchor at the new front, in the same stretch
+        self.run = RunState(end, hi, d0, tailpart, group, bp, ps)
+        return True

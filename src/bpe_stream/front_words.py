@@ -1,0 +1,316 @@
+r"""Long word pieces at the front of a :class:`~bpe_stream.front_stream.TextPrependable`.
+
+A long first piece W that is a word starting with a letter that continues words
+(cl100k: any letter; o200k: any piece of letters and marks) and has no apostrophe.
+
+Why a letter joins W.  cl100k: a letter c prepended gives the single piece c + W
+(``\p{L}++`` runs through W to the same end).  o200k: W is one word match, a leading run
+X of ``[Lu Lt Lm Lo M]`` (the first repetition), then ``[Ll Lm Lo M]`` to W's end (the
+second; or none, the first giving back its last character).  c + W is one piece again
+when c is upper-case, ``Lm``/``Lo`` or a mark (part of X), and when c is lower-case only if
+X holds no upper-case letter (else the second repetition started at c stops at it).  The
+pieces after W do not change (the patterns have no look-behind).
+
+Why a cut keeps W one piece.  Truncating inside W leaves W' with W's end: always one piece
+for cl100k (letters); for o200k when W' holds a lower-case letter (the first part runs to
+W''s first Ll, the second from there to W's end, as W's did), or when W holds none (its
+first part, and W''s, runs to the end of its ``[Lu Lt Lm Lo M]`` stretch, followed by no
+Ll, and gives back to the same last Lm/Lo/mark, which W ends with), or when the character
+after W is no upper-case letter (W' is then all ``[Lm Lo M]``: its first part stops at W's
+end, where W's stopped, and gives back its last character to the second).  Otherwise W'
+is all ``[Lm Lo M]`` and may run on into an upper-case letter after W: the state goes.
+
+Why a lead joins W.  A *lead* is one character c of ``[^\r\n\p{L}\p{N}]`` (cl100k: an
+apostrophe only when W does not start like a contraction, ``'s 'll ...``, which is a piece
+of its own and is tried first; o200k: a mark too, see below).  Prepended to W when W
+starts with a letter it gives the single piece c + W: the word alternative takes c as
+its optional lead and then tries exactly what it tried on W (whose own lead was empty),
+so it ends where W's match did.  Nothing in front of the lead joins the piece (a second
+lead is not a letter), and truncating drops the lead first.  An o200k W that starts with
+a mark m takes a lead too: W's match is the first alternative's with m as its optional
+lead, then a leading ``[Lu Lt Lm Lo M]`` run R' and ``[Ll Lm Lo M]+`` to W's end; for
+c + W the first repetition takes m + R' (m is in its set) and the second tries the same
+characters from the same place.  A mark joined as a lead makes a mark-led word again
+(``_lead_flag``).  An o200k W that is all upper-case letters is the second alternative's
+match (the first needs one ``[Ll Lm Lo M]``): an Lm/Lo letter or a mark in front of it is
+a piece of its own (the first alternative gives back to it), so only upper-case letters
+join it.  Any other W ends with an ``[Ll Lm Lo M]`` character, and so does every W' left
+by a cut.
+
+Invariant of the state ``word`` (a :class:`_WordState`): the first piece of the text is
+the word at distances (n, word.end), ``bounds`` holds both ends, ``word.bp`` is a raw
+prependable over exactly its bytes, and the other fields describe it as their comments
+say.  A state saved in ``saved`` (key: the piece's distances) describes its piece the
+same way, the piece being anywhere in the text: a piece's text is fixed by its distances
+for as long as no truncation goes below its start.
+
+Cost: O(1) per letter or lead prepended (``_prepend_to_word``), O(dropped) per truncation
+inside W (``_truncate_word``), O(W) once to build the state.  A re-split that reaches the
+start of a piece a saved state knows, or a start inside it or a few letters before it,
+takes the piece from the state instead of scanning it (``_saved_piece_at``,
+``_saved_word_count``): O(saved states + characters added or cut).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import regex
+
+from .prependable import BytesPrependable
+from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
+
+__all__ = ["WordPieces"]
+
+_O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
+_LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
+_LAST_LL = regex.compile(r"(?r)\p{Ll}")
+_CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
+_BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
+
+
+class _WordState(NamedTuple):
+    """State of a long first word piece (see TextPrependable._check_word); distances from
+    the end of the text."""
+
+    end: int  # where the piece ends
+    bp: BytesPrependable  # raw prependable over the piece's bytes
+    last_upper: int  # last upper-case letter of W's leading [Lu Lt Lm Lo M] run, or 0
+    last_ll: int  # W's last Ll, or 0
+    lead: int  # 1 if the piece is a lead character and W, else 0
+    after_upper: bool  # the character after W is an upper-case letter
+    all_upper: bool  # W is all upper-case letters
+
+
+class WordPieces:
+    """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``word`` state."""
+
+    __slots__ = ()
+
+    def _check_word(self) -> None:
+        self.word = None
+        if self.wc is None or not self.bounds.has(2):
+            return
+        end = self.bounds.last(2)
+        length = self.n - end
+        if length <= self._LONG:
+            return
+        fast, letters, first_class = self.wc
+        # a piece that is a lead and a word (see the module doc), decided on the first two characters;
+        # reject on them before fetching the piece (it may be a long punctuation piece, see
+        # _merged_count): the word's body must start with a letter
+        head = self._front(2)
+        lead = 1 if fast.char_class(head[0]) in self._leads(fast) and fast.char_class(head[1]) in letters else 0
+        if _O200K_LETTERS.match(head, lead) is None if fast.o200k else fast.char_class(head[lead]) != first_class:
+            return
+        front = self._front(length + 1)
+        w = front[:length]
+        if "'" in w:
+            return
+        body = w[lead:]
+        last_upper = last_ll = 0
+        after_upper = all_upper = False
+        if fast.o200k:
+            # any piece of letters and marks (see _prepend_to_word)
+            if _O200K_LETTERS.fullmatch(body) is None:
+                return
+            m = _LAST_UPPER.search(O200K_FIRST_RUN.match(body).group())
+            last_upper = self.n - lead - m.start() if m else 0
+            m = _LAST_LL.search(body)
+            last_ll = self.n - lead - m.start() if m else 0
+            after_upper = len(front) > length and fast.char_class(front[length]) == UP
+            all_upper = fast.char_class(w[-1]) == UP
+        elif fast.char_class(body[0]) != first_class:
+            return
+        bp = self._piece_bp(self.n, end, w)
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+            return
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+
+    @staticmethod
+    def _leads(fast) -> tuple:
+        """Classes of the characters that may lead a word piece (see the module doc)."""
+        return (SP, WS, P, SL, AP) if fast.o200k else (SP, WS, P, AP)
+
+    def _prepend_to_word(self, s: str) -> str:
+        """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
+        fast, letters, _ = self.wc
+        end, bp, last_upper, last_ll, lead, after_upper, all_upper = self.word
+        if self.bounds.last(2) != end or self.bounds.last() != self.n or lead:
+            return s
+        k = len(s)
+        while k > 0:
+            # (distance of s[k - 1] from the end once prepended)
+            joined = self._joins_word(s[k - 1], self.n + len(s) - k + 1, last_upper, last_ll, all_upper)
+            if joined is None:
+                break
+            last_upper, last_ll = joined
+            k -= 1
+        if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
+            # a lead, when the piece starts with a letter or (o200k) a mark (see the module doc); for
+            # cl100k an apostrophe only when the piece does not start like a contraction
+            # ('s 'll ...: a piece of its own)
+            first = (s[k:] + self._front(2))[:2]
+            if (fast.char_class(first[0]) in letters and (
+                fast.o200k or s[k - 1] != "'" or not _CL100K_CONTRACTION.match(first)
+            )) or (fast.o200k and MARK.match(first[0])):
+                k -= 1
+                lead = 1
+        if k == len(s):
+            return s
+        added = s[k:]
+        bp.prepend(added.encode("utf-8"))
+        self._push_text(added)
+        self.n += len(added)
+        self._set_front(self.n, bp.token_count)
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+        return s[:k]
+
+    def _joins_word(self, c: str, d: int, last_upper: int, last_ll: int, all_upper: bool):
+        """(last_upper, last_ll) of the word state of W after the character ``c`` (at distance
+        ``d``) joins W at its front, or None when c + W is not one piece (W takes no lead)."""
+        fast, letters, _ = self.wc
+        cls = fast.char_class(c)
+        if not fast.o200k:
+            return (last_upper, last_ll) if cls in letters else None
+        # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M] (the
+        # first repetition), then [Ll Lm Lo M] (the second; or none, the first giving back its
+        # last character).  c + W is one piece again when c is upper-case, Lm/Lo or a mark
+        # (class None: the lead, or part of X), and when c is lower-case only if X holds no
+        # upper-case letter (else the second repetition started at c stops at it):
+        # last_upper != 0 says it does.
+        if cls == LO:
+            return None if last_upper else (last_upper, last_ll or d)
+        if cls == UP:
+            return last_upper or d, last_ll
+        if all_upper or not (cls == OL or (cls is None and MARK.match(c))):
+            return None
+        return last_upper, last_ll
+
+    def _truncate_word(self, n: int) -> bool:
+        """Keep the last ``n`` characters when the cut falls inside the long first word W
+        and the rest stays one piece with W's end (see the module doc): O(dropped)."""
+        if self.bounds.last(2) != self.word.end or self.bounds.last() != self.n:
+            return False
+        word = self._cut_word(self.word, self.n, n)
+        if word is None:
+            return False
+        self._drop_front(self.n - n)
+        self.n = n
+        self.pending = ""
+        self._set_front(n, word.bp.token_count)
+        self.word = word
+        return True
+
+    def _cut_word(self, word: _WordState, start: int, n: int) -> _WordState | None:
+        """The state of the word piece at distances (``start``, end) cut to (``n``, end), or
+        None when the rest is not known to be one piece with that end (see the module doc).  Its raw
+        prependable loses the text at distances (n, start], which is still there: O(start - n)."""
+        if n - word.end <= self._LONG:
+            return None
+        last_ll = word.last_ll
+        if self.wc[0].o200k and last_ll > n:
+            if word.after_upper:
+                return None
+            last_ll = 0  # W' is all [Lm Lo M] (see the module doc)
+        gone = self._window(start, n)
+        word.bp.truncate(len(word.bp) - len(gone.encode("utf-8")))
+        return word._replace(last_upper=word.last_upper if word.last_upper <= n else 0, last_ll=last_ll, lead=0)
+
+    def _saved_word_count(self, d: int, e: int, front: str, a: int):
+        """Token count of the piece at distances (``d``, ``e``), which a re-split found
+        starting at ``front[a]`` and ending at ``e``, from a saved state (its own, or one that
+        ``_saved_piece_at`` cuts or extends to it), or None.  Saves re-encoding a long word."""
+        state = self.saved.get((d, e))
+        if state is not None and state[0] is not None:
+            return state[0].bp.token_count
+        got = self._saved_piece_at(d, front, a)
+        return got[0] if got is not None and got[1] == e else None
+
+    def _saved_piece_at(self, d: int, front: str, a: int):
+        """(count, end distance) of the piece that starts at distance ``d`` (at ``front[a]``,
+        which a re-split found to be a match start and whose match runs past the fetched
+        text), from a saved state, or None; saves scanning a long piece to its end.  The split
+        from a piece start depends only on the text after it, which does not change while a
+        saved state is kept, so: a state of a piece starting at ``d`` gives that piece; a word
+        state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
+        proves it one piece (as for a truncation to ``d``); a word state without a lead of W
+        starting below ``d`` gives c + W when the characters c from ``d`` to W are letters
+        and marks W takes, the first maybe a lead (``_joins_front``); an all upper-case W
+        after letters and marks X that end with an Lm/Lo letter or a mark (o200k) gives the
+        piece X (see below).  O(saved states + the part of W cut off or added)."""
+        saved = self.saved
+        for key, (word, run, _) in list(saved.items()):
+            s, e = key
+            if s == d:
+                if word is not None:
+                    return word.bp.token_count, e
+                if run is not None and run.start == s and run.end == e:
+                    return run.bp.token_count, e
+            elif word is None:
+                continue
+            elif e < d < s:
+                cut = self._cut_word(word, s, d)
+                if cut is not None:
+                    del saved[key]
+                    saved[(d, e)] = (cut, None, None)
+                    return cut.bp.token_count, e
+            elif s < d and not word.lead and a + d - s + 2 <= len(front) and (
+                    joined := self._joins_front(word, front, a, d - s, d)) is not None:
+                # letters and marks that W takes at its front, one at a time, and maybe a lead
+                # before them (see _prepend_to_word, _takes_lead)
+                word.bp.prepend(front[a : a + d - s].encode("utf-8"))
+                del saved[key]
+                saved[(d, e)] = (joined, None, None)
+                return word.bp.token_count, e
+            elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
+                    and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
+                # o200k: X = an optional lead and [Lu Lt Lm Lo M]* ending with an Lm/Lo letter or
+                # a mark, in front of an all upper-case word W (followed by no letter or mark, as
+                # W's match ended there): the first alternative's [Lu Lt Lm Lo M]* runs over X
+                # and W, its [Ll Lm Lo M]+ finds nothing in or after W and gives back to X's
+                # last character, so X is the piece
+                return len(self.enc._pieces[front[a : a + d - s]]), s
+        return None
+
+    def _joins_front(self, word: _WordState, front: str, a: int, k: int, d: int):
+        """The state of c + W when the ``k`` characters c = ``front[a : a + k]`` (``front[a]``
+        at distance ``d``) are put in front of the word W of ``word`` (which has no lead), W
+        starting at ``front[a + k]``, and c + W is one piece: each character of c, from the
+        last, is a letter or mark W takes (_joins_word), except that the first may be a lead
+        (_takes_lead).  Else None."""
+        last_upper, last_ll = word.last_upper, word.last_ll
+        i = a + k - 1
+        while i >= a:
+            joined = self._joins_word(front[i], d - (i - a), last_upper, last_ll, word.all_upper)
+            if joined is None:
+                break
+            last_upper, last_ll = joined
+            i -= 1
+        lead = 0
+        if i == a and self._takes_lead(front[a], front[a + 1 : a + 3], word.all_upper):
+            lead = self._lead_flag(front[a])
+            i -= 1
+        if i >= a:
+            return None
+        return word._replace(last_upper=last_upper, last_ll=last_ll, lead=lead)
+
+    def _lead_flag(self, c: str) -> int:
+        """The ``lead`` field of a word state after the lead ``c`` joined the word: 1, but 0
+        for an o200k mark, a word character too (the piece is then a word that starts with a
+        mark, which takes a lead of its own, as _check_word would find)."""
+        return 0 if self.wc[0].o200k and MARK.match(c) else 1
+
+    def _takes_lead(self, c: str, first: str, all_upper: bool) -> bool:
+        r"""Whether ``c`` in front of a long word piece starting with ``first`` (its first two
+        characters; the piece's match took no lead) joins it as its lead (see
+        _prepend_to_word; o200k: any [^\r\n\p{L}\p{N}] character, a mark too, is the first
+        alternative's optional lead and the rest matches as before, except that a mark in
+        front of an all upper-case piece, the second alternative's, is a piece of its own:
+        the first alternative matches the mark alone)."""
+        fast = self.wc[0]
+        if fast.o200k:
+            return _O200K_LETTERS.match(first) is not None and (
+                fast.char_class(c) in self._leads(fast) or (MARK.match(c) is not None and not all_upper))
+        return fast.char_class(first[0]) == LO and fast.char_class(c) in self._leads(fast) and (
+            c != "'" or not _CL100K_CONTRACTION.match(first))
