@@ -548,6 +548,42 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
 
 
+@pytest.mark.parametrize("name, long_piece, short_piece, edit, rounds", [
+    # 12 merged stretches in front of a long one (a cap of 8 records lost the long one's)
+    ("o200k_base", "!\u0301\u0301" * 10_000 + "x", "!\u0301\u0301" * 30 + "x", "!", 12),
+    # 300 long words in front of a long word (a cap of 256 saved states lost the long one's)
+    ("o200k_base", "abcdefghij" * 3_000, " " + "k" * 70, "q", 300),
+    ("cl100k_base", "abcdefghij" * 3_000, " " + "k" * 70, "q", 300),
+])
+def test_returning_to_a_long_piece_after_many_short_ones_does_not_re_encode_it(
+        name, long_piece, short_piece, edit, rounds, monkeypatch):
+    # Put many short long pieces in front of a long one (each gets its records: a merge, a
+    # saved state), truncate back to the long one and edit it: its records must still be
+    # there, so no more bytes go through a raw prependable than the short pieces and the
+    # edits hold, whatever the long piece's length.
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(long_piece)
+    base = len(long_piece)
+    pe.prepend(edit)
+    pe.truncate(base)
+    encoded = []
+    prepend = BytesPrependable.prepend
+    monkeypatch.setattr(BytesPrependable, "prepend", lambda self, b: encoded.append(len(b)) or prepend(self, b))
+    for _ in range(2):
+        for _ in range(rounds):
+            pe.prepend(short_piece)
+            size = len(pe)
+            pe.prepend(edit)
+            pe.truncate(size)
+        assert pe.token_count == enc.count(short_piece * rounds + long_piece)
+        pe.truncate(base)
+        pe.prepend(edit)
+        assert pe.token_count == enc.count(edit + long_piece)
+        pe.truncate(base)
+    assert sum(encoded) <= 4 * rounds * len(short_piece.encode()), sum(encoded)
+
+
 @pytest.mark.parametrize("name, side, unit, edit", [
     ("cl100k_base", "front", "\t", "s\n"),  # the whitespace piece gains / loses a newline
     ("o200k_base", "front", "\n ", "?"),  # the piece loses its first newline to "?"

@@ -67,8 +67,12 @@ class MergedStretches:
         ghost = self.ghosts.get(end)
         if ghost is None or ghost[0] != start:
             return None
-        del self.ghosts[end]
+        self.ghosts.pop(end)
         return ghost[1]
+
+    def _put_ghost(self, end: int, start: int, bp) -> None:
+        """Keep ``bp`` (over the text at distances (start, end)) as the ghost of that end."""
+        self.ghosts.put(end, (start, bp), start, start - end, self.n)
 
     def _adopt_saved(self, d: int, e: int, front: str, a: int, n: int):
         """Count of the long piece at distances (``d``, ``e``) from a saved state of a piece
@@ -78,8 +82,8 @@ class MergedStretches:
         text).  None without one.  ``front`` starts at distance ``n``.  O(new bytes + saved
         states), and a copy of the piece's bytes (C speed), once: later re-splits take the
         ghost."""
-        for key, (word, run, _) in self.saved.items():
-            if key[1] != e or not key[0] <= d or n - key[0] > len(front):
+        for key, (word, run, _) in self.saved.starting_in(n - len(front), d):
+            if key[1] != e:
                 continue
             bp = word.bp if word is not None else run.bp if run is not None and run.start == key[0] else None
             if bp is None:
@@ -87,7 +91,7 @@ class MergedStretches:
             bp = bp.copy()
             if d > key[0]:
                 bp.prepend(front[a : n - key[0]].encode("utf-8"))
-            self._keep(self.ghosts, e, (d, bp))
+            self._put_ghost(e, d, bp)
             return bp.token_count
         return None
 
@@ -104,21 +108,14 @@ class MergedStretches:
             bp.prepend(front[a : n - start].encode("utf-8"))
         elif d < start:
             bp.truncate(len(bp) - len(front[n - start : a].encode("utf-8")))
-        self.ghosts[e] = (d, bp)
+        self._put_ghost(e, d, bp)
         return bp.token_count
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
         """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""
         gone = self._front(self.n - n)[self.n - start :]
         bp.truncate(len(bp) - len(gone.encode("utf-8")))
-        self._keep(self.ghosts, end, (n, bp))
-
-    _KEPT = 8  # ghosts and punctuation records kept (the oldest goes first)
-
-    def _keep(self, records: dict, key, value) -> None:
-        if key not in records and len(records) >= self._KEPT:
-            del records[next(iter(records))]
-        records[key] = value
+        self._put_ghost(end, n, bp)
 
     def _note_punct(self, front: str, a: int, b: int, n: int) -> bool:
         """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (``front``
@@ -134,7 +131,7 @@ class MergedStretches:
             return False
         if _TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
             return False
-        self._keep(self.puncts, n - b, (n - s0, n - q.end()))
+        self.puncts.put(n - b, (n - s0, n - q.end()), n - s0, b - s0, self.n)
         return True
 
     def _merged_count(self, front: str, a: int, b: int, n: int):
@@ -142,9 +139,12 @@ class MergedStretches:
         text ``front`` (which starts at distance ``n``), when ``puncts`` and ``ghosts`` give
         them (see the module doc); else (None, None)."""
         x = n - b + 1  # distance of the start of the last fetched character
-        e = next((e for e, (top, z) in self.puncts.items() if z < x <= top), None)
-        if e is None:
+        # the recorded runs are disjoint (each is the end of a maximal run), so the one holding
+        # x, if any, is the one with the lowest top at or above x
+        rec = self.puncts.lowest_top_from(x)
+        if rec is None or not rec[1][1] < x:
             return None, None
+        e = rec[0]
         o200k = self.wc[0].o200k
         text = front[a:b]
         if "\r" in text or "\n" in text or _WITNESS[o200k].search(front, a + 1, b) is None:

@@ -109,3 +109,10 @@ class PeriodicJumps:
             bottom = 0 if rec is None else rec[1]
         self._keep(self.periods, p, (top, bottom))
         return bottom
+
+    _KEPT = 8  # period records kept (the oldest goes first)
+
+    def _keep(self, records: dict, key, value) -> None:
+        if key not in records and len(records) >= self._KEPT:
+            del records[next(iter(records))]
+        records[key] = value

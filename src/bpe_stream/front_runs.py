@@ -117,9 +117,7 @@ class RunPieces:
             return
         tailpart = front[re_ - _KEEP :]
         if group < 0:  # for _check_merged_stretch
-            if len(self.tails) >= 64:
-                self.tails.clear()
-            self.tails[(n - re_, end)] = (n - re_ + _KEEP, tailpart)
+            self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n)
 
     # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces

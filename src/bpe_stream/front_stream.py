@@ -50,6 +50,7 @@ from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
 from .front_digits import TRAILING_DIGITS, DigitRuns
 from .front_merges import MergedStretches
 from .front_periods import PeriodicJumps
+from .front_records import DistanceRecords
 from .front_runs import RunPieces
 from .front_text import FrontText
 from .front_words import WordPieces
@@ -98,7 +99,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self.dig = None  # long digit run at the front, see _prepend_digits
         # (start, end) distances of a long first piece -> its (word, run, dig) state, kept when a
         # prepend puts other pieces in front of it, restored when truncation makes it first again
-        self.saved: dict = {}
+        self.saved = DistanceRecords()
         self.just_saved = None  # key of a word state saved by the prepend under way
         # Records for a prepend that changes the split of a long stretch (see _resync), the
         # last _KEPT of each kind: ghosts, end -> (start, raw prependable over the text at
@@ -108,9 +109,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # through the first run ends at e); tails: run-state tail parts of such stretches, by
         # (z, piece end) (see _check_run).  The boundaries a merge covers are hidden in
         # ``bounds`` and come back when a truncation splits the piece.
-        self.ghosts: dict = {}
-        self.puncts: dict = {}
-        self.tails: dict = {}
+        self.ghosts = DistanceRecords()
+        self.puncts = DistanceRecords()
+        self.tails = DistanceRecords()
         # start -> end distances of the jumps over periodic stretches (see _jump) and of
         # digit-run states: the boundaries between are not kept, and a truncation to such a
         # start re-splits unless the saved state comes back
@@ -149,9 +150,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.run = None if self.run is None else self.run._replace(bp=self.run.bp.copy())
         new.dig = None if self.dig is None else list(self.dig)
         new.word = None if self.word is None else self.word._replace(bp=self.word.bp.copy())
-        new.saved = {}
+        new.saved = DistanceRecords()
         new.just_saved = None
-        new.ghosts, new.puncts, new.tails = {}, {}, {}
+        new.ghosts, new.puncts, new.tails = DistanceRecords(), DistanceRecords(), DistanceRecords()
         new.gaps = dict(self.gaps)
         if self.dig is not None:
             new.gaps[self.n] = self.dig[0]  # the run's groups are not kept
@@ -199,16 +200,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         """Keep the long first piece's state for when truncation makes it first again."""
         if (self.word or self.run or self.dig) is None or not self.bounds.has(2):
             return
-        saved = self.saved
-        if len(saved) >= 256:
-            saved.clear()
         # a run state may belong to a piece after the first (see _edit_run)
         key = (self.run.start, self.run.end) if self.run is not None else (self.n, self.bounds.last(2))
-        saved[key] = (self.word, self.run, self.dig)
+        self._save(key, (self.word, self.run, self.dig))
         if self.dig is not None:
             self.gaps[key[0]] = key[1]  # the run's groups are not kept (the state may be lost)
         self.just_saved = key if self.word is not None else None
         self.word = self.run = self.dig = None
+
+    def _save(self, key: tuple, state: tuple) -> None:
+        """Keep the (word, run, dig) ``state`` of the piece at distances ``key``."""
+        self.saved.put(key, state, key[0], key[0] - key[1], self.n)
 
     def _restore_state(self) -> bool:
         # A piece's text is fixed by its distances from the end (prepending and truncating
@@ -216,18 +218,20 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         bounds = self.bounds
         if not self.saved or not bounds.has(2):
             return False
-        state = self.saved.pop((self.n, bounds.last(2)), None)
+        key = (self.n, bounds.last(2))
+        state = self.saved.get(key)
         if state is None and bounds.has(3):
             # the second piece's run state (a run state need not be the first piece's)
             key = (bounds.last(2), bounds.last(3))
-            state = self.saved.pop(key, None)
+            state = self.saved.get(key)
             if state is not None and state[1] is None:
-                self.saved[key] = state
                 state = None
         if state is None:
             return False
+        self.saved.pop(key)
         self.word, self.run, self.dig = state
         return True
+
     def _set_front(self, d: int, count: int) -> None:
         """Replace the front boundary by one at distance ``d`` from the end, the first piece
         (up to the boundary after it) holding ``count`` tokens."""
@@ -236,38 +240,27 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
     def _forget_above(self, n: int) -> None:
         """A truncation to length ``n``, before the text goes: the records about the text at
         distances beyond ``n`` go or are cut to ``n`` (those about the text below stay true)."""
-        saved = self.saved
-        if saved:
-            # the text at distances beyond n is gone: later prepends put other text there, and a
-            # piece there with the same distances must not get the old piece's state back; a
-            # word piece cut by the truncation keeps its state when the rest stays one piece
-            for key in [key for key in saved if key[0] > n]:
-                word = saved.pop(key)[0]
-                if word is not None and key[1] < n:
-                    word = self._cut_word(word, key[0], n)
-                    if word is not None:
-                        saved[(n, key[1])] = (word, None, None)
-        puncts = self.puncts
-        for e, (top, z) in list(puncts.items()):
-            if n < top:
-                if n <= z:
-                    del puncts[e]
-                else:
-                    puncts[e] = (n, z)
-        if self.tails:
-            for key in [key for key, (d0, _) in self.tails.items() if d0 > n]:
-                del self.tails[key]
+        # the text at distances beyond n is gone: later prepends put other text there, and a
+        # piece there with the same distances must not get the old piece's state back; a
+        # word piece cut by the truncation keeps its state when the rest stays one piece
+        for key, (word, _, _), _ in self.saved.drop_above(n):
+            if word is not None and key[1] < n:
+                word = self._cut_word(word, key[0], n)
+                if word is not None:
+                    self._save((n, key[1]), (word, None, None))
+        for e, (top, z), _ in self.puncts.drop_above(n):
+            if n > z:
+                self.puncts.put(e, (n, z), n, n - e, self.n)
+        self.tails.drop_above(n)
         for p, (top, bottom) in list(self.periods.items()):
             if top > n:  # the text above n goes; below it the record stays true
                 if n - p <= bottom:
                     del self.periods[p]
                 else:
                     self.periods[p] = (n, bottom)
-        for end, (start, bp) in list(self.ghosts.items()):
-            if n < start:
-                del self.ghosts[end]
-                if n > end:
-                    self._set_ghost(start, end, bp, n)
+        for end, (start, bp), _ in self.ghosts.drop_above(n):
+            if n > end:
+                self._set_ghost(start, end, bp, n)
         if self.gaps:
             for d in [d for d in self.gaps if d > n]:
                 del self.gaps[d]
@@ -280,8 +273,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # A saved digit-run state of a piece the cut goes into (text was put in front of a long
         # digit run): truncate to the run's start first, which gives the state back, so that
         # the cut inside the run subtracts windows (_truncate_digits) instead of re-splitting it.
-        start = max((key[0] for key, state in saved.items()
-                     if state[2] is not None and key[1] < n < key[0] < self.n), default=None)
+        start = None
+        if saved and saved.top() > n:
+            start = max((key[0] for key, state in saved.starting_in(n + 1, self.n - 1)
+                         if state[2] is not None and key[1] < n), default=None)
         if start is not None:
             self.truncate(start)
         self._forget_above(n)
@@ -295,7 +290,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self.pending = ""
         if run is not None and run.start <= n:
             # a run state of a piece behind the first one (see _edit_run) outlives the cut
-            self.saved[(run.start, run.end)] = (None, run, None)
+            self._save((run.start, run.end), (None, run, None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
             self._set_ghost(run.start, run.end, run.bp, n)
@@ -316,20 +311,20 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 bounds.pop()
         top = bounds.last()
         if top != n:
-            state = self.saved.pop((n, top), None)
+            state = self.saved.get((n, top))
             if state is not None and state[0] is not None:
                 # a saved word state says the first piece ends at the last kept boundary
+                self.saved.pop((n, top))
                 bounds.push(n, bounds.last_suf() + state[0].bp.token_count)
                 self.word = state[0]
                 return
             run = None if state is None else state[1]
             if run is not None and run.start == n and run.end == top:
                 # so does a saved run state of that piece (see _save_state)
+                self.saved.pop((n, top))
                 bounds.push(n, bounds.last_suf() + run.bp.token_count)
                 self.run = run
                 return
-            if state is not None:
-                self.saved[(n, top)] = state
             self._resync()
         if not self._restore_state():
             # the new first piece may be long and have no state (it had none while behind
@@ -418,7 +413,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         # re-split that meets it (a merge of the same stretch, an undo)
                         bp = BytesPrependable(self.enc.bpe)
                         bp.prepend(m.group().encode("utf-8"))
-                        self._keep(self.ghosts, base - b, (d, bp))
+                        self._put_ghost(base - b, d, bp)
                         count = bp.token_count
                 new.append((d, len(pieces[m.group()]) if count is None else count))
                 # Sync where the next match starts, without matching it (it may be a long

@@ -240,7 +240,8 @@ class WordPieces:
         after letters and marks X that end with an Lm/Lo letter or a mark (o200k) gives the
         piece X (see below).  O(saved states + the part of W cut off or added)."""
         saved = self.saved
-        for key, (word, run, _) in list(saved.items()):
+        base = d + a  # distance of front[0]: the states whose pieces start in the fetched text
+        for key, (word, run, _) in saved.starting_in(base - len(front), base):
             s, e = key
             if s == d:
                 if word is not None:
@@ -252,16 +253,16 @@ class WordPieces:
             elif e < d < s:
                 cut = self._cut_word(word, s, d)
                 if cut is not None:
-                    del saved[key]
-                    saved[(d, e)] = (cut, None, None)
+                    saved.pop(key)
+                    self._save((d, e), (cut, None, None))
                     return cut.bp.token_count, e
             elif s < d and not word.lead and a + d - s + 2 <= len(front) and (
                     joined := self._joins_front(word, front, a, d - s, d)) is not None:
                 # letters and marks that W takes at its front, one at a time, and maybe a lead
                 # before them (see _prepend_to_word, _takes_lead)
                 word.bp.prepend(front[a : a + d - s].encode("utf-8"))
-                del saved[key]
-                saved[(d, e)] = (joined, None, None)
+                saved.pop(key)
+                self._save((d, e), (joined, None, None))
                 return word.bp.token_count, e
             elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
                     and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
