@@ -548,6 +548,54 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
 
 
+def _python_lines(action) -> int:
+    """Python lines executed by ``action()``: a measure of Python work, not of time."""
+    import sys
+
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return tracer
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        action()
+    finally:
+        sys.settrace(old)
+    return count
+
+
+def test_an_edit_does_not_walk_the_records_of_earlier_jumps():
+    # Each round puts a periodic stretch in front and shifts its phase (a jump over it,
+    # recorded in ``gaps``).  A later edit at the front must not walk those records: the
+    # Python lines it runs do not grow with the number of rounds (they did, one line per
+    # record, when the records were a plain dict scanned on every re-split).
+    enc = bpe_stream.get_encoding("o200k_base")
+    lines = {}
+    for rounds in (20, 400):
+        pe = PrependableEncoder(enc)
+        pe.prepend("end")
+        for _ in range(rounds):
+            pe.prepend("'s" * 40 + "\u4e2d ")
+            pe.prepend(" A")
+        n = len(pe)
+        text = pe._impl.get_text()
+        pe.prepend("a")
+        pe.truncate(n)
+
+        def toggle():
+            pe.prepend("a")
+            pe.truncate(n)
+
+        lines[rounds] = _python_lines(toggle)
+        assert pe.token_count == enc.count(text)
+    assert lines[400] <= lines[20] + 20, lines
+
+
 @pytest.mark.parametrize("name, long_piece, short_piece, edit, rounds", [
     # 12 merged stretches in front of a long one (a cap of 8 records lost the long one's)
     ("o200k_base", "!\u0301\u0301" * 10_000 + "x", "!\u0301\u0301" * 30 + "x", "!", 12),

@@ -22,9 +22,9 @@ and then the whole newline run after it, so where it ends is a fact about the te
 its first character.  A match that reaches the end of the fetched front inside a recorded
 run, with no newline and a character after its first that no word match can hold (o200k:
 a non-mark; cl100k: any of the run's class), is a punctuation match and ends at the
-record's e (``_merged_count``).  The last _KEPT records of each kind are kept, so that
-merging one stretch, then another in front of it, then the first again (after truncating
-the second away) does not re-encode the first.
+record's e (``_merged_count``).  The records are kept within a size budget
+(:mod:`bpe_stream.front_records`), so that merging one stretch, then others in front of
+it, then the first again (after truncating the others away) does not re-encode the first.
 
 Invariant: each record is true of the text (``_forget_above`` cuts or drops it when a
 truncation goes below its top or start).

@@ -20,7 +20,8 @@ truncation to its start re-splits there.
 
 Invariant of ``periods``: for p -> (top, bottom), the character at each distance d with
 bottom + p < d <= top equals the one at d - p.  It stays true while no truncation goes
-below top (``_forget_above`` cuts it).
+below top (``_forget_above`` cuts it), and is kept within the size budget of
+:mod:`bpe_stream.front_records`.
 
 Cost: O(one period + the characters compared), the comparison by doubling blocks and
 bisection at C speed and done once per stretch (later jumps read the record), instead of
@@ -107,12 +108,5 @@ class PeriodicJumps:
             step *= 2
         if bottom is None:
             bottom = 0 if rec is None else rec[1]
-        self._keep(self.periods, p, (top, bottom))
+        self.periods.put(p, (top, bottom), top, top - bottom, self.n)
         return bottom
-
-    _KEPT = 8  # period records kept (the oldest goes first)
-
-    def _keep(self, records: dict, key, value) -> None:
-        if key not in records and len(records) >= self._KEPT:
-            del records[next(iter(records))]
-        records[key] = value

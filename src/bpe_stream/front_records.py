@@ -105,6 +105,14 @@ class DistanceRecords(dict):
             del tops[bisect_left(tops, (top, seq))]
         return dict.pop(self, key)
 
+    def copy(self) -> DistanceRecords:
+        new = DistanceRecords()
+        dict.update(new, self)
+        new._meta = OrderedDict(self._meta)
+        new._tops = list(self._tops)
+        new._size, new._seq = self._size, self._seq
+        return new
+
     def top(self) -> int:
         """The highest top of the records (0 without any)."""
         return self._tops[-1][0] if self._tops else 0

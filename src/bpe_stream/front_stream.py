@@ -101,8 +101,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved = DistanceRecords()
         self.just_saved = None  # key of a word state saved by the prepend under way
-        # Records for a prepend that changes the split of a long stretch (see _resync), the
-        # last _KEPT of each kind: ghosts, end -> (start, raw prependable over the text at
+        # Records for a prepend that changes the split of a long stretch (see _resync), each
+        # kind in a DistanceRecords (kept within a size budget, dropped by truncation): ghosts, end -> (start, raw prependable over the text at
         # distances (start, end)), left by long pieces (cut with them by truncations); puncts,
         # e -> (top, z): the characters from distance top down to z are [^\s\p{L}\p{N}] and
         # those from z down to e are [\r\n/], the last of their runs (so a punctuation match
@@ -115,10 +115,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # start -> end distances of the jumps over periodic stretches (see _jump) and of
         # digit-run states: the boundaries between are not kept, and a truncation to such a
         # start re-splits unless the saved state comes back
-        self.gaps: dict = {}
+        self.gaps = DistanceRecords()
         # p -> (top, bottom): the character at each distance d with bottom + p < d <= top equals
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
-        self.periods: dict = {}
+        self.periods = DistanceRecords()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -153,10 +153,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.saved = DistanceRecords()
         new.just_saved = None
         new.ghosts, new.puncts, new.tails = DistanceRecords(), DistanceRecords(), DistanceRecords()
-        new.gaps = dict(self.gaps)
+        new.gaps = self.gaps.copy()
         if self.dig is not None:
-            new.gaps[self.n] = self.dig[0]  # the run's groups are not kept
-        new.periods = dict(self.periods)
+            new._gap(self.n, self.dig[0])  # the run's groups are not kept
+        new.periods = self.periods.copy()
         new.chunks = list(self.chunks)
         new.bounds = self.bounds.copy()
         return new
@@ -204,13 +204,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         key = (self.run.start, self.run.end) if self.run is not None else (self.n, self.bounds.last(2))
         self._save(key, (self.word, self.run, self.dig))
         if self.dig is not None:
-            self.gaps[key[0]] = key[1]  # the run's groups are not kept (the state may be lost)
+            self._gap(key[0], key[1])  # the run's groups are not kept (the state may be lost)
         self.just_saved = key if self.word is not None else None
         self.word = self.run = self.dig = None
 
     def _save(self, key: tuple, state: tuple) -> None:
         """Keep the (word, run, dig) ``state`` of the piece at distances ``key``."""
         self.saved.put(key, state, key[0], key[0] - key[1], self.n)
+
+    def _gap(self, start: int, end: int) -> None:
+        """Record that the boundaries between distances ``start`` and ``end`` are not kept."""
+        self.gaps.put(start, end, start, 0, self.n)
 
     def _restore_state(self) -> bool:
         # A piece's text is fixed by its distances from the end (prepending and truncating
@@ -252,18 +256,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             if n > z:
                 self.puncts.put(e, (n, z), n, n - e, self.n)
         self.tails.drop_above(n)
-        for p, (top, bottom) in list(self.periods.items()):
-            if top > n:  # the text above n goes; below it the record stays true
-                if n - p <= bottom:
-                    del self.periods[p]
-                else:
-                    self.periods[p] = (n, bottom)
+        for p, (top, bottom), _ in self.periods.drop_above(n):
+            if n - p > bottom:  # the text above n goes; below it the record stays true
+                self.periods.put(p, (n, bottom), n, n - bottom, self.n)
         for end, (start, bp), _ in self.ghosts.drop_above(n):
             if n > end:
                 self._set_ghost(start, end, bp, n)
-        if self.gaps:
-            for d in [d for d in self.gaps if d > n]:
-                del self.gaps[d]
+        self.gaps.drop_above(n)
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
@@ -460,13 +459,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # hidden instead, for a truncation that splits the piece again (not after a jump of
         # this re-split: its pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        if jumped is None and (bounds.above(p) > self._LONG or any(d > synced for d in self.gaps)):
+        if jumped is None and (bounds.above(p) > self._LONG or self.gaps.top() > synced):
             bounds.hide_above(p)
         bounds.pop_above(synced)
         if jumped is not None:
             # (a fact about the text after the jump's start, kept until a truncation goes
             # below it: hidden boundaries revealed later may have this gap too)
-            self.gaps[new[jumped][0]] = new[jumped + 1][0] if len(new) > jumped + 1 else synced
+            self._gap(new[jumped][0], new[jumped + 1][0] if len(new) > jumped + 1 else synced)
         base = bounds.last_suf()
         for d, c in reversed(new):
             base += c
