@@ -64,7 +64,7 @@ _LETTER = regex.compile(r"\p{L}")
 
 
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, FrontText):
-    __slots__ = ("enc", "pattern", "chunks", "n", "bounds", "pending", "word", "wc",
+    __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
                  "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails",
                  "gaps", "periods")
 
@@ -77,7 +77,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
 
         self.enc = enc
         self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
-        self.chunks: list[str] = []  # chunks[-1] is the front
+        self.chunks: list[str] = []  # chunks[-1] is the front (see front_text)
+        self.bottoms: list[int] = []  # the distance at which each chunk ends
         self.n = 0
         # piece boundaries as distances from the end, each with the count of the text after it
         self.bounds = BoundaryStack()
@@ -158,6 +159,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             new._gap(self.n, self.dig[0])  # the run's groups are not kept
         new.periods = self.periods.copy()
         new.chunks = list(self.chunks)
+        new.bottoms = list(self.bottoms)
         new.bounds = self.bounds.copy()
         return new
     def prepend(self, s: str) -> None:
