@@ -548,6 +548,41 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("unit", ["\n", "\r\n", "\n ", " \n", "\t\n\n", " ", "\u00a0\n"])
+def test_toggles_before_a_long_whitespace_run_read_a_bounded_front(name, unit, monkeypatch):
+    # A whitespace piece takes whitespace put in front of it; anything else is decided on
+    # a proxy with the run's middle cut out: the one-class run it starts with, or, for
+    # mixed whitespace, the stretch up to its last newline (kind -4).  Before, edits such
+    # as "\u0301" (cl100k punctuation, whose [\r\n]* tail takes a newline run) or "!" before
+    # "\n " * n re-split the whole run with the regex on every toggle.
+    from bpe_stream.front_stream import TextPrependable
+
+    enc = bpe_stream.get_encoding(name)
+    n = 20_000
+    text = (unit * n)[:n]
+    edits = [" '\u00a0\u4e2d\u0301", "!", "x", " ", "\u0301", "\n", "a\n", "'s"]
+    fetched = []
+    front, window = TextPrependable._front, TextPrependable._window
+    monkeypatch.setattr(TextPrependable, "_front", lambda self, k: fetched.append(k) or front(self, k))
+    monkeypatch.setattr(TextPrependable, "_window", lambda self, hi, lo: fetched.append(hi - lo) or window(self, hi, lo))
+    # each edit toggled on its own, then all of them in turn
+    for toggled in [[e] for e in edits] + [edits]:
+        pe = PrependableEncoder(enc)
+        pe.prepend(text)
+        for _ in range(2):
+            for e in toggled:
+                pe.prepend(e)
+                pe.truncate(n)
+        fetched.clear()
+        for e in toggled:
+            pe.prepend(e)
+            assert pe.token_count == enc.count(e + text), e
+            pe.truncate(n)
+            assert pe.token_count == enc.count(text)
+        assert max(fetched) <= 2 * TextPrependable._FETCH, (toggled, max(fetched))
+
+
 def _python_lines(action) -> int:
     """Python lines executed by ``action()``: a measure of Python work, not of time."""
     import sys
@@ -792,4 +827,21 @@ def test_wrong_counts_found_by_fuzzing(name, steps):
         if step == "pickle":
             pe = pickle.loads(pickle.dumps(pe))
             continue
+        text = _apply(pe, enc, text, [len(text) - step if isinstance(step, int) else step])
+
+
+@pytest.mark.parametrize("name, steps", [
+    ("cl100k_base", ["\n" * 20 + " " + "\n" * 60, "!", 81, "\u0301", 81, "x!"]),
+    ("o200k_base", ["\n" * 20 + " " + "\n" * 60, "!", 81, "?", 81, "x!"]),
+    ("o200k_base", ["\r\n" * 10 + "\t" + "\n" * 60 + "end", "!", 84, " !"]),
+])
+def test_a_whitespace_stretch_is_cut_only_under_a_whitespace_match(name, steps):
+    # A whitespace piece cut as a stretch (kind -4): the match across the cut must start with
+    # two whitespace characters.  A punctuation match takes the newlines at the start of the
+    # stretch and stops at the space; in the proxy, whose tail is all newlines, it would run
+    # on to P's end (these fail when _edit_run skips that check).  Steps as in the test above.
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for step in steps:
         text = _apply(pe, enc, text, [len(text) - step if isinstance(step, int) else step])

@@ -5,8 +5,12 @@ punctuation; the classes and the argument are those of :mod:`bpe_stream.long_pie
 deleting the middle of a maximal one-class run, keeping _KEEP characters at each end,
 moves every match boundary after it by the deleted length and puts none inside it.  The
 same holds for a *stretch* once an *anchor* in it is known: a punctuation stretch after
-two non-mark characters (cl100k: any two), an o200k ``[\r\n/]`` stretch after a ``/``;
-any later anchor in the same stretch works too, which is what truncation needs.
+two non-mark characters (cl100k: any two), an o200k ``[\r\n/]`` stretch after a ``/``, a
+whitespace stretch of mixed spaces and newlines after two whitespace characters, up to
+_KEEP characters before its last newline (for a match across the cut that starts with two
+whitespace characters: it reads the stretch to its end and gives back to the last
+newline, to the last character or not at all); any later anchor in the same stretch
+works too, which is what truncation needs.
 
 So an edit ``c + text[drop:]`` is decided by splitting the bounded proxy
 ``c + text[drop : anchor + _KEEP] + text[run_end - _KEEP : P_end + _CTX]`` (the second part
@@ -19,15 +23,18 @@ of the text: the stability rule of piece_stream), falls back to the full re-spli
 need not be the first piece: pieces in front of it are re-split in the proxy's head.
 
 A whitespace piece that is the whole text (cl100k's ``\s++$``) or ends at the last
-newline of its stretch absorbs any prepended whitespace: for any whitespace s, the first
-piece of s + text is s + P (see ``_check_run``).
+newline of its stretch absorbs any prepended whitespace while it is the first piece: for
+any whitespace s, the first piece of s + text is s + P (see ``_check_run``; ``absorbs``).
+Such a piece is also cut as a run or stretch when it is long enough, so that other
+prepends (``"\u0301"`` before ``"\n" * n`` under cl100k, whose punctuation match takes the
+newline run) are decided on the proxy too.
 
 Invariant of the state ``run`` (a :class:`RunState`): P is the piece of the text at
 distances (``start``, ``end``), ``bp`` is a raw prependable over exactly P's bytes, the run
 (``group`` > 0, a group of the run regex) or stretch (``group`` < 0, a key of
 ``_STRETCHES``) starts at distance ``hi`` (an anchor), and ``tailpart`` is the text from
 distance ``d0`` down, the last _KEEP characters of the run and up to _CTX more.  For the
-whitespace state ``hi`` is None and P is the first piece.  ``_edit_run`` checks that
+whitespace state without a cut (``hi`` None) P is the first piece.  ``_edit_run`` checks that
 ``bounds`` still holds P (a boundary at ``start`` followed by one at ``end``) before using
 the state.
 
@@ -59,6 +66,7 @@ class RunState(NamedTuple):
     group: int | None  # the run regex's group of the run (> 0) or the stretch kind (< 0)
     bp: object  # raw prependable over P's bytes
     start: int  # where P starts
+    absorbs: bool = False  # whitespace put in front of P, while P is first, joins it (see _check_run)
 
 
 class RunPieces:
@@ -84,6 +92,7 @@ class RunPieces:
             return
         front = self._front(min(n, L1 + self._CTX))
         P = front[:L1]
+        absorbs = False
         if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
             # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
             # alternative and splits s + P after the last newline of s), or ends at the last newline of its
@@ -95,39 +104,71 @@ class RunPieces:
             # the pieces after P do not change.
             rest = front[L1:]
             k = len(rest) - len(rest.lstrip())
-            if "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n):
-                bp = self._piece_bp(n, end, P)
-                if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
-                    self.run = RunState(end, None, None, None, None, bp, n)
-            return
-        for p0 in (0, 1, 2):
-            m = self.run_re.match(front, p0)
-            if m is None:
+            absorbs = "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n)
+            if not absorbs:
                 return
-            if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
-                rs, re_, group = p0, min(m.end(), L1), m.lastindex
-                break
-        else:
-            found = self._find_stretch(front, L1, o200k)
-            if found is None:
-                return
+        # A whitespace piece is also cut, as the one-class run it starts with or as a stretch
+        # (kind -4), so that any other prepend is decided on a proxy too.  (A punctuation
+        # match may take a newline run at P's start, "!" + "\n" * k: only the run's argument
+        # covers that.)
+        found = None
+        if P.isspace():
+            m = self.run_re.match(front, 0)
+            if m.lastindex in self.mergeable and min(m.end(), L1) >= 2 * _KEEP + _MIN_CUT:
+                found = 0, min(m.end(), L1), m.lastindex
+            else:
+                found = self._find_whitespace_stretch(P)
+        if found is not None:
             rs, re_, group = found
+        elif absorbs:
+            bp = self._piece_bp(n, end, P)
+            if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
+                self.run = RunState(end, None, None, None, None, bp, n, True)
+            return
+        else:
+            for p0 in (0, 1, 2):
+                m = self.run_re.match(front, p0)
+                if m is None:
+                    return
+                if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
+                    rs, re_, group = p0, min(m.end(), L1), m.lastindex
+                    break
+            else:
+                found = self._find_stretch(front, L1, o200k)
+                if found is None:
+                    return
+                rs, re_, group = found
         bp = self._piece_bp(n, end, front[:L1])
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         tailpart = front[re_ - _KEEP :]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
-        self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n)
+        self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs)
+
+    @staticmethod
+    def _find_whitespace_stretch(P: str):
+        """(0, last newline, -4) for the whitespace piece ``P`` when the text strictly between
+        _KEEP characters after its start and _KEEP characters before its last newline is
+        long enough to cut (kind -4, see _STRETCHES), else None."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        last_nl = max(P.rfind("\n"), P.rfind("\r"))
+        return (0, last_nl, -4) if last_nl - 2 * _KEEP >= _MIN_CUT else None
 
     # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
     # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
-    # two), an o200k [\r\n/] stretch after a "/".  Any later anchor in the same stretch works
-    # too, which is what truncation needs.  kind -> (anchor regex, stretch character class).
+    # two), an o200k [\r\n/] stretch after a "/", a whitespace stretch after two whitespace
+    # characters, up to _KEEP characters before its last newline (_ws_piece_cut: a match that
+    # starts with two whitespace characters reads the stretch to its end and gives back to its
+    # last newline, to its last character or not at all; _edit_run checks that the match
+    # across the cut is such a match).  Any later anchor in the same stretch works too, which
+    # is what truncation needs.  kind -> (anchor regex, stretch character class).
     _STRETCHES = {
         -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
         -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
         -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
+        -4: (regex.compile(r"\s{2}"), regex.compile(r"\s*")),
     }
 
     def _may_hold_run(self, k: int, L1: int, o200k: bool) -> bool:
@@ -217,24 +258,35 @@ class RunPieces:
         the state is kept, or dropped when it can no longer apply) when the proxy cannot decide."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        end, hi, d0, tailpart, group, bp, ps = self.run
+        end, hi, d0, tailpart, group, bp, ps, absorbs = self.run
         n_old = self.n
         bounds = self.bounds
         k = bounds.find(ps)
         if k is None or bounds.prev_dist(k) != end or drop >= n_old - end:
             return False
         n_new = n_old - drop + len(c)
-        if hi is None:  # whitespace piece ending at a newline (see _check_run): the first piece
-            if ps != n_old or not (c.isspace() or c == ""):
-                return False
+        if absorbs and ps == n_old and (c.isspace() or c == ""):
+            # a whitespace piece ending at a newline, the first piece (see _check_run): it
+            # takes the whitespace or loses the characters
             self._drop_front(drop, bp)
             if c:
                 bp.prepend(c.encode("utf-8"))
                 self._push_text(c)
             self.n = n_new
             self._set_front(n_new, bp.token_count)
-            self.run = RunState(end, hi, d0, tailpart, group, bp, n_new)
+            if hi is not None:
+                if group == -4:
+                    hi = n_new  # the new front starts the stretch (P is long and all whitespace)
+                elif not c:
+                    hi = min(hi, n_new)  # the run starts at the new front if its start went
+                else:
+                    g = self.run_re.match(c)
+                    if hi == n_old and g is not None and g.lastindex == group and g.end() == len(c):
+                        hi = n_new  # c extends the run at the front
+            self.run = self.run._replace(hi=hi, start=n_new)
             return True
+        if hi is None:
+            return False
         rs_old = n_old - hi  # run start (stretch anchor) in the old text
         if rs_old - drop > 8:
             return False
@@ -280,6 +332,11 @@ class RunPieces:
                     # [^\s\p{L}\p{N}]+ repetition to run over the anchor; a match that enters
                     # the stretch in its [\r\n/]* tail ("/" + "\n" + "//!//") stops at the
                     # first character that is not a slash, which the cut may have removed.
+                    return False
+                if group == -4 and (a + 2 > h or not proxy[a : a + 2].isspace()):
+                    # the argument for a whitespace stretch is about a match that starts with
+                    # two whitespace characters ("!" + "\n \n ...": the punctuation match's
+                    # [\r\n]* takes newlines up to the first space, which the cut may move)
                     return False
                 a_long = a
                 new.append((da, None))
@@ -327,5 +384,5 @@ class RunPieces:
                 h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
                 if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
                     hi = n_new  # an anchor at the new front, in the same stretch
-        self.run = RunState(end, hi, d0, tailpart, group, bp, ps)
+        self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs and group == -4)
         return True
