@@ -6,8 +6,8 @@ Run from the project root:
 
 Each text is a unit (one or a few characters) repeated to ``n`` characters: a long
 word (``"x"``, ``"a\\u0301"``, ``"A中"`` ...), a whitespace run, a digit run, a
-punctuation stretch, marks, a periodic run of contraction words (``"'s"``).  For each of
-22 edit strings ``c`` (leads such as ``" "``/``"!"``/``"'"``, letters, marks, digits,
+punctuation stretch, marks, a periodic run of contraction words (``"'s"``), mixed whitespace.  For each of
+23 edit strings ``c`` (leads such as ``" "``/``"!"``/``"'"``, letters, marks, digits,
 newlines, two- and three-character mixes),
 ``AppendableEncoder`` appends ``c`` and truncates back (backspace), and
 ``PrependableEncoder`` prepends ``c`` and truncates back.  Every edit string is
@@ -32,9 +32,10 @@ from bpe_stream import AppendableEncoder, PrependableEncoder
 
 UNITS = ["x", "abc", "Aa", "A", "AB", "a\u0301", "A\u4e2d", "\u4e2d", "\u02b0", " ", "\n", "\u3000 ",
          "1", "!", "!'", " !", "/\n", "-=", "\u0301\u0301!", "!\u0301\u0301",
-         "'s", "\u0301\u4e2d", "\u0301A"]  # a periodic stretch; o200k words led by a mark
+         "'s", "\u0301\u4e2d", "\u0301A",  # a periodic stretch; o200k words led by a mark
+         "\n ", "\r\n"]  # whitespace pieces cut on a proxy (mixed: as a stretch)
 EDITS = ["!", " ", "a", "A", "\u0301", "1", "\n", "'", "/", "\u4e2d", "!!", " !", "\u02b0", "'s", "s",
-         "x'", "\r\n", "\t", "\u3000", "\u00ca\u00b0", " \u4e2dA", "s'/"]
+         "x'", "\r\n", "\t", "\u3000", "\u00ca\u00b0", " \u4e2dA", "s'/", " '\u00a0\u4e2d\u0301"]
 
 
 ROUNDS = 4

@@ -14,6 +14,7 @@ SECTIONS = [
     ("Streaming counts and exact cuts (issue 3)", "results_streaming.md"),
     ("Edit toggles at the growing end (issue 3)", "results_edit_toggles.md"),
     ("Random edit toggles (issue 3)", "results_toggle_fuzz.md"),
+    ("Python work of random edit toggles (issue 3)", "results_work_growth.md"),
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
     ("Training (issue 5)", "results_train.md"),

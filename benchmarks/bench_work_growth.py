@@ -1,0 +1,140 @@
+"""Random edit/undo toggles at the growing end: does their Python work grow with the text?
+
+Run from the project root:
+
+    python benchmarks/bench_work_growth.py --seconds 240 --out benchmarks/results_work_growth.md
+
+`bench_toggle_fuzz.py` times random toggles; a time mixes Python work with C-speed work
+(regex scans, string joins, the compiled merge loop) and with machine noise.  This
+script counts instead: the Python lines run (``sys.settrace``) by one round of toggles
+(each edit, then a truncation back), after two warm-up rounds, on ``unit * n`` for two
+lengths ``n`` and ``16 n``.  A toggle that does O(n) Python work shows as thousands of
+extra lines; the O(log n) rounds of a re-split that fetches 4x more text each time show
+as a few hundred at most.  Each trial picks an encoding, a unit and one to three edit
+strings from an alphabet of characters whose pieces behave differently.  Trials whose
+lines grow by more than ``--slack`` are listed.  Deterministic for a seed (up to which
+trials fit in the time); counts are not checked here (the tests do that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+import bpe_stream
+from bpe_stream import AppendableEncoder, PrependableEncoder
+
+ALPHABET = ["!", "/", "\n", "\r\n", " ", "\t", "a", "A", "s", "'", "'s", "1", "12", "\u0301", "a\u0301",
+            "\u4e2d", "\u02b0", "?", ".", "x", "\u00e9", "-", "_", "/\n", " \n", "Ab", "aB", "''", " a",
+            "\n\n", "\u00a0", "\U0001F600", "\u4e2d\u0301", " '", "0", "<"]
+
+
+def python_lines(action) -> int:
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        action()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
+    text = (unit * n)[:n]
+    st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
+    add = st.prepend if side == "front" else st.append
+    add(text)
+    size = len(st)
+
+    def one_round():
+        for e in edits:
+            add(e)
+            st.truncate(size)
+
+    one_round()
+    one_round()
+    return python_lines(one_round)
+
+
+def search(side: str, seconds: float, n: int, slack: int, rng, encs) -> list:
+    """Report lines (markdown) for the trials of one side."""
+    t0 = time.time()
+    tried, growths, listed = 0, [], []
+    while time.time() - t0 < seconds:
+        enc = rng.choice(encs)
+        unit = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))
+        edits = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))]
+        short = toggle_lines(enc, side, unit, edits, n)
+        long = toggle_lines(enc, side, unit, edits, 16 * n)
+        tried += 1
+        growths.append(long - short)
+        if long - short > slack:
+            listed.append((long - short, enc.name, unit, edits, short, long))
+    growths.sort()
+
+    def pct(q):
+        return growths[min(len(growths) - 1, int(q * len(growths)))] if growths else 0
+
+    cls = "PrependableEncoder" if side == "front" else "AppendableEncoder"
+    lines = [
+        f"## {cls} ({side})",
+        "",
+        f"{tried:,} trials (an encoding, a unit of 1-3 strings, 1-3 edit strings), each counted at "
+        f"n = {n:,} and {16 * n:,} characters.  Growth of the Python lines of one round of "
+        f"toggles from the shorter text to the longer: median {pct(0.5)}, 99th percentile "
+        f"{pct(0.99)}, largest {growths[-1] if growths else 0}.  Trials growing by more than "
+        f"{slack} lines: {len(listed)}.",
+        "",
+    ]
+    if listed:
+        lines += ["| growth | encoding | unit | edits | lines at n | lines at 16 n |", "|---|---|---|---|---|---|"]
+        for g, name, unit, edits, short, long in sorted(listed, reverse=True)[:40]:
+            lines.append(f"| {g} | {name} | {unit!r} | {edits!r} | {short} | {long} |")
+        lines.append("")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=240, help="per side")
+    ap.add_argument("--side", choices=["front", "back", "both"], default="both")
+    ap.add_argument("--n", type=int, default=3000, help="the shorter length (the longer is 16x)")
+    ap.add_argument("--slack", type=int, default=400, help="lines of growth listed")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    load = os.getloadavg()
+    encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
+    rng = random.Random(args.seed)
+    lines = [
+        "# Python work of random edit toggles as the text grows 16x",
+        "",
+        f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
+        f"--n {args.n} --slack {args.slack} --seed {args.seed}`; load average at start: "
+        + ", ".join(f"{x:.2f}" for x in load) + ".",
+        "",
+        "Python lines counted with `sys.settrace` (a measure of work, not of time; C-speed "
+        "work is not counted, `bench_toggle_fuzz.py` times it).",
+        "",
+    ]
+    for side in (["front", "back"] if args.side == "both" else [args.side]):
+        lines += search(side, args.seconds, args.n, args.slack, rng, encs)
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(report)
+
+
+if __name__ == "__main__":
+    main()
