@@ -34,9 +34,11 @@ distances (``start``, ``end``), ``bp`` is a raw prependable over exactly P's byt
 (``group`` > 0, a group of the run regex) or stretch (``group`` < 0, a key of
 ``_STRETCHES``) starts at distance ``hi`` (an anchor), and ``tailpart`` is the text from
 distance ``d0`` down, the last _KEEP characters of the run and up to _CTX more.  For the
-whitespace state without a cut (``hi`` None) P is the first piece.  ``_edit_run`` checks that
-``bounds`` still holds P (a boundary at ``start`` followed by one at ``end``) before using
-the state.
+whitespace state without a cut (``hi`` None) P is the first piece.  The anchor lies in P
+(``hi <= start``), except after a truncation that cut P's front away with it, when P is the
+first piece and ``_edit_run`` takes the front (a one-class run) or the first anchor after
+it (a stretch) instead.  ``_edit_run`` checks that ``bounds`` still holds P (a boundary at
+``start`` followed by one at ``end``) before using the state.
 
 Cost: O(_KEEP + _CTX + len(c)) per edit (``_edit_run``), O(P) once to build the state
 (``_check_run``; O(_KEEP) for a merged stretch that ``puncts`` and a ghost already know,
@@ -53,6 +55,15 @@ from .front_merges import PUNCT_RUN
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
+
+
+def _ANCHOR_REACH(group: int) -> int:  # noqa: N802 (a constant of the current _KEEP, _MIN_CUT)
+    """How far from the front an anchor may lie (the proxy's head is that long, plus _KEEP):
+    a whitespace stretch's anchor follows the newline run that starts it, shorter than a
+    one-class run worth cutting."""
+    from .long_pieces import _KEEP, _MIN_CUT
+
+    return 2 * _KEEP + _MIN_CUT + 8 if group == -4 else 8
 
 
 class RunState(NamedTuple):
@@ -146,15 +157,36 @@ class RunPieces:
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs)
 
-    @staticmethod
-    def _find_whitespace_stretch(P: str):
-        """(0, last newline, -4) for the whitespace piece ``P`` when the text strictly between
-        _KEEP characters after its start and _KEEP characters before its last newline is
-        long enough to cut (kind -4, see _STRETCHES), else None."""
+    def _anchor_from(self, run: RunState, d: int, front: str, a: int):
+        """The distance of an anchor for the state ``run`` of a whitespace piece that now
+        starts at distance ``d`` (at ``front[a]``), past its old anchor, or None: ``d`` itself
+        while it lies in the one-class run, the first anchor from ``d`` of a whitespace
+        stretch; with room for a cut before the tail part."""
         from .long_pieces import _KEEP, _MIN_CUT
 
+        if run.group > 0:
+            anchor = d
+        else:
+            m = self._STRETCHES[-4][0].search(front, a, a + _ANCHOR_REACH(-4) + 2)
+            anchor = None if m is None else d - (m.start() - a)
+        if anchor is None or anchor - _KEEP - run.d0 < _MIN_CUT:
+            return None
+        return anchor
+
+    @staticmethod
+    def _find_whitespace_stretch(P: str):
+        """(anchor, last newline, -4) for the whitespace piece ``P`` when the text strictly
+        between _KEEP characters after its anchor and _KEEP characters before its last newline
+        is long enough to cut (kind -4, see _STRETCHES), else None.  The anchor is the first
+        space that another whitespace character follows: a punctuation match before P takes
+        the newlines that start P ([\r\n]*) and stops there."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        m = RunPieces._STRETCHES[-4][0].search(P, 0, _ANCHOR_REACH(-4))
         last_nl = max(P.rfind("\n"), P.rfind("\r"))
-        return (0, last_nl, -4) if last_nl - 2 * _KEEP >= _MIN_CUT else None
+        if m is None or last_nl - m.start() - 2 * _KEEP < _MIN_CUT:
+            return None
+        return m.start(), last_nl, -4
 
     # Stretches whose middle may be deleted once an *anchor* is known (bpe_stream.long_pieces
     # gives the arguments): a punctuation stretch after two non-mark characters (cl100k: any
@@ -168,7 +200,7 @@ class RunPieces:
         -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
         -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
         -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
-        -4: (regex.compile(r"\s{2}"), regex.compile(r"\s*")),
+        -4: (regex.compile(r"[^\S\r\n]\s"), regex.compile(r"\s*")),
     }
 
     def _may_hold_run(self, k: int, L1: int, o200k: bool) -> bool:
@@ -276,23 +308,33 @@ class RunPieces:
             self._set_front(n_new, bp.token_count)
             if hi is not None:
                 if group == -4:
-                    hi = n_new  # the new front starts the stretch (P is long and all whitespace)
+                    # the first anchor from the new front (P is long and all whitespace)
+                    m = self._STRETCHES[-4][0].search(self._front(_ANCHOR_REACH(-4) + 2))
+                    hi = hi if m is None else n_new - m.start()
                 elif not c:
                     hi = min(hi, n_new)  # the run starts at the new front if its start went
                 else:
                     g = self.run_re.match(c)
                     if hi == n_old and g is not None and g.lastindex == group and g.end() == len(c):
                         hi = n_new  # c extends the run at the front
-            self.run = self.run._replace(hi=hi, start=n_new)
+                    elif (d0 == end + _KEEP and self._window(end + 1, end) in ("\r", "\n")
+                            and n_new - end - 1 - 2 * _KEEP >= _MIN_CUT):
+                        # P no longer starts with its run ("\n" * k after spaces): cut it as
+                        # a whitespace stretch from the new front to its last newline, P's
+                        # last character (kind -4), whose tail starts one character earlier
+                        tailpart = self._window(d0 + 1, d0) + tailpart
+                        d0, group, hi = d0 + 1, -4, n_new
+            self.run = RunState(end, hi, d0, tailpart, group, bp, n_new, True)
             return True
         if hi is None:
             return False
         rs_old = n_old - hi  # run start (stretch anchor) in the old text
-        if rs_old - drop > 8:
+        if rs_old - drop > _ANCHOR_REACH(group):
             return False
         anchor = max(rs_old, drop)  # old coordinates; the run may now start at the front
         if group < 0 and drop > rs_old:  # the anchor was dropped: take a later one
-            m = self._STRETCHES[group][0].search(self._front(drop + _KEEP + 2), drop)
+            reach = _ANCHOR_REACH(group) if group == -4 else _KEEP
+            m = self._STRETCHES[group][0].search(self._front(drop + reach + 2), drop)
             if m is None:
                 self.run = None
                 return False

@@ -61,12 +61,13 @@ __all__ = ["TextPrependable"]
 
 _WORD_REST = regex.compile(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
 _LETTER = regex.compile(r"\p{L}")
+_WHITESPACE = regex.compile(r"\s*")
 
 
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
                  "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails",
-                 "gaps", "periods")
+                 "gaps", "periods", "blanks")
 
     # A first piece longer than this gets a state (front_words, front_runs, front_digits), and
     # a re-split keeps the raw prependable of a longer piece it meets (front_merges).
@@ -120,6 +121,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # p -> (top, bottom): the character at each distance d with bottom + p < d <= top equals
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
         self.periods = DistanceRecords()
+        self.blanks = DistanceRecords()  # see _blank_after
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -158,6 +160,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if self.dig is not None:
             new._gap(self.n, self.dig[0])  # the run's groups are not kept
         new.periods = self.periods.copy()
+        new.blanks = self.blanks.copy()
         new.chunks = list(self.chunks)
         new.bottoms = list(self.bottoms)
         new.bounds = self.bounds.copy()
@@ -265,6 +268,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             if n > end:
                 self._set_ghost(start, end, bp, n)
         self.gaps.drop_above(n)
+        for lo, _, top in self.blanks.drop_above(n):
+            if n > lo:  # the rest of the blank is still one
+                self.blanks.put(lo, lo, n, n - lo, self.n)
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
@@ -292,6 +298,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if run is not None and run.start <= n:
             # a run state of a piece behind the first one (see _edit_run) outlives the cut
             self._save((run.start, run.end), (None, run, None))
+        elif run is not None and n > run.end and run.absorbs:
+            # what is left of a whitespace piece that takes whitespace in front of it is one
+            # piece (front_runs): the state, cut to it, comes back below
+            run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
+            self._save((n, run.end), (None, run._replace(start=n), None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
             self._set_ghost(run.start, run.end, run.bp, n)
@@ -354,8 +365,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         jumped = None  # index in head of the jump over a periodic stretch (see _jump)
         looked = False  # whether a period was looked for early in a fetch, in vain
         base = n  # distance of front[0]: the front, or where the re-split goes on
+        blank_from = None  # where the trailing whitespace of a fetch began (see _note_blank)
         while True:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
+            if blank_from is not None and self._note_blank(front, base, blank_from):
+                blank_from = None
             # A match may be cut short by the end of the fetched front (when it is not the
             # whole text): one that ends there, within 4 characters of it (a contraction,
             # a look-ahead), before whitespace up to it (\s*[\r\n]+ backtracks to the
@@ -370,9 +384,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 stable = len(front) + 1
             else:
                 stable = len(front) - 4
-                if front[-1].isspace():
+                if front[-1].isspace() and not self._blank_after(base - len(front)):
                     stable = min(stable, len(front.rstrip()))
-                elif o200k:
+                    blank_from = base - len(front.rstrip())
+                elif o200k and not front[-1].isspace():
                     upper = O200K_FIRST_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
             synced = skip = None
@@ -472,6 +487,39 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         for d, c in reversed(new):
             base += c
             bounds.push(d, base)
+
+    # A blank: whitespace without a newline that ends a whitespace stretch (a non-space
+    # character or the end of the text follows).  A match that ends before whitespace up to
+    # the end of the fetched text is final when the rest of that whitespace is (part of) a
+    # blank: \s*[\r\n]+ gives back to the stretch's last newline, which it has then seen, and
+    # no other alternative reads past whitespace to decide where it ends.  ``blanks`` records,
+    # by the distance lo of the character after the blank, the distance hi of its first
+    # character: the characters at distances (lo, hi] are the blank.  A re-split that had to
+    # fetch a whitespace stretch to its end records the blank it ends with, once, so that the
+    # edits after it stop at the fetched text (a short newline piece before a long run of
+    # spaces: every edit in front read the whole run before).
+
+    def _blank_after(self, f: int) -> bool:
+        """Whether the characters from distance ``f`` down to the end of their whitespace
+        stretch are a blank (or there are none: the stretch ends at ``f``)."""
+        rec = self.blanks.lowest_top_from(f)
+        return rec is not None and rec[0] <= f
+
+    def _note_blank(self, front: str, base: int, start: int) -> bool:
+        """Record the blank that ends the whitespace stretch starting at distance ``start``
+        (a non-space character before it) when ``front`` (from distance ``base``) holds the
+        stretch's end; False when it does not (yet)."""
+        i = base - start
+        if not 0 <= i < len(front):
+            return True  # (not in this fetch: forget it)
+        j = _WHITESPACE.match(front, i).end()
+        if j == len(front) and len(front) < base:
+            return False
+        last = max(front.rfind("\n", i, j), front.rfind("\r", i, j))
+        hi, lo = base - (last + 1 if last >= i else i), base - j
+        if hi > lo:
+            self.blanks.put(lo, lo, hi, hi - lo, self.n)
+        return True
 
     @staticmethod
     def _reads_upper_tail(front: str, a: int, b: int) -> bool:

@@ -238,7 +238,9 @@ class WordPieces:
         starting below ``d`` gives c + W when the characters c from ``d`` to W are letters
         and marks W takes, the first maybe a lead (``_joins_front``); an all upper-case W
         after letters and marks X that end with an Lm/Lo letter or a mark (o200k) gives the
-        piece X (see below).  O(saved states + the part of W cut off or added)."""
+        piece X (see below); a run state of a whitespace piece that takes whitespace in front
+        (``RunState.absorbs``) gives the piece from ``d`` when whitespace lies between, or
+        when ``d`` falls inside it.  O(saved states + the part of W cut off or added)."""
         saved = self.saved
         base = d + a  # distance of front[0]: the states whose pieces start in the fetched text
         for key, (word, run, _) in saved.starting_in(base - len(front), base):
@@ -249,7 +251,26 @@ class WordPieces:
                 if run is not None and run.start == s and run.end == e:
                     return run.bp.token_count, e
             elif word is None:
-                continue
+                if run is None or not run.absorbs or run.start != s or run.end != e:
+                    continue
+                # a whitespace piece P that takes whitespace put in front of it (front_runs,
+                # RunState.absorbs) gives the piece from here, as it does from the front:
+                # whitespace and P, or what is left of P
+                hi = run.hi
+                if s < d and a + d - s <= len(front) and front[a : a + d - s].isspace():
+                    run.bp.prepend(front[a : a + d - s].encode("utf-8"))
+                elif e < d < s and a >= s - d:
+                    if hi is not None and d < hi:
+                        # the cut goes past the anchor: P's cut is kept only from a new one
+                        hi = self._anchor_from(run, d, front, a)
+                        if hi is None:
+                            continue
+                    run.bp.truncate(len(run.bp) - len(front[a - (s - d) : a].encode("utf-8")))
+                else:
+                    continue
+                saved.pop(key)
+                self._save((d, e), (None, run._replace(start=d, hi=hi), None))
+                return run.bp.token_count, e
             elif e < d < s:
                 cut = self._cut_word(word, s, d)
                 if cut is not None:
