@@ -483,7 +483,7 @@ def test_toggling_a_merge_does_bounded_work(edit, monkeypatch):
         pe.truncate(len(text))
         assert pe.token_count == enc.count(text)
         assert len(index) == kept
-    assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
+    assert max(fetched, default=0) <= 2 * TextPrependable._FETCH, max(fetched, default=0)
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
@@ -545,7 +545,7 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     monkeypatch.setattr(TextPrependable, "_front", lambda self, k: fetched.append(k) or front(self, k))
     pe.prepend("!")
     assert pe.token_count == enc.count("!" + a_text)
-    assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
+    assert max(fetched, default=0) <= 2 * TextPrependable._FETCH, max(fetched, default=0)
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -587,7 +587,7 @@ def test_toggles_before_a_long_whitespace_run_read_a_bounded_front(name, unit, p
             assert pe.token_count == enc.count(e + text), e
             pe.truncate(size)
             assert pe.token_count == enc.count(text)
-        assert max(fetched) <= 2 * TextPrependable._FETCH, (toggled, max(fetched))
+        assert max(fetched, default=0) <= 2 * TextPrependable._FETCH, (toggled, max(fetched, default=0))
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -614,7 +614,7 @@ def test_typing_newlines_before_a_long_run_of_spaces_reads_a_bounded_front(name,
         pe.prepend("\n")
         if i % 10 == 0:
             assert pe.token_count == enc.count("\n" * i + text)
-    assert max(fetched) <= 2 * TextPrependable._FETCH, max(fetched)
+    assert max(fetched, default=0) <= 2 * TextPrependable._FETCH, max(fetched, default=0)
 
 
 def _python_lines(action) -> int:

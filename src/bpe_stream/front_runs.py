@@ -317,13 +317,6 @@ class RunPieces:
                     g = self.run_re.match(c)
                     if hi == n_old and g is not None and g.lastindex == group and g.end() == len(c):
                         hi = n_new  # c extends the run at the front
-                    elif (d0 == end + _KEEP and self._window(end + 1, end) in ("\r", "\n")
-                            and n_new - end - 1 - 2 * _KEEP >= _MIN_CUT):
-                        # P no longer starts with its run ("\n" * k after spaces): cut it as
-                        # a whitespace stretch from the new front to its last newline, P's
-                        # last character (kind -4), whose tail starts one character earlier
-                        tailpart = self._window(d0 + 1, d0) + tailpart
-                        d0, group, hi = d0 + 1, -4, n_new
             self.run = RunState(end, hi, d0, tailpart, group, bp, n_new, True)
             return True
         if hi is None:

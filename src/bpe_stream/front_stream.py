@@ -380,13 +380,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             # see _reads_upper_tail.)
             whole = len(front) == base  # the fetched text runs to the end
             upper = len(front) + 1  # where the trailing upper-word stretch starts
+            spaced = len(front) + 1  # where the trailing whitespace starts, if it matters
             if whole:
                 stable = len(front) + 1
             else:
                 stable = len(front) - 4
                 if front[-1].isspace() and not self._blank_after(base - len(front)):
-                    stable = min(stable, len(front.rstrip()))
-                    blank_from = base - len(front.rstrip())
+                    # (only for a match that starts with whitespace: the others end at a
+                    # character that their last repetition cannot take, or at a newline run's
+                    # end, both fetched)
+                    spaced = len(front.rstrip())
+                    blank_from = base - spaced
                 elif o200k and not front[-1].isspace():
                     upper = O200K_FIRST_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
@@ -398,7 +402,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 if bounds.find(d) is not None:
                     synced = d
                     break
-                if b > stable or (b > upper and self._reads_upper_tail(front, a, b)):
+                if (b > stable or (b > spaced and front[a].isspace())
+                        or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None
                     if got is not None:
