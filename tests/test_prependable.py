@@ -665,6 +665,35 @@ def test_an_edit_does_not_walk_the_records_of_earlier_jumps():
     assert lines[400] <= lines[20] + 20, lines
 
 
+@pytest.mark.parametrize("name, unit, edits", [
+    # found by benchmarks/bench_work_growth.py in this stop's own code before it landed: after
+    # " \n" was taken into the newline piece and truncated away, "-" in front of it (whose
+    # [\r\n]* takes the newline run) re-encoded the run in Python on every toggle
+    ("cl100k_base", "\n", [" \n", "'s-"]),
+    ("o200k_base", "\n\n", ["\xa0", "ss"]),
+    ("cl100k_base", "\n\n", ["\xa0", "Aa"]),
+    ("o200k_base", "\n ", ["!", " ", "\u0301"]),
+])
+def test_the_python_work_of_toggles_does_not_grow_with_the_text(name, unit, edits):
+    enc = bpe_stream.get_encoding(name)
+    lines = []
+    for n in (3_000, 48_000):
+        text = (unit * n)[:n]
+        pe = PrependableEncoder(enc)
+        pe.prepend(text)
+
+        def toggles():
+            for e in edits:
+                pe.prepend(e)
+                pe.truncate(n)
+
+        toggles()
+        toggles()
+        lines.append(_python_lines(toggles))
+        assert pe.token_count == enc.count(text)
+    assert lines[1] <= lines[0] + 400, lines
+
+
 @pytest.mark.parametrize("name, long_piece, short_piece, edit, rounds", [
     # 12 merged stretches in front of a long one (a cap of 8 records lost the long one's)
     ("o200k_base", "!\u0301\u0301" * 10_000 + "x", "!\u0301\u0301" * 30 + "x", "!", 12),
