@@ -22,7 +22,11 @@ and then the whole newline run after it, so where it ends is a fact about the te
 its first character.  A match that reaches the end of the fetched front inside a recorded
 run, with no newline and a character after its first that no word match can hold (o200k:
 a non-mark; cl100k: any of the run's class), is a punctuation match and ends at the
-record's e (``_merged_count``).  The records are kept within a size budget
+record's e (``_merged_count``).  So is a match that reaches the end of the fetched front
+inside a recorded tail, when it is a punctuation run that ends in the fetched text and then
+tail characters only: its tail runs on to e (o200k ``"'_"`` before ``"\n/\n" * n``, whose
+``"/" + [\r\n/]*`` piece sits behind the short piece ``"\n"``).  A record is kept when the
+run or the tail is long.  The records are kept within a size budget
 (:mod:`bpe_stream.front_records`), so that merging one stretch, then others in front of
 it, then the first again (after truncating the others away) does not re-encode the first.
 
@@ -127,10 +131,12 @@ class MergedStretches:
         # (unbounded: an o200k word of marks is such a run too, but one that may go on after
         # the match, as in "\u0301" * 65 + ".e", where "." ends the word)
         q = PUNCT_RUN.match(front, s0)
-        if q is None or q.end() > b or q.end() - s0 <= self._LONG:
+        if q is None or q.end() > b:
             return False
         if _TAILS[self.wc[0].o200k].match(front, q.end()).end() != b:
             return False
+        if q.end() - s0 <= self._LONG and b - q.end() <= self._LONG:
+            return False  # neither the run nor its newline (o200k: and slash) run is long
         self.puncts.put(n - b, (n - s0, n - q.end()), n - s0, b - s0, self.n)
         return True
 
@@ -139,16 +145,29 @@ class MergedStretches:
         text ``front`` (which starts at distance ``n``), when ``puncts`` and ``ghosts`` give
         them (see the module doc); else (None, None)."""
         x = n - b + 1  # distance of the start of the last fetched character
-        # the recorded runs are disjoint (each is the end of a maximal run), so the one holding
-        # x, if any, is the one with the lowest top at or above x
+        # (a record holding x, if any, is usually the one with the lowest top at or above x:
+        # records of different pieces overlap only where one's tail holds a slash that is
+        # another's punctuation)
         rec = self.puncts.lowest_top_from(x)
-        if rec is None or not rec[1][1] < x:
+        if rec is None:
             return None, None
-        e = rec[0]
+        e, (top, z), _ = rec
+        if not e < x <= top:
+            return None, None
         o200k = self.wc[0].o200k
-        text = front[a:b]
-        if "\r" in text or "\n" in text or _WITNESS[o200k].search(front, a + 1, b) is None:
-            return None, None
+        if x > z:
+            # in the recorded [^\s\p{L}\p{N}] run: a match with no newline and a character no
+            # word match can hold is a punctuation match, which takes the whole run and tail
+            text = front[a:b]
+            if "\r" in text or "\n" in text or _WITNESS[o200k].search(front, a + 1, b) is None:
+                return None, None
+        else:
+            # in the recorded tail ([\r\n/]* or [\r\n]*, which ends at e): a match that is a
+            # punctuation run ending inside the fetched text, then tail characters up to its
+            # end, is a punctuation match whose tail runs on to e
+            q = PUNCT_RUN.match(front, a + (front[a] == " "))
+            if q is None or q.end() >= b or _TAILS[o200k].match(front, q.end()).end() != b:
+                return None, None
         if self.bounds.find(e) is None:
             return None, None
         count = self._ghost_count(n - a, e, front, a, n)
