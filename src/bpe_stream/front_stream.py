@@ -104,8 +104,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self.saved = DistanceRecords()
         self.just_saved = None  # key of a word state saved by the prepend under way
         # Records for a prepend that changes the split of a long stretch (see _resync), each
-        # kind in a DistanceRecords (kept within a size budget, dropped by truncation): ghosts, end -> (start, raw prependable over the text at
-        # distances (start, end)), left by long pieces (cut with them by truncations); puncts,
+        # kind in a DistanceRecords (kept within a size budget, dropped by truncation): ghosts,
+        # end -> (start, raw prependable over the text at distances (start, end)), left by
+        # long pieces (cut with them by truncations); puncts,
         # e -> (top, z): the characters from distance top down to z are [^\s\p{L}\p{N}] and
         # those from z down to e are [\r\n/], the last of their runs (so a punctuation match
         # through the first run ends at e); tails: run-state tail parts of such stretches, by
