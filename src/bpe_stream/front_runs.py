@@ -308,9 +308,13 @@ class RunPieces:
             self._set_front(n_new, bp.token_count)
             if hi is not None:
                 if group == -4:
-                    # the first anchor from the new front (P is long and all whitespace)
-                    m = self._STRETCHES[-4][0].search(self._front(_ANCHOR_REACH(-4) + 2))
-                    hi = hi if m is None else n_new - m.start()
+                    # the first anchor from the new front (P is long and all whitespace): the
+                    # front itself when c starts with a space, the old one while within reach
+                    if c and c[0] not in "\r\n":
+                        hi = n_new
+                    elif not (n_new - _ANCHOR_REACH(-4) <= hi <= n_new):
+                        m = self._STRETCHES[-4][0].search(self._front(_ANCHOR_REACH(-4) + 2))
+                        hi = hi if m is None else n_new - m.start()
                 elif not c:
                     hi = min(hi, n_new)  # the run starts at the new front if its start went
                 else:
