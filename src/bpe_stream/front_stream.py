@@ -287,6 +287,16 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                          if state[2] is not None and key[1] < n), default=None)
         if start is not None:
             self.truncate(start)
+        if (self.run is None and self.word is None and self.dig is None and saved
+                and saved.top() > n):
+            # A saved run state of the piece the cut goes into (other pieces were put in front
+            # of it): the cut is decided on its proxy, as for a state of the first piece.
+            for key, state in saved.starting_in(n + 1, self.n):
+                run = state[1]
+                if state[0] is None and run is not None and key[1] < n and (run.start, run.end) == key:
+                    saved.pop(key)
+                    self.run = run
+                    break
         self._forget_above(n)
         if self.dig is not None and self._truncate_digits(n):
             return
