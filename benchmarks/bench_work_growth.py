@@ -66,6 +66,64 @@ def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
     return python_lines(one_round)
 
 
+def sequence_lines(enc, runs: list, ops: list, scale: int):
+    """Python lines of the edit sequence ``ops`` (("p", text) prepends, ("t", k) truncates k
+    characters at the front) on the text built by prepending ``unit * (k * scale)`` for each
+    (unit, k) of ``runs``, after one warm-up pass and a truncation back; None when the pass
+    cut into the built text."""
+    pe = PrependableEncoder(enc)
+    for unit, k in runs:
+        pe.prepend(unit * (k * scale))
+    size = len(pe)
+
+    def sequence():
+        for op, arg in ops:
+            if op == "p":
+                pe.prepend(arg)
+            else:
+                pe.truncate(max(0, len(pe) - arg))
+
+    sequence()
+    if len(pe) < size:
+        return None
+    pe.truncate(size)
+    return python_lines(sequence)
+
+
+def search_sequences(seconds: float, slack: int, rng, encs) -> list:
+    """Report lines for random edit sequences on texts built in several prepends, counted
+    on the text and on the text with every run 16x longer."""
+    t0 = time.time()
+    tried, listed = 0, []
+    while time.time() - t0 < seconds:
+        enc = rng.choice(encs)
+        runs = [("".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
+                for _ in range(rng.randint(1, 4))]
+        ops = [("p", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
+               else ("t", rng.randint(1, 5)) for _ in range(20)]
+        short = sequence_lines(enc, runs, ops, 1)
+        long = sequence_lines(enc, runs, ops, 16) if short is not None else None
+        if long is None:
+            continue
+        tried += 1
+        if long - short > slack:
+            listed.append((long - short, enc.name, runs, ops, short, long))
+    lines = [
+        "## PrependableEncoder, sequences of edits",
+        "",
+        f"{tried:,} trials (an encoding, 1-4 runs prepended one after another, 20 prepends of 1-3 "
+        f"strings or truncations of 1-5 characters), each counted with the runs as given and 16x "
+        f"longer.  Trials growing by more than {slack} lines: {len(listed)}.",
+        "",
+    ]
+    if listed:
+        lines += ["| growth | encoding | runs | edits | lines | lines at 16x |", "|---|---|---|---|---|---|"]
+        for g, name, runs, ops, short, long in sorted(listed, key=lambda x: x[0], reverse=True)[:20]:
+            lines.append(f"| {g} | {name} | {runs!r} | {ops!r} | {short} | {long} |")
+        lines.append("")
+    return lines
+
+
 def search(side: str, seconds: float, n: int, slack: int, rng, encs) -> list:
     """Report lines (markdown) for the trials of one side."""
     t0 = time.time()
@@ -108,6 +166,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=240, help="per side")
     ap.add_argument("--side", choices=["front", "back", "both"], default="both")
+    ap.add_argument("--sequences", action="store_true",
+                    help="random sequences of prepends and truncations instead of toggles")
     ap.add_argument("--n", type=int, default=3000, help="the shorter length (the longer is 16x)")
     ap.add_argument("--slack", type=int, default=400, help="lines of growth listed")
     ap.add_argument("--seed", type=int, default=1)
@@ -127,8 +187,13 @@ def main() -> None:
         "work is not counted, `bench_toggle_fuzz.py` times it).",
         "",
     ]
-    for side in (["front", "back"] if args.side == "both" else [args.side]):
-        lines += search(side, args.seconds, args.n, args.slack, rng, encs)
+    if args.sequences:
+        lines[0] = "# Python work of random edit sequences as the text grows 16x"
+        lines[2] = lines[2].replace("--seed", "--sequences --seed")
+        lines += search_sequences(args.seconds, args.slack, rng, encs)
+    else:
+        for side in (["front", "back"] if args.side == "both" else [args.side]):
+            lines += search(side, args.seconds, args.n, args.slack, rng, encs)
     report = "\n".join(lines)
     print(report)
     if args.out:

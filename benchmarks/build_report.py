@@ -15,6 +15,7 @@ SECTIONS = [
     ("Edit toggles at the growing end (issue 3)", "results_edit_toggles.md"),
     ("Random edit toggles (issue 3)", "results_toggle_fuzz.md"),
     ("Python work of random edit toggles (issue 3)", "results_work_growth.md"),
+    ("Python work of random edit sequences (issue 3)", "results_work_growth_sequences.md"),
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
     ("Training (issue 5)", "results_train.md"),
