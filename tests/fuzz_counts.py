@@ -79,6 +79,14 @@ def gentext():
     return "".join(run() for _ in range(R.randint(1, 6)))
 
 
+def framed_text():
+    """A generated text, half the time with short strings around it."""
+    text = gentext()
+    if R.random() < 0.5:
+        text = short() + text + short()
+    return text
+
+
 def chunk():
     r = R.random()
     if r < 0.45:
@@ -163,9 +171,7 @@ def _fuzz_stream_body(encname, enc, cls, pre, obj, text, ops, saved):
 
 def fuzz_int(encname, enc):
     global nsteps
-    text = gentext()
-    if R.random() < 0.5:
-        text = short() + text + short()
+    text = framed_text()
     ic = IntervalCounter(enc, text)
     n = len(text)
     for _ in range(30):
@@ -189,9 +195,7 @@ def fuzz_int(encname, enc):
 
 def fuzz_cuts(encname, enc):
     global nsteps
-    text = gentext()
-    if R.random() < 0.5:
-        text = short() + text + short()
+    text = framed_text()
     if len(text) > 500:
         text = text[:500]
     n = len(text)
