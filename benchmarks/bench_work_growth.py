@@ -19,6 +19,8 @@ trials fit in the time); counts are not checked here (the tests do that).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import random
 import sys
@@ -67,10 +69,12 @@ def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
 
 
 def sequence_lines(enc, runs: list, ops: list, scale: int):
-    """Python lines of the edit sequence ``ops`` (("p", text) prepends, ("t", k) truncates k
-    characters at the front) on the text built by prepending ``unit * (k * scale)`` for each
-    (unit, k) of ``runs``, after one warm-up pass and a truncation back; None when the pass
-    cut into the built text."""
+    """Python lines of the second and third passes of the edit sequence ``ops`` (("p", text)
+    prepends, ("t", k) truncates k characters at the front) on the text built by prepending
+    ``unit * (k * scale)`` for each (unit, k) of ``runs``, each pass followed by a truncation
+    back; None when a pass ends below the built length.  The second pass may build states
+    once (a pass that cuts into the built text leaves a text the sequence has not seen); the
+    third shows the work that comes back on every pass."""
     pe = PrependableEncoder(enc)
     for unit, k in runs:
         pe.prepend(unit * (k * scale))
@@ -83,18 +87,21 @@ def sequence_lines(enc, runs: list, ops: list, scale: int):
             else:
                 pe.truncate(max(0, len(pe) - arg))
 
-    sequence()
-    if len(pe) < size:
-        return None
-    pe.truncate(size)
-    return python_lines(sequence)
+    counts = []
+    for i in range(3):
+        n = python_lines(sequence) if i else (sequence() or 0)
+        if len(pe) < size:
+            return None
+        pe.truncate(size)
+        counts.append(n)
+    return counts[1], counts[2]
 
 
-def search_sequences(seconds: float, slack: int, rng, encs) -> list:
+def search_sequences(seconds: float, slack: int, rng, encs, dump=None) -> list:
     """Report lines for random edit sequences on texts built in several prepends, counted
     on the text and on the text with every run 16x longer."""
     t0 = time.time()
-    tried, listed = 0, []
+    tried, once, listed = 0, 0, []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
         runs = [("".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
@@ -106,14 +113,22 @@ def search_sequences(seconds: float, slack: int, rng, encs) -> list:
         if long is None:
             continue
         tried += 1
-        if long - short > slack:
-            listed.append((long - short, enc.name, runs, ops, short, long))
+        if long[0] - short[0] > slack and long[1] - short[1] <= slack:
+            once += 1
+        if long[1] - short[1] > slack:
+            listed.append((long[1] - short[1], enc.name, runs, ops, short[1], long[1]))
+            if dump:
+                dump.write(json.dumps({"encoding": enc.name, "runs": runs, "ops": ops,
+                                       "lines": short[1], "lines_16x": long[1]}) + "\n")
+                dump.flush()
     lines = [
         "## PrependableEncoder, sequences of edits",
         "",
         f"{tried:,} trials (an encoding, 1-4 runs prepended one after another, 20 prepends of 1-3 "
         f"strings or truncations of 1-5 characters), each counted with the runs as given and 16x "
-        f"longer.  Trials growing by more than {slack} lines: {len(listed)}.",
+        f"longer, on the third pass over the sequence.  Trials growing by more than {slack} lines: "
+        f"{len(listed)}.  Trials whose second pass grows by more, but not their third (states "
+        f"built once, on a text the first pass left): {once}.",
         "",
     ]
     if listed:
@@ -172,6 +187,7 @@ def main() -> None:
     ap.add_argument("--slack", type=int, default=400, help="lines of growth listed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
+    ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
@@ -190,7 +206,8 @@ def main() -> None:
     if args.sequences:
         lines[0] = "# Python work of random edit sequences as the text grows 16x"
         lines[2] = lines[2].replace("--seed", "--sequences --seed")
-        lines += search_sequences(args.seconds, args.slack, rng, encs)
+        with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
+            lines += search_sequences(args.seconds, args.slack, rng, encs, dump)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, rng, encs)

@@ -760,6 +760,93 @@ def test_a_truncation_into_a_saved_long_run_piece_does_not_re_encode_it():
     assert lines[1] <= lines[0] + 400, lines
 
 
+def _runs(*runs):
+    """The text of the sequence search (bench_work_growth.py --sequences): ``unit * count``
+    prepended for each (unit, count), counts scaled by k / 300."""
+    return lambda k: [unit * (count * k // 300) for unit, count in runs]
+
+
+@pytest.mark.parametrize("name, make, ops", [
+    # o200k "a" in front of a word W = (中 + mark)* + "Ab" stops before "A": the piece
+    # "a" + (中 + mark)* was re-encoded on every pass once a saved state over the marks was
+    # dropped by a truncation into it (its bytes are now kept as a ghost)
+    ("o200k_base", lambda k: ["\u4e2d\u0301" * k + "Ab a" * 50],
+     [("p", " 'a"), ("t", 3), ("p", "<Ab"), ("p", " \n/"), ("t", 6)]),
+    # "'" in front of "." + marks + W makes "'." + marks one punctuation piece and W the
+    # next: cutting W's state to it dropped the long state, which the undo rebuilt in Python
+    ("o200k_base", lambda k: ["." + "\u0301" * k + "\u4e2d" * k + " s" * 50], [("p", "'"), ("t", 2), ("p", ".")]),
+    # "s" + marks + upper-case letters: cutting "s" leaves the marks, which may join the
+    # letters after them (not read when there are many), so the word state went and the
+    # marks were re-encoded (now a ghost)
+    ("o200k_base", lambda k: ["s" + "\u0301" * k + "A" * (5 * k)], [("t", 1), ("p", "'s"), ("t", 2), ("p", "s")]),
+    # The search's own sequences (each cuts into the text built).  The marks' piece before an
+    # all upper-case word whose state is saved was re-encoded (now counted on a ghost):
+    ("o200k_base", _runs(("A", 1600), ("\u0301", 300)),
+     [("t", 1), ("p", "1's"), ("p", "' \n!"), ("p", "\u02b0<\xa0"), ("p", "\U0001f600\r\n"), ("p", "\n a"),
+      ("t", 5), ("p", "\u02b0"), ("t", 4), ("p", "\u0301 \n's"), ("p", "\t"), ("t", 3), ("t", 1),
+      ("p", "\r\n-!"), ("t", 3), ("t", 4), ("p", "'aBaB"), ("t", 2), ("t", 4), ("t", 5)]),
+    # a whitespace piece that takes newlines in front of it, extended and cut back on every
+    # pass in Python (both states are now kept):
+    ("cl100k_base", _runs(("\t", 171), ("\n", 320)),
+     [("p", "x's\U0001f600"), ("p", " '\U0001f600"), ("t", 4), ("t", 3), ("p", "_?"), ("t", 4),
+      ("p", "\xa0a\u0301/\n"), ("p", "\t"), ("p", "\U0001f600\u0301"), ("p", ".Ab"), ("p", "'s\u0301\n\n"),
+      ("p", "aB_\u0301"), ("p", "\u4e2d_-"), ("t", 3), ("p", "\u4e2d1"), ("p", "!_"), ("t", 1), ("p", " a\n"),
+      ("t", 4), ("p", "'s")]),
+    # a truncation into such a piece whose state is saved dropped the state (now cut to the rest):
+    ("cl100k_base", _runs((" \xe9", 259), ("''x", 69), (" \n", 232), ("\n", 123)),
+     [("p", "-\U0001f600"), ("t", 4), ("t", 3), ("p", "/\na\u0301<"), ("t", 3), ("t", 3), ("p", "<12a"),
+      ("t", 5), ("p", "\r\na\n\n"), ("p", "- ."), ("p", "< a "), ("p", "\xe9'\xe9"), ("t", 5), ("t", 4),
+      ("p", " \n\u02b0"), ("p", "aBA"), ("p", "aBxa\u0301"), ("t", 3), ("p", "_''-"), ("p", "/\n")]),
+    # a ghost extended by a long newline run and cut back on every pass (the ghost before a
+    # long change is now kept, ghost_alts):
+    ("o200k_base", _runs(("!_", 262), ("'''", 113), (" \n", 215), ("\n", 240)),
+     [("p", "\u4e2dss"), ("p", "\u4e2d"), ("t", 1), ("t", 4), ("p", "_"), ("p", " '''"), ("p", "AbaB\r\n"),
+      ("p", "\n\n\u4e2d\u0301aB"), ("p", "s"), ("p", "'"), ("p", "<''!"), ("p", " \n1s"), ("t", 1),
+      ("p", "\u4e2d!"), ("t", 3), ("t", 1), ("p", "!"), ("p", "_"), ("t", 1), ("t", 5)]),
+    # "A's" in front of "'s" + (中)* + "A-": the word state took "'s" and could not give it
+    # back, since (中)* before "A" might run on (now read once: "A-" stops it):
+    ("o200k_base", _runs(("A-", 266), ("\u4e2d", 279)),
+     [("t", 4), ("p", "\u4e2d'"), ("p", "1x"), ("t", 5), ("p", "A's"), ("p", "\xe9\U0001f600a\u0301"), ("p", "?"),
+      ("t", 5), ("p", "\r\n\n''"), ("p", "? a"), ("t", 5), ("p", "!''"), ("t", 2), ("p", "\u4e2d\u03011\n\n"),
+      ("p", "\U0001f600<"), ("p", "'"), ("p", "x1"), ("p", "\u4e2d\u0301x\u4e2d"), ("t", 4), ("t", 1)]),
+])
+def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
+    # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the
+    # sequence (each pass followed by a truncation back to the text built) at k = 300 and
+    # 4,800.  Before the fixes the first three grew 25,741 -> 386,123, 15,253 -> 227,019 and
+    # 19,945 -> 308,157 lines; the others by 19,000 to 230,000.
+    enc = bpe_stream.get_encoding(name)
+    lines = []
+    for k in (300, 4_800):
+        pe = PrependableEncoder(enc)
+        now = ""
+        for part in make(k):
+            pe.prepend(part)
+            now = part + now
+        size = len(pe)
+
+        def sequence(check=False):
+            nonlocal now
+            for op, arg in ops:
+                if op == "p":
+                    pe.prepend(arg)
+                    now = arg + now
+                else:
+                    pe.truncate(len(pe) - arg)
+                    now = now[arg:]
+                assert not check or pe.token_count == enc.count(now)
+            pe.truncate(size)
+            now = now[len(now) - size:]
+
+        sequence(True)
+        sequence(True)
+        lines.append(_python_lines(sequence))
+        assert pe.token_count == enc.count(now)
+    # (a re-split that reads a long piece fetches 4x more text per round: about 200 lines
+    # more per 4x on the first case, logarithmic)
+    assert lines[1] <= lines[0] + 600, lines
+
+
 @pytest.mark.parametrize("name, long_piece, short_piece, edit, rounds", [
     # 12 merged stretches in front of a long one (a cap of 8 records lost the long one's)
     ("o200k_base", "!\u0301\u0301" * 10_000 + "x", "!\u0301\u0301" * 30 + "x", "!", 12),

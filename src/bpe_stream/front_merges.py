@@ -12,6 +12,9 @@ undo are O(1), with three records, each fixed by distances from the end of the t
   distances (start, end), left by a long piece there; a re-split that meets a piece with
   that end takes it, adding or dropping bytes at its front (``_ghost_count``), and a
   truncation cuts it (``_set_ghost``);
+- ``ghost_alts``, (end, start) -> bp: a ghost as it was before a change of its start by
+  more than 64 characters (a copy, C speed, once), which the undo takes back in O(1)
+  instead of re-adding the part in Python;
 - ``puncts``, e -> (top, z): the characters from distance top down to z are
   ``[^\s\p{L}\p{N}]``, and those from z down to e are ``[\r\n/]`` (cl100k ``[\r\n]``), the
   last of their runs.
@@ -103,11 +106,20 @@ class MergedStretches:
         """Count of the piece at distances (``d``, ``e``), starting at ``front[a]`` (``front``
         starts at distance ``n``), from the ghost with that end: it takes the bytes in front
         of it, or gives up those before ``d`` (O(difference)); None without one or when the
-        difference is not in ``front``."""
+        difference is not in ``front``.  A long difference keeps a copy of the ghost before
+        it (``ghost_alts``, C speed, once), which an undo takes back in O(1)."""
         ghost = self.ghosts.get(e)
+        alt = self.ghost_alts.pop((e, d)) if self.ghost_alts else None
+        if alt is not None:
+            if ghost is not None:
+                self.ghost_alts.put((e, ghost[0]), ghost[1], ghost[0], ghost[0] - e, self.n)
+            self._put_ghost(e, d, alt)
+            return alt.token_count
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
+        if abs(d - start) > self._LONG:
+            self.ghost_alts.put((e, start), bp.copy(), start, start - e, self.n)
         if d > start:
             bp.prepend(front[a : n - start].encode("utf-8"))
         elif d < start:

@@ -66,7 +66,7 @@ _WHITESPACE = regex.compile(r"\s*")
 
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "puncts", "tails",
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "ghost_alts", "puncts", "tails",
                  "gaps", "periods", "blanks")
 
     # A first piece longer than this gets a state (front_words, front_runs, front_digits), and
@@ -113,6 +113,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # (z, piece end) (see _check_run).  The boundaries a merge covers are hidden in
         # ``bounds`` and come back when a truncation splits the piece.
         self.ghosts = DistanceRecords()
+        # (end, start) -> a ghost's bp over the text at distances (start, end) before a long
+        # change of its start (see _ghost_count): the undo takes it back
+        self.ghost_alts = DistanceRecords()
         self.puncts = DistanceRecords()
         self.tails = DistanceRecords()
         # start -> end distances of the jumps over periodic stretches (see _jump) and of
@@ -157,6 +160,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.saved = DistanceRecords()
         new.just_saved = None
         new.ghosts, new.puncts, new.tails = DistanceRecords(), DistanceRecords(), DistanceRecords()
+        new.ghost_alts = DistanceRecords()
         new.gaps = self.gaps.copy()
         if self.dig is not None:
             new._gap(self.n, self.dig[0])  # the run's groups are not kept
@@ -253,11 +257,22 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # the text at distances beyond n is gone: later prepends put other text there, and a
         # piece there with the same distances must not get the old piece's state back; a
         # word piece cut by the truncation keeps its state when the rest stays one piece
-        for key, (word, _, _), _ in self.saved.drop_above(n):
-            if word is not None and key[1] < n:
-                word = self._cut_word(word, key[0], n)
-                if word is not None:
-                    self._save((n, key[1]), (word, None, None))
+        for key, (word, run, _), _ in self.saved.drop_above(n):
+            if (word is None and run is not None and run.absorbs and (run.start, run.end) == key
+                    and key[1] < n and (run.hi is None or run.hi <= n)):
+                # what is left of a whitespace piece that takes whitespace in front of it is one
+                # piece (front_runs), as for the first piece's own state (see truncate)
+                run.bp.truncate(len(run.bp) - len(self._window(key[0], n).encode("utf-8")))
+                self._save((n, key[1]), (None, run._replace(start=n), None))
+            elif word is not None and key[1] < n:
+                cut = self._cut_word(word, key[0], n)
+                if cut is not None:
+                    self._save((n, key[1]), (cut, None, None))
+                elif n - key[1] > self._LONG and key[1] not in self.ghosts:
+                    # the rest is not known to be one piece (it may join the text after it), but
+                    # its bytes are still the text's: a ghost, for the next piece with that end
+                    # (o200k "a" + W' where W' + "Ab" was the piece: "a" stops before "A")
+                    self._set_ghost(key[0], key[1], word.bp, n)
         for e, (top, z), _ in self.puncts.drop_above(n):
             if n > z:
                 self.puncts.put(e, (n, z), n, n - e, self.n)
@@ -268,6 +283,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         for end, (start, bp), _ in self.ghosts.drop_above(n):
             if n > end:
                 self._set_ghost(start, end, bp, n)
+        self.ghost_alts.drop_above(n)
         self.gaps.drop_above(n)
         for lo, _, top in self.blanks.drop_above(n):
             if n > lo:  # the rest of the blank is still one
@@ -317,6 +333,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
             self._set_ghost(run.start, run.end, run.bp, n)
+        word = self.word
+        if (word is not None and n - word.end > self._LONG and word.end not in self.ghosts
+                and self.bounds.last(2) == word.end and self.bounds.last() == self.n):
+            # so are a cut word's whose rest is not known to be one piece (o200k marks before
+            # upper-case letters: the rest is the marks only when a lower-case letter is cut off)
+            self._set_ghost(self.n, word.end, word.bp, n)
         self.word = None
         self.run = None
         self.dig = None

@@ -17,8 +17,11 @@ W''s first Ll, the second from there to W's end, as W's did), or when W holds no
 first part, and W''s, runs to the end of its ``[Lu Lt Lm Lo M]`` stretch, followed by no
 Ll, and gives back to the same last Lm/Lo/mark, which W ends with), or when the character
 after W is no upper-case letter (W' is then all ``[Lm Lo M]``: its first part stops at W's
-end, where W's stopped, and gives back its last character to the second).  Otherwise W'
-is all ``[Lm Lo M]`` and may run on into an upper-case letter after W: the state goes.
+end, where W's stopped, and gives back its last character to the second), or when the
+stretch of ``[Lu Lt Lm Lo M]`` after W is upper-case letters only and no Ll follows it (the
+first part runs over it, the second finds nothing there and the first gives back to W''s
+end; ``_may_run_on`` reads that stretch once, when the state is made).  Otherwise W' is
+all ``[Lm Lo M]`` and may run on past W's end: the state goes.
 
 Why a lead joins W.  A *lead* is one character c of ``[^\r\n\p{L}\p{N}]`` (cl100k: an
 apostrophe only when W does not start like a contraction, ``'s 'll ...``, which is a piece
@@ -48,7 +51,10 @@ Cost: O(1) per letter or lead prepended (``_prepend_to_word``), O(dropped) per t
 inside W (``_truncate_word``), O(W) once to build the state.  A re-split that reaches the
 start of a piece a saved state knows, or a start inside it or a few letters before it,
 takes the piece from the state instead of scanning it (``_saved_piece_at``,
-``_saved_word_count``): O(saved states + characters added or cut).
+``_saved_word_count``): O(saved states + characters added or cut).  When more than
+``_LONG`` characters are added or cut, the state is copied first (C speed) and both are
+kept: an edit and its undo that make the piece longer and shorter again then take one or
+the other as it is, instead of adding the part back in Python on every round.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
+_UPPERS = regex.compile(r"[\p{Lu}\p{Lt}]*")
 _BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
 
 
@@ -86,6 +93,9 @@ class WordPieces:
     """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``word`` state."""
 
     __slots__ = ()
+    # the characters a word piece may take at its front, but a lead (_joins_word: cl100k
+    # letters, o200k letters and marks)
+    _JOINS = {False: regex.compile(r"\p{L}*"), True: regex.compile(r"[\p{L}\p{M}]*")}
 
     def _check_word(self) -> None:
         self.word = None
@@ -118,7 +128,8 @@ class WordPieces:
             last_upper = self.n - lead - m.start() if m else 0
             m = _LAST_LL.search(body)
             last_ll = self.n - lead - m.start() if m else 0
-            after_upper = len(front) > length and fast.char_class(front[length]) == UP
+            after_upper = (len(front) > length and fast.char_class(front[length]) == UP
+                           and self._may_run_on(end, 4 * length))
             all_upper = fast.char_class(w[-1]) == UP
         elif fast.char_class(body[0]) != first_class:
             return
@@ -126,6 +137,23 @@ class WordPieces:
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+
+    def _may_run_on(self, end: int, limit: int) -> bool:
+        """o200k: whether a piece W' of [Lm Lo M] characters ending at distance ``end``,
+        before an upper-case letter, may run on past ``end`` (see the module doc).  Its
+        match's first repetition runs over W' and the stretch S of [Lu Lt Lm Lo M] after
+        it; the second needs an [Ll Lm Lo M] character: one after S (an Ll) or the last
+        [Lm Lo M] of S would carry the match past ``end``, else it gives back to W''s last
+        character.  Reads S and one more character, up to ``limit`` (C speed); True when S
+        is longer."""
+        k = min(end, limit)
+        after = self._window(end, end - k)
+        s = O200K_FIRST_RUN.match(after).end()
+        if s == len(after) and k < end:
+            return True  # S not read to its end
+        if _UPPERS.fullmatch(after, 0, s) is None:
+            return True
+        return s < len(after) and self.wc[0].char_class(after[s]) == LO
 
     @staticmethod
     def _leads(fast) -> tuple:
@@ -224,10 +252,10 @@ class WordPieces:
         state = self.saved.get((d, e))
         if state is not None and state[0] is not None:
             return state[0].bp.token_count
-        got = self._saved_piece_at(d, front, a)
+        got = self._saved_piece_at(d, front, a, e)
         return got[0] if got is not None and got[1] == e else None
 
-    def _saved_piece_at(self, d: int, front: str, a: int):
+    def _saved_piece_at(self, d: int, front: str, a: int, end: int | None = None):
         """(count, end distance) of the piece that starts at distance ``d`` (at ``front[a]``,
         which a re-split found to be a match start and whose match runs past the fetched
         text), from a saved state, or None; saves scanning a long piece to its end.  The split
@@ -240,11 +268,18 @@ class WordPieces:
         after letters and marks X that end with an Lm/Lo letter or a mark (o200k) gives the
         piece X (see below); a run state of a whitespace piece that takes whitespace in front
         (``RunState.absorbs``) gives the piece from ``d`` when whitespace lies between, or
-        when ``d`` falls inside it.  O(saved states + the part of W cut off or added)."""
+        when ``d`` falls inside it.  ``end``, when given, is where the piece is known to end:
+        states of other pieces are skipped.  O(saved states + the part of W cut off or added)."""
         saved = self.saved
         base = d + a  # distance of front[0]: the states whose pieces start in the fetched text
-        for key, (word, run, _) in saved.starting_in(base - len(front), base):
+        found = saved.starting_in(base - len(front), base)
+        # a state of the piece itself first: one of a longer or shorter piece would be cut or
+        # extended to it (states are kept for both when that part is long, see below)
+        found.sort(key=lambda item: item[0][0] != d)
+        for key, (word, run, _) in found:
             s, e = key
+            if end is not None and e != end and not (word is not None and word.all_upper):
+                continue
             if s == d:
                 if word is not None:
                     return word.bp.token_count, e
@@ -256,43 +291,65 @@ class WordPieces:
                 # a whitespace piece P that takes whitespace put in front of it (front_runs,
                 # RunState.absorbs) gives the piece from here, as it does from the front:
                 # whitespace and P, or what is left of P
+                # (P's state is kept too when the part added or cut is long, see the word cut)
                 hi = run.hi
+                keep = abs(d - s) > self._LONG
                 if s < d and a + d - s <= len(front) and front[a : a + d - s].isspace():
-                    run.bp.prepend(front[a : a + d - s].encode("utf-8"))
+                    bp = run.bp.copy() if keep else run.bp
+                    bp.prepend(front[a : a + d - s].encode("utf-8"))
                 elif e < d < s and a >= s - d:
                     if hi is not None and d < hi:
                         # the cut goes past the anchor: P's cut is kept only from a new one
                         hi = self._anchor_from(run, d, front, a)
                         if hi is None:
                             continue
-                    run.bp.truncate(len(run.bp) - len(front[a - (s - d) : a].encode("utf-8")))
+                    bp = run.bp.copy() if keep else run.bp
+                    bp.truncate(len(bp) - len(front[a - (s - d) : a].encode("utf-8")))
                 else:
                     continue
-                saved.pop(key)
-                self._save((d, e), (None, run._replace(start=d, hi=hi), None))
-                return run.bp.token_count, e
-            elif e < d < s:
-                cut = self._cut_word(word, s, d)
-                if cut is not None:
+                if not keep:
                     saved.pop(key)
+                self._save((d, e), (None, run._replace(start=d, hi=hi, bp=bp), None))
+                return bp.token_count, e
+            elif e < d < s:
+                # a long part cut off is kept: the piece W comes back when the text that split
+                # it goes (a copy at C speed, once, against re-adding the part in Python on
+                # every undo)
+                keep = s - d > self._LONG
+                cut = self._cut_word(word._replace(bp=word.bp.copy()) if keep else word, s, d)
+                if cut is not None:
+                    if not keep:
+                        saved.pop(key)
                     self._save((d, e), (cut, None, None))
                     return cut.bp.token_count, e
             elif s < d and not word.lead and a + d - s + 2 <= len(front) and (
                     joined := self._joins_front(word, front, a, d - s, d)) is not None:
                 # letters and marks that W takes at its front, one at a time, and maybe a lead
-                # before them (see _prepend_to_word, _takes_lead)
-                word.bp.prepend(front[a : a + d - s].encode("utf-8"))
-                saved.pop(key)
-                self._save((d, e), (joined, None, None))
-                return word.bp.token_count, e
+                # before them (see _prepend_to_word, _takes_lead); W's state is kept when they
+                # are many (see the cut above)
+                keep = d - s > self._LONG
+                bp = word.bp.copy() if keep else word.bp
+                bp.prepend(front[a : a + d - s].encode("utf-8"))
+                if not keep:
+                    saved.pop(key)
+                self._save((d, e), (joined._replace(bp=bp), None, None))
+                return bp.token_count, e
             elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
                     and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
                 # o200k: X = an optional lead and [Lu Lt Lm Lo M]* ending with an Lm/Lo letter or
                 # a mark, in front of an all upper-case word W (followed by no letter or mark, as
                 # W's match ended there): the first alternative's [Lu Lt Lm Lo M]* runs over X
                 # and W, its [Ll Lm Lo M]+ finds nothing in or after W and gives back to X's
-                # last character, so X is the piece
-                return len(self.enc._pieces[front[a : a + d - s]]), s
+                # last character, so X is the piece; a long X is counted on a ghost, kept
+                if d - s <= self._LONG:
+                    return len(self.enc._pieces[front[a : a + d - s]]), s
+                count = self._ghost_count(d, s, front, a, base)
+                if count is None:
+                    bp = BytesPrependable(self.enc.bpe)
+                    bp.prepend(front[a : a + d - s].encode("utf-8"))
+                    self._put_ghost(s, d, bp)
+                    count = bp.token_count
+                return count, s
         return None
 
     def _joins_front(self, word: _WordState, front: str, a: int, k: int, d: int):
@@ -301,6 +358,8 @@ class WordPieces:
         starting at ``front[a + k]``, and c + W is one piece: each character of c, from the
         last, is a letter or mark W takes (_joins_word), except that the first may be a lead
         (_takes_lead).  Else None."""
+        if k > 1 and self._JOINS[self.wc[0].o200k].fullmatch(front, a + 1, a + k) is None:
+            return None  # (decided in C: c after its first character holds a non-letter)
         last_upper, last_ll = word.last_upper, word.last_ll
         i = a + k - 1
         while i >= a:
