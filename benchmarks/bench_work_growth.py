@@ -72,7 +72,7 @@ def sequence_lines(enc, runs: list, ops: list, scale: int):
     """Python lines of the second and third passes of the edit sequence ``ops`` (("p", text)
     prepends, ("t", k) truncates k characters at the front) on the text built by prepending
     ``unit * (k * scale)`` for each (unit, k) of ``runs``, each pass followed by a truncation
-    back; None when a pass ends below the built length.  The second pass may build states
+    back to the built length (counted with it); None when a pass ends below that length.  The second pass may build states
     once (a pass that cuts into the built text leaves a text the sequence has not seen); the
     third shows the work that comes back on every pass."""
     pe = PrependableEncoder(enc)
@@ -86,14 +86,14 @@ def sequence_lines(enc, runs: list, ops: list, scale: int):
                 pe.prepend(arg)
             else:
                 pe.truncate(max(0, len(pe) - arg))
+        if len(pe) >= size:
+            pe.truncate(size)  # (counted: the way back is part of the round)
 
     counts = []
     for i in range(3):
-        n = python_lines(sequence) if i else (sequence() or 0)
+        counts.append(python_lines(sequence) if i else (sequence() or 0))
         if len(pe) < size:
             return None
-        pe.truncate(size)
-        counts.append(n)
     return counts[1], counts[2]
 
 

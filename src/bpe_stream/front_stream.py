@@ -258,21 +258,28 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # piece there with the same distances must not get the old piece's state back; a
         # word piece cut by the truncation keeps its state when the rest stays one piece
         for key, (word, run, _), _ in self.saved.drop_above(n):
-            if (word is None and run is not None and run.absorbs and (run.start, run.end) == key
-                    and key[1] < n and (run.hi is None or run.hi <= n)):
+            if key[1] >= n:
+                continue
+            own_run = word is None and run is not None and (run.start, run.end) == key
+            if own_run and run.absorbs and (run.hi is None or run.hi <= n):
                 # what is left of a whitespace piece that takes whitespace in front of it is one
                 # piece (front_runs), as for the first piece's own state (see truncate)
                 run.bp.truncate(len(run.bp) - len(self._window(key[0], n).encode("utf-8")))
                 self._save((n, key[1]), (None, run._replace(start=n), None))
-            elif word is not None and key[1] < n:
+                continue
+            if word is not None:
                 cut = self._cut_word(word, key[0], n)
                 if cut is not None:
                     self._save((n, key[1]), (cut, None, None))
-                elif n - key[1] > self._LONG and key[1] not in self.ghosts:
-                    # the rest is not known to be one piece (it may join the text after it), but
-                    # its bytes are still the text's: a ghost, for the next piece with that end
-                    # (o200k "a" + W' where W' + "Ab" was the piece: "a" stops before "A")
-                    self._set_ghost(key[0], key[1], word.bp, n)
+                    continue
+            elif not own_run:
+                continue
+            if n - key[1] > self._LONG and key[1] not in self.ghosts:
+                # the rest is not known to be one piece (a word's may join the text after it,
+                # o200k "a" + W' where W' + "Ab" was the piece; a run's may be another kind of
+                # piece), but its bytes are still the text's: a ghost, for the next piece with
+                # that end
+                self._set_ghost(key[0], key[1], (word or run).bp, n)
         for e, (top, z), _ in self.puncts.drop_above(n):
             if n > z:
                 self.puncts.put(e, (n, z), n, n - e, self.n)
