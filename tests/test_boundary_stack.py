@@ -3,7 +3,9 @@
 The model states the meaning of hiding in the plainest terms: ``hide_above(x)`` moves the
 entries above ``x`` (with whatever they hide) into a new *layer* on ``x``; a truncation
 drops the entries above ``n`` and, while the top entry has layers, puts the entries at or
-below ``n`` of its newest layer back on top.  BoundaryStack must show the same visible
+below ``n`` of its newest layer back on top.  ``push_under_hole`` puts entries on top of
+``x`` and moves its newest layer onto the last of them, with a *floor*: the number of
+entries that go (from the top) before the layer comes back.  BoundaryStack must show the same visible
 entries through every accessor, whatever the order of pushes, pops, hides and drops.
 """
 
@@ -18,7 +20,7 @@ class _Entry:
 
 
 def _max_d(entries) -> int:
-    return max((max(e.d, _max_d([x for layer in e.layers for x in layer])) for e in entries), default=-1)
+    return max((max(e.d, _max_d([x for layer, _ in e.layers for x in layer])) for e in entries), default=-1)
 
 
 class NaiveStack:
@@ -27,7 +29,7 @@ class NaiveStack:
 
     def push(self, d, s):
         top = self.vis[-1]
-        if top.layers and d <= _max_d([x for layer in top.layers for x in layer]):
+        if top.layers and d <= _max_d([x for layer, _ in top.layers for x in layer]):
             top.layers = []  # BoundaryStack discards what the top entry hides
         self.vis.append(_Entry(d, s))
 
@@ -38,14 +40,28 @@ class NaiveStack:
         layer = self.vis[i + 1 :]
         del self.vis[i + 1 :]
         if layer:
-            self.vis[i].layers.append(layer)
+            self.vis[i].layers.append((layer, 0))
+
+    def push_under_hole(self, entries):
+        top = self.vis[-1]
+        if not entries or not top.layers:
+            return 0
+        hidden = [e.d for lay, _ in top.layers for e in lay]  # (one hole in the real stack)
+        k = sum(d < min(hidden) for d, _ in entries)
+        if k == 0 or not top.d < entries[0][0] or (k < len(entries) and entries[k][0] <= _max_d([top]) ):
+            return 0
+        layer, floor = top.layers.pop()
+        self.vis.extend(_Entry(d, s) for d, s in entries[:k])
+        self.vis[-1].layers.append((layer, floor + k))
+        return k
 
     def drop_above(self, n):
         vis = self.vis
         while vis[-1].d > n:
             vis.pop()
         while vis[-1].layers:
-            layer = vis[-1].layers.pop()
+            layer, floor = vis[-1].layers.pop()
+            del vis[len(vis) - floor :]
             vis.extend(e for e in layer if e.d <= n)
 
 
@@ -57,6 +73,7 @@ ops_st = st.lists(
         st.tuples(st.just("hide"), st.integers(0, 30)),
         st.tuples(st.just("drop"), st.integers(0, 40)),
         st.tuples(st.just("copy"), st.none()),
+        st.tuples(st.just("under"), st.lists(st.integers(0, 12), min_size=1, max_size=4)),
     ),
     max_size=60,
 )
@@ -68,6 +85,12 @@ ops_st = st.lists(
 # that splits only the later merge must leave the earlier one hidden
 @example(ops=[("push", 1), ("push", 1), ("push", 1), ("hide", 1), ("push", 1), ("push", 1), ("hide", 0),
               ("push", 1), ("drop", 1)])
+# a hole with a floor revealed, with an earlier hole inside it that stays hidden (below 12)
+@example(ops=[("push", 3), ("push", 3), ("push", 3), ("hide", 2), ("push", 3), ("push", 3), ("hide", 1),
+              ("under", [0]), ("drop", 2)])
+# a floor of two entries revealed while the hole inside it is cut away: positions move down
+@example(ops=[("push", 3), ("push", 3), ("push", 3), ("push", 3), ("hide", 3), ("push", 3), ("hide", 1),
+              ("under", [0, 1]), ("drop", 5), ("push", 3)])
 def test_boundary_stack_matches_the_naive_model(ops):
     real, model = BoundaryStack(), NaiveStack()
     for op, arg in ops:
@@ -95,6 +118,15 @@ def test_boundary_stack_matches_the_naive_model(ops):
             n = max(0, max(_max_d(vis), 0) - arg)
             real.drop_above(n)
             model.drop_above(n)
+        elif op == "under":  # entries between the front and the hole just above it, if any
+            lo = vis[-1].d
+            ds = sorted({lo + 1 + x for x in arg})
+            entries = [(d, d * 7) for d in ds]
+            k = real.push_under_hole(entries)
+            assert k == model.push_under_hole(entries)
+            for d, suf in entries[k:]:
+                real.push(d, suf)
+                model.push(d, suf)
         else:
             real = real.copy()
         _assert_same(real, model)

@@ -37,7 +37,7 @@ into the word after the stretch.  The same O(dropped) at C speed holds for trunc
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
 from operator import itemgetter
 
@@ -53,7 +53,8 @@ class BoundaryStack:
         self.D = [0]  # distances from the end, increasing; D[0] == 0 is the text's end
         self.S = [0]  # token count of the text after each boundary
         self.index = {0: 0}
-        self.holes: list = []  # outermost holes [h0, h1, children], sorted and disjoint
+        # outermost holes [h0, h1, children, floor], sorted and disjoint (floor: see push_under_hole)
+        self.holes: list = []
 
     def copy(self) -> BoundaryStack:
         new = BoundaryStack.__new__(BoundaryStack)
@@ -125,7 +126,7 @@ class BoundaryStack:
         """The visible (distance, suffix count) pairs, from the end to the front."""
         out = []
         i = 0
-        for h0, h1, _ in self.holes:
+        for h0, h1, *_ in self.holes:
             out.extend(zip(self.D[i:h0], self.S[i:h0]))
             i = h1
         out.extend(zip(self.D[i:], self.S[i:]))
@@ -141,6 +142,32 @@ class BoundaryStack:
         D.append(d)
         self.S.append(suf)
         self.index[d] = len(D) - 1
+
+    def push_under_hole(self, entries: list) -> int:
+        """Put the first boundaries of ``entries`` ((distance, suffix count), by distance,
+        all above the visible front), those below every entry of the hole just above the
+        front, between the two; returns how many (0: nothing done, also when a later one
+        would lie among the hidden entries, which ``push`` then discards).  For a re-split
+        whose merged piece P ends above its sync point x: the hole holds the boundaries that
+        the earlier text U had above x (hidden on x), and P's split has others between x and
+        P's end.  They are the hole's *floor*: true of the text while P is, they go when a
+        truncation reveals the hole (U's split comes back, which has the hidden ones
+        instead).  O(hole) at C speed (the hole moves up in the lists), against discarding
+        it and re-splitting U on the undo."""
+        holes, D = self.holes, self.D
+        if not entries or not holes or holes[-1][1] != len(D):
+            return 0
+        hole = holes[-1]
+        h0 = hole[0]
+        k = bisect_left(entries, (D[h0],))
+        if k == 0 or not D[h0 - 1] < entries[0][0] or (k < len(entries) and entries[k][0] <= D[-1]):
+            return 0
+        D[h0:h0] = [d for d, _ in entries[:k]]
+        self.S[h0:h0] = [suf for _, suf in entries[:k]]
+        self.index.update(zip(D[h0:], range(h0, len(D))))
+        _shift([hole], k)
+        hole[3] += k
+        return k
 
     def pop(self) -> None:
         """Remove the visible boundary at the front."""
@@ -177,7 +204,7 @@ class BoundaryStack:
             j -= 1
         children = holes[j:]
         del holes[j:]
-        holes.append([p + 1, len(D), children])
+        holes.append([p + 1, len(D), children, 0])
 
     def drop_above(self, n: int) -> None:
         """A truncation to length ``n``: entries at distances above ``n`` are gone, and the
@@ -189,8 +216,17 @@ class BoundaryStack:
             del D[j:], self.S[j:]
         holes = self.holes
         while holes and holes[-1][1] >= j:
-            h0, _, children = holes.pop()
+            h0, _, children, floor = holes.pop()
             if h0 < j:  # its merged piece started above n: reveal, children become holes
+                if floor:
+                    # the boundaries under it that its merged piece's split had and the
+                    # revealed text's split does not have (see push_under_hole) go
+                    a = h0 - floor
+                    _unindex(self.index, D[a:h0])
+                    del D[a:h0], self.S[a:h0]
+                    self.index.update(zip(D[a:], range(a, len(D))))
+                    j -= floor
+                    _shift(children, -floor)
                 holes.extend(c for c in children if c[0] < j)
 
     def _discard_top_hole(self) -> None:
@@ -209,4 +245,13 @@ def _unindex(index: dict, distances: list) -> None:
 
 
 def _copy_holes(holes: list) -> list:
-    return [[h0, h1, _copy_holes(children)] for h0, h1, children in holes]
+    return [[h0, h1, _copy_holes(children), floor] for h0, h1, children, floor in holes]
+
+
+def _shift(holes: list, k: int) -> None:
+    """Move ``holes`` and the holes inside them ``k`` positions up (entries went in or out
+    below them)."""
+    for hole in holes:
+        hole[0] += k
+        hole[1] += k
+        _shift(hole[2], k)

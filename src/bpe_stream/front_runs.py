@@ -325,6 +325,9 @@ class RunPieces:
             return True
         if hi is None:
             return False
+        if hi > n_old:  # an anchor above the text: never expected (a cut must move it, see truncate)
+            self.run = None
+            return False
         rs_old = n_old - hi  # run start (stretch anchor) in the old text
         if rs_old - drop > _ANCHOR_REACH(group):
             return False

@@ -51,7 +51,7 @@ from .front_digits import TRAILING_DIGITS, DigitRuns
 from .front_merges import MergedStretches
 from .front_periods import PeriodicJumps
 from .front_records import DistanceRecords
-from .front_runs import RunPieces
+from .front_runs import _ANCHOR_REACH, RunPieces
 from .front_text import FrontText
 from .front_words import WordPieces
 from .prependable import BytesPrependable
@@ -334,9 +334,14 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             self._save((run.start, run.end), (None, run, None))
         elif run is not None and n > run.end and run.absorbs:
             # what is left of a whitespace piece that takes whitespace in front of it is one
-            # piece (front_runs): the state, cut to it, comes back below
-            run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
-            self._save((n, run.end), (None, run._replace(start=n), None))
+            # piece (front_runs): the state, cut to it, comes back below, with an anchor in
+            # what is left (a one-class run now starts at n; a stretch's is looked for from n)
+            hi = run.hi
+            if hi is not None and n < hi:
+                hi = self._anchor_from(run, n, self._window(n, max(0, n - _ANCHOR_REACH(-4) - 2)), 0)
+            if hi is not None or run.hi is None:
+                run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
+                self._save((n, run.end), (None, run._replace(start=n, hi=hi), None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
             self._set_ghost(run.start, run.end, run.bp, n)
@@ -521,7 +526,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # hidden instead, for a truncation that splits the piece again (not after a jump of
         # this re-split: its pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        if jumped is None and (bounds.above(p) > self._LONG or self.gaps.top() > synced):
+        hidden = jumped is None and (bounds.above(p) > self._LONG or self.gaps.top() > synced)
+        if hidden:
             bounds.hide_above(p)
         bounds.pop_above(synced)
         if jumped is not None:
@@ -529,9 +535,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             # below it: hidden boundaries revealed later may have this gap too)
             self._gap(new[jumped][0], new[jumped + 1][0] if len(new) > jumped + 1 else synced)
         base = bounds.last_suf()
+        entries = []
         for d, c in reversed(new):
             base += c
-            bounds.push(d, base)
+            entries.append((d, base))
+        # A merged piece that ends above the sync point (o200k " '" before "'\u0301" * n +
+        # "\u0301-" * m: one punctuation piece that ends a character into the word after the
+        # stretch): the new boundaries below it go under the hidden ones, as the hole's floor
+        # (boundary_stack.push_under_hole), so that the hole is not discarded.
+        k = bounds.push_under_hole(entries) if hidden else 0
+        for d, suf in entries[k:]:
+            bounds.push(d, suf)
 
     # A blank: whitespace without a newline that ends a whitespace stretch (a non-space
     # character or the end of the text follows).  A match that ends before whitespace up to
