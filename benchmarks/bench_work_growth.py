@@ -14,6 +14,13 @@ as a few hundred at most.  Each trial picks an encoding, a unit and one to three
 strings from an alphabet of characters whose pieces behave differently.  Trials whose
 lines grow by more than ``--slack`` are listed.  Deterministic for a seed (up to which
 trials fit in the time); counts are not checked here (the tests do that).
+
+With ``--sequences`` a trial is a random sequence of 20 additions and truncations at the
+growing end on a text built in several steps, counted on its third pass (each pass ending
+with a truncation back to the text built) with the runs as given and 16x longer; trials
+over the slack are counted at 4x too, and those that grow about 4x more per 4x (linear
+work) are marked apart from the O(log n) fetch rounds.  ``--dump`` writes the trials
+listed as JSON lines, to replay them.
 """
 
 from __future__ import annotations
@@ -68,22 +75,24 @@ def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
     return python_lines(one_round)
 
 
-def sequence_lines(enc, runs: list, ops: list, scale: int):
+def sequence_lines(enc, runs: list, ops: list, scale: int, side: str = "front"):
     """Python lines of the second and third passes of the edit sequence ``ops`` (("p", text)
-    prepends, ("t", k) truncates k characters at the front) on the text built by prepending
-    ``unit * (k * scale)`` for each (unit, k) of ``runs``, each pass followed by a truncation
-    back to the built length (counted with it); None when a pass ends below that length.  The second pass may build states
-    once (a pass that cuts into the built text leaves a text the sequence has not seen); the
-    third shows the work that comes back on every pass."""
-    pe = PrependableEncoder(enc)
+    puts text at the growing end, ("t", k) truncates k characters there) on the text built
+    by adding ``unit * (k * scale)`` for each (unit, k) of ``runs``, each pass followed by a
+    truncation back to the built length (counted with it); None when a pass ends below
+    that length.  The second pass may build states once (a pass that cuts into the built
+    text leaves a text the sequence has not seen); the third shows the work that comes
+    back on every pass."""
+    pe = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
+    add = pe.prepend if side == "front" else pe.append
     for unit, k in runs:
-        pe.prepend(unit * (k * scale))
+        add(unit * (k * scale))
     size = len(pe)
 
     def sequence():
         for op, arg in ops:
             if op == "p":
-                pe.prepend(arg)
+                add(arg)
             else:
                 pe.truncate(max(0, len(pe) - arg))
         if len(pe) >= size:
@@ -97,7 +106,7 @@ def sequence_lines(enc, runs: list, ops: list, scale: int):
     return counts[1], counts[2]
 
 
-def search_sequences(seconds: float, slack: int, rng, encs, dump=None) -> list:
+def search_sequences(side: str, seconds: float, slack: int, rng, encs, dump=None) -> list:
     """Report lines for random edit sequences on texts built in several prepends, counted
     on the text and on the text with every run 16x longer."""
     t0 = time.time()
@@ -108,8 +117,8 @@ def search_sequences(seconds: float, slack: int, rng, encs, dump=None) -> list:
                 for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
-        short = sequence_lines(enc, runs, ops, 1)
-        long = sequence_lines(enc, runs, ops, 16) if short is not None else None
+        short = sequence_lines(enc, runs, ops, 1, side)
+        long = sequence_lines(enc, runs, ops, 16, side) if short is not None else None
         if long is None:
             continue
         tried += 1
@@ -118,18 +127,18 @@ def search_sequences(seconds: float, slack: int, rng, encs, dump=None) -> list:
         if long[1] - short[1] > slack:
             # a logarithmic path (4x more text fetched per round) adds about the same lines
             # per 4x; a linear one about 4x more each time: count at 4x too to tell them apart
-            mid = sequence_lines(enc, runs, ops, 4)[1]
+            mid = sequence_lines(enc, runs, ops, 4, side)[1]
             linear = long[1] - mid > 2 * max(mid - short[1], 0) + slack // 2
             listed.append((long[1] - short[1], enc.name, runs, ops, short[1], mid, long[1], linear))
             if dump:
-                dump.write(json.dumps({"encoding": enc.name, "runs": runs, "ops": ops, "lines": short[1],
+                dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "ops": ops, "lines": short[1],
                                        "lines_4x": mid, "lines_16x": long[1], "linear": linear}) + "\n")
                 dump.flush()
     linear = [x for x in listed if x[-1]]
     lines = [
-        "## PrependableEncoder, sequences of edits",
+        f"## {'PrependableEncoder' if side == 'front' else 'AppendableEncoder'} ({side}), sequences of edits",
         "",
-        f"{tried:,} trials (an encoding, 1-4 runs prepended one after another, 20 prepends of 1-3 "
+        f"{tried:,} trials (an encoding, 1-4 runs added one after another, 20 additions of 1-3 "
         f"strings or truncations of 1-5 characters, then a truncation back), each counted with "
         f"the runs as given and 16x longer, on the third pass over the sequence.  Trials growing "
         f"by more than {slack} lines: {len(listed)}; of these, counted at 4x too, "
@@ -219,7 +228,8 @@ def main() -> None:
         lines[0] = "# Python work of random edit sequences as the text grows 16x"
         lines[2] = lines[2].replace("--seed", "--sequences --seed")
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
-            lines += search_sequences(args.seconds, args.slack, rng, encs, dump)
+            for side in (["front", "back"] if args.side == "both" else [args.side]):
+                lines += search_sequences(side, args.seconds, args.slack, rng, encs, dump)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, rng, encs)

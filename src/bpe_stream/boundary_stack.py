@@ -26,13 +26,22 @@ Holes nest (a later merge may swallow an earlier merged piece) or are disjoint; 
 the outermost are in ``holes`` (sorted), each with its ``children``, which come back
 as holes when it is revealed.
 
+A hole's *floor*.  ``P`` may end above ``x``, with pieces ``Q`` between (o200k ``"0 '"`` in
+front of ``"'\u0301" * n + "\u0301-" * m`` makes one punctuation piece that ends one
+character into the word after the stretch, and the rest of that word is ``Q``).  The
+boundaries of ``Q`` lie below the hidden ones and go *under* the hole
+(:meth:`push_under_hole`): the last ``floor`` entries below ``h0``.  They are true of the
+text while ``P`` is; a truncation that reveals the hole removes them, since ``U``'s split
+has the hidden boundaries there instead.
+
 Complexity: push, pop, lookups and hiding are O(1) (hiding also moves the holes it
-swallows, O(swallowed)); a truncation is O(dropped entries); a visible-entry lookup
-by position from the top walks over at most ``k`` holes.  A re-split whose merged piece
-does not end at its sync point discards the hole physically (its new boundaries would lie
-below hidden ones), in O(hole) at C speed: o200k ``"0 '"`` in front of
-``"'\u0301" * n + "\u0301-" * m`` makes one punctuation piece that ends one character
-into the word after the stretch.  The same O(dropped) at C speed holds for truncations.
+swallows, O(swallowed)); a truncation is O(dropped entries), at C speed; a visible-entry
+lookup by position from the top walks over at most ``k`` holes.  Putting entries under a
+hole, and removing them when it is revealed, move the hole in the lists: O(hole) at C
+speed (a memmove and a dict update), once per merge and undo, against discarding the hole
+and re-splitting ``U`` piece by piece in Python on the undo.  A push below hidden entries
+that cannot go under the hole (a re-split whose pieces lie among them: not seen) discards
+the hole, O(hole) at C speed.
 """
 
 from __future__ import annotations
