@@ -7,7 +7,7 @@ import bpe_stream
 from bpe_stream.appendable import AppendableEncoder
 
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
-                                encoding_by_name, long_text_st, text_st)
+                                encoding_by_name, long_text_st, python_lines, text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -349,3 +349,62 @@ def _check_stretch_cuts(enc, prefix, middle):
             ae.truncate(len(text) - k)
             ae.append(text[len(text) - k :])
             assert ae.token_count == enc.count(text)
+
+
+@pytest.mark.parametrize("name, runs, ops", [
+    # An all-whitespace text is one piece (\s++$); appending a non-space splits it into the
+    # newline piece and the run of spaces, and the truncation back joins them again: each
+    # round re-appended the run of spaces to a new record in Python (records of pieces that
+    # go are now kept, and a long change of a record keeps the other end: alts).
+    ("cl100k_base", [(" \n", 304), (" ", 286)],
+     [("t", 4), ("t", 1), ("p", "\U0001f600's"), ("p", " a\t!"), ("t", 5), ("t", 2), ("p", "''"),
+      ("p", " \n\u02b0\u4e2d"), ("t", 1), ("t", 1), ("t", 2), ("p", "<aA"), ("p", "\n\n "), ("p", "Ab"), ("t", 4),
+      ("p", "aB"), ("t", 1), ("p", "s"), ("t", 5), ("p", "\u4e2d\u0301.")]),
+    # o200k (中 + mark)*: no one-class run long enough to cut, and every re-split walked all
+    # of the piece's class runs to find that out (long runs are now kept apart: lruns)
+    ("o200k_base", [("\u4e2d\u0301", 89)],
+     [("t", 2), ("p", "\n\n\U0001f600 a"), ("t", 5), ("p", "s"), ("p", "\u02b0's\xa0"), ("p", "\u4e2d\u4e2d\u0301"),
+      ("t", 5), ("t", 2), ("p", " \n-1"), ("p", " \n/12"), ("t", 2), ("t", 4), ("p", "  '"), ("t", 2),
+      ("p", " a."), ("p", "' \xe9"), ("t", 2), ("p", "\r\n-\n"), ("p", " !a"), ("t", 5)]),
+    # "\n" + tabs + " \n" is one piece, "\n" and the tabs two: the record of the first one
+    # was dropped with it and built again from "\n" on every round (now taken back from alts
+    # by its start and extended by the two characters)
+    ("o200k_base", [("a\n", 120), ("\t", 229)],
+     [("t", 1), ("t", 5), ("p", " \n"), ("p", "aB12\u02b0"), ("p", "/_"), ("t", 4), ("p", "\xe9"), ("t", 2),
+      ("t", 1), ("p", "\u0301a"), ("p", "/\n"), ("p", " \n\u4e2d\u0301/\n"), ("t", 4), ("p", "!a\u0301"),
+      ("p", "x\u0301/\n"), ("p", "aB"), ("p", " \n\nAb"), ("p", "\xa0\xe9 a"), ("t", 4), ("p", " \n1")]),
+])
+def test_a_sequence_of_edits_at_the_end_does_not_re_encode_a_long_piece(name, runs, ops):
+    # Found by bench_work_growth.py --sequences --side back: the Python lines of the third
+    # pass over the sequence (each pass followed by a truncation back to the text built), with
+    # the runs as given and 16x longer (before: 608,075 against 12,275,569; 5,196 against
+    # 15,953; 69,534 against 1,134,400).
+    enc = bpe_stream.get_encoding(name)
+    lines = []
+    for scale in (1, 16):
+        ae = AppendableEncoder(enc)
+        text = ""
+        for unit, count in runs:
+            ae.append(unit * (count * scale))
+            text += unit * (count * scale)
+        size = len(ae)
+
+        def sequence(check=False):
+            nonlocal text
+            for op in ops:
+                kind, arg = op
+                if kind == "p":
+                    ae.append(arg)
+                    text += arg
+                else:
+                    ae.truncate(len(ae) - arg)
+                    text = text[: len(text) - arg]
+                assert not check or ae.token_count == enc.count(text)
+            ae.truncate(size)
+            text = text[:size]
+
+        sequence(True)
+        sequence(True)
+        lines.append(python_lines(sequence))
+        assert ae.token_count == enc.count(text)
+    assert lines[1] <= lines[0] + 600, lines

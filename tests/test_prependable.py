@@ -7,7 +7,7 @@ import bpe_stream
 from bpe_stream import AppendableEncoder
 from bpe_stream.prependable import BytesPrependable, PrependableEncoder
 
-from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
+from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, python_lines, text_st
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -648,27 +648,6 @@ def test_a_punctuation_match_into_a_recorded_newline_tail_reads_a_bounded_front(
     assert max(fetched, default=0) <= 2 * TextPrependable._FETCH, max(fetched, default=0)
 
 
-def _python_lines(action) -> int:
-    """Python lines executed by ``action()``: a measure of Python work, not of time."""
-    import sys
-
-    count = 0
-
-    def tracer(frame, event, arg):
-        nonlocal count
-        if event == "line":
-            count += 1
-        return tracer
-
-    old = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        action()
-    finally:
-        sys.settrace(old)
-    return count
-
-
 def test_an_edit_does_not_walk_the_records_of_earlier_jumps():
     # Each round puts a periodic stretch in front and shifts its phase (a jump over it,
     # recorded in ``gaps``).  A later edit at the front must not walk those records: the
@@ -691,7 +670,7 @@ def test_an_edit_does_not_walk_the_records_of_earlier_jumps():
             pe.prepend("a")
             pe.truncate(n)
 
-        lines[rounds] = _python_lines(toggle)
+        lines[rounds] = python_lines(toggle)
         assert pe.token_count == enc.count(text)
     assert lines[400] <= lines[20] + 20, lines
 
@@ -720,7 +699,7 @@ def test_the_python_work_of_toggles_does_not_grow_with_the_text(name, unit, edit
 
         toggles()
         toggles()
-        lines.append(_python_lines(toggles))
+        lines.append(python_lines(toggles))
         assert pe.token_count == enc.count(text)
     assert lines[1] <= lines[0] + 400, lines
 
@@ -755,7 +734,7 @@ def test_a_truncation_into_a_saved_long_run_piece_does_not_re_encode_it():
         sequence()
         pe.truncate(k)
         text = text[len(text) - k:]
-        lines.append(_python_lines(sequence))
+        lines.append(python_lines(sequence))
         assert pe.token_count == enc.count(text)
     assert lines[1] <= lines[0] + 400, lines
 
@@ -854,7 +833,7 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
 
         sequence(True)
         sequence(True)
-        lines.append(_python_lines(sequence))
+        lines.append(python_lines(sequence))
         assert pe.token_count == enc.count(now)
     # (a re-split that reads a long piece fetches 4x more text per round: about 200 lines
     # more per 4x on the first case, logarithmic)

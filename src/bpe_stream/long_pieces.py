@@ -54,6 +54,7 @@ from .pretokenize import PATTERNS
 
 _KEEP = 8  # characters kept at each end of a compressed run (>= 3)
 _MIN_CUT = 8  # only compress when at least this many characters are removed
+_LONG_RUN = 2 * _KEEP + _MIN_CUT  # a one-class run this long can be cut in its middle
 
 # One capturing group per class; only the groups listed as compressible merge.
 _RUNS_CL100K = regex.compile(
@@ -210,8 +211,8 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
             out.append(cut)
     if out:
         return sorted(out)
-    min_len = 2 * _KEEP + _MIN_CUT
-    for g, ra, rb in rec.runs:
+    min_len = _LONG_RUN
+    for g, ra, rb in rec.lruns:
         if ra >= b:
             break
         if rb > b:
@@ -299,13 +300,16 @@ class _LongPiece:
     punctuation stretches, both patterns (:func:`_punct_piece_cut`), ``truns`` ``[\\r\\n/]``
     stretches ``[a, b, first / or -1]`` (:func:`_slash_tail_cut`)."""
 
-    __slots__ = ("start", "end", "ba", "runs", "wruns", "uruns", "pruns", "truns")
+    __slots__ = ("start", "end", "ba", "runs", "lruns", "wruns", "uruns", "pruns", "truns")
 
     def __init__(self, bpe, start: int):
         self.start = start
         self.end = start
         self.ba = BytesAppendable(bpe)
         self.runs: list[list[int]] = []
+        # the runs of at least _LONG_RUN characters (the same lists as in runs), in order:
+        # the runs long_piece_cuts may cut, found without walking every run
+        self.lruns: list[list[int]] = []
         self.wruns: list[list[int]] = []
         self.uruns: list[list[int]] = []
         self.pruns: list[list[int]] = []
@@ -317,6 +321,7 @@ class _LongPiece:
         new.ba = self.ba.copy()
         for name in ("runs", "wruns", "uruns", "pruns", "truns"):
             setattr(new, name, [list(r) for r in getattr(self, name)])
+        new.lruns = [r for r in new.runs if r[2] - r[1] >= _LONG_RUN]
         return new
 
     def set_end(self, text: str, end: int, run_re, mergeable) -> None:
@@ -337,6 +342,9 @@ class _LongPiece:
             runs.pop()
         if runs and runs[-1][2] > end:
             runs[-1][2] = end
+        lruns = self.lruns
+        while lruns and (lruns[-1][1] >= end or lruns[-1][2] - lruns[-1][1] < _LONG_RUN):
+            lruns.pop()
         uruns = self.uruns
         lost_w = bool(uruns) and uruns[-1][3] >= end  # the last Lm/Lo/mark of an upper stretch
         for stretches in (self.wruns, uruns, self.pruns, self.truns):
@@ -384,6 +392,9 @@ class _LongPiece:
                 runs[-1][2] = b
             else:
                 runs.append([g, a, b])
+            r = runs[-1]
+            if r[2] - r[1] >= _LONG_RUN and not (self.lruns and self.lruns[-1] is r):
+                self.lruns.append(r)
             if g in word_groups:
                 if not (wruns and wruns[-1][1] == a):
                     wruns.append([a, a, -1])

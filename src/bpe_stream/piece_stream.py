@@ -72,6 +72,7 @@ import regex
 
 from .appendable import _check_len
 from .encoding import fix_surrogates
+from .front_records import DistanceRecords
 from .long_pieces import (_COMPRESSIBLE, _RUNS_O200K, _WS_GROUPS, _LongPiece, long_piece_cuts,
                           run_regex_for)
 from .pretokenize import PATTERNS, compile_pattern
@@ -176,7 +177,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes",
+        "upper_start", "upper_classes", "alts",
     )
 
     def __init__(self, enc):
@@ -191,6 +192,13 @@ class TextAppendable:
         self.tail: list[tuple[int, int, int]] = []  # (start, end, count) of pieces after S
         self.tail_count = 0
         self.records: dict[int, _LongPiece] = {}
+        # start -> a record of text[start:end] that is not the piece there now (the piece grew
+        # or shrank by more than _LONG, or went), kept for when it comes back: an edit and its
+        # undo then swap records, or change one by what they add, instead of re-adding the
+        # whole part in Python.  True while no truncation goes below its end (the same store,
+        # and budget, as the front engine's records: front_records.DistanceRecords, with the
+        # end as the top).
+        self.alts = DistanceRecords()
         self.split_cache = _split_cache(enc)
         # regex-free single-character appends (see bpe_stream.split_fastpath)
         self.fast = fast_split_for(enc.pat_str)
@@ -231,6 +239,7 @@ class TextAppendable:
         new.stable_cum = list(self.stable_cum)
         new.tail = list(self.tail)
         new.records = {k: r.copy() for k, r in self.records.items()}
+        new.alts = DistanceRecords()
         new.tok = list(self.tok)
         return new
 
@@ -305,7 +314,7 @@ class TextAppendable:
         else:  # MERGE the last two pieces with s
             pa, pb, c1 = tail.pop()
             if pb - pa > _LONG:
-                self.records.pop(pa, None)
+                self._keep_alt(self.records.pop(pa, None))
             a, _, c0 = tail[-1]
             if L - a <= _LONG:
                 ls = text[a:L]
@@ -338,9 +347,28 @@ class TextAppendable:
     def _long_count(self, a: int, end: int) -> int:
         rec = self.records.get(a)
         if rec is None:
-            rec = self.records[a] = _LongPiece(self.enc.bpe, a)
+            # a piece that comes back, or grows from one that came back: its record from alts
+            rec = self.alts.pop(a) if self.alts else None
+            if rec is None:
+                rec = _LongPiece(self.enc.bpe, a)
+            self.records[a] = rec
+        elif abs(end - rec.end) > _LONG:
+            # a long change of the piece at a: the record of the other end is kept (a copy, C
+            # speed, once), or taken back when it is of this end
+            alt = self.alts.get(a) if self.alts else None
+            if alt is not None and alt.end == end:
+                self.alts.pop(a)
+                self._keep_alt(rec)
+                self.records[a] = alt
+                return alt.ba.token_count
+            self._keep_alt(rec.copy())
         rec.set_end(self.text, end, self.run_re, self.mergeable)
         return rec.ba.token_count
+
+    def _keep_alt(self, rec) -> None:
+        """Keep the record ``rec`` of the piece text[rec.start:rec.end] in ``alts``."""
+        if rec is not None and rec.end - rec.start > _LONG:
+            self.alts.put(rec.start, rec, rec.end, rec.end - rec.start, len(self.text))
 
     def _span(self, k: int):
         """Span of the k-th piece from the end (1 = last), or None."""
@@ -388,6 +416,7 @@ class TextAppendable:
         self.pending = ""
         self.kind = K_NONE
         self.last_str = None
+        self.alts.drop_above(n)
         for start in [k for k, r in self.records.items() if r.end > n]:
             rec = self.records[start]
             if start >= n:
@@ -581,7 +610,7 @@ class TextAppendable:
                       for a, b in real], limit)
         live_long = {a for a, b in real if b - a > _LONG}
         records = self.records
-        # drop records of long pieces in [S, L) that no longer exist
+        # records of long pieces in [S, L) that no longer exist go to alts
         for a, b, _ in pieces:
             if b - a > _LONG and a not in live_long:
-                records.pop(a, None)
+                self._keep_alt(records.pop(a, None))
