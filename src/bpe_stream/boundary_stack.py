@@ -250,7 +250,11 @@ class BoundaryStack:
 def _unindex(index: dict, distances: list) -> None:
     """Delete ``distances`` from ``index``, looping in C (a re-split or a truncation may drop
     thousands of entries at once)."""
-    deque(map(index.__delitem__, distances), maxlen=0)
+    if len(distances) < 16:  # (the usual case: a few; a deque costs more than the loop)
+        for d in distances:
+            del index[d]
+    else:
+        deque(map(index.__delitem__, distances), maxlen=0)
 
 
 def _copy_holes(holes: list) -> list:

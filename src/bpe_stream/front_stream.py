@@ -257,7 +257,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # the text at distances beyond n is gone: later prepends put other text there, and a
         # piece there with the same distances must not get the old piece's state back; a
         # word piece cut by the truncation keeps its state when the rest stays one piece
-        for key, (word, run, _), _ in self.saved.drop_above(n):
+        # (each store is asked only when it holds records: most are empty, and a call costs)
+        for key, (word, run, _), _ in (self.saved.drop_above(n) if self.saved else ()):
             if key[1] >= n:
                 continue
             own_run = word is None and run is not None and (run.start, run.end) == key
@@ -280,19 +281,22 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # piece), but its bytes are still the text's: a ghost, for the next piece with
                 # that end
                 self._set_ghost(key[0], key[1], (word or run).bp, n)
-        for e, (top, z), _ in self.puncts.drop_above(n):
+        for e, (top, z), _ in (self.puncts.drop_above(n) if self.puncts else ()):
             if n > z:
                 self.puncts.put(e, (n, z), n, n - e, self.n)
-        self.tails.drop_above(n)
-        for p, (top, bottom), _ in self.periods.drop_above(n):
+        if self.tails:
+            self.tails.drop_above(n)
+        for p, (top, bottom), _ in (self.periods.drop_above(n) if self.periods else ()):
             if n - p > bottom:  # the text above n goes; below it the record stays true
                 self.periods.put(p, (n, bottom), n, n - bottom, self.n)
-        for end, (start, bp), _ in self.ghosts.drop_above(n):
+        for end, (start, bp), _ in (self.ghosts.drop_above(n) if self.ghosts else ()):
             if n > end:
                 self._set_ghost(start, end, bp, n)
-        self.ghost_alts.drop_above(n)
-        self.gaps.drop_above(n)
-        for lo, _, top in self.blanks.drop_above(n):
+        if self.ghost_alts:
+            self.ghost_alts.drop_above(n)
+        if self.gaps:
+            self.gaps.drop_above(n)
+        for lo, _, top in (self.blanks.drop_above(n) if self.blanks else ()):
             if n > lo:  # the rest of the blank is still one
                 self.blanks.put(lo, lo, n, n - lo, self.n)
 
@@ -535,6 +539,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             # below it: hidden boundaries revealed later may have this gap too)
             self._gap(new[jumped][0], new[jumped + 1][0] if len(new) > jumped + 1 else synced)
         base = bounds.last_suf()
+        if not hidden or not new or new[-1][0] > bounds.D[-1]:  # (no new boundary below a hidden one)
+            for d, c in reversed(new):
+                base += c
+                bounds.push(d, base)
+            return
         entries = []
         for d, c in reversed(new):
             base += c
@@ -543,7 +552,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # "\u0301-" * m: one punctuation piece that ends a character into the word after the
         # stretch): the new boundaries below it go under the hidden ones, as the hole's floor
         # (boundary_stack.push_under_hole), so that the hole is not discarded.
-        k = bounds.push_under_hole(entries) if hidden else 0
+        k = bounds.push_under_hole(entries)
         for d, suf in entries[k:]:
             bounds.push(d, suf)
 
