@@ -190,7 +190,10 @@ class BoundaryStack:
         D = self.D
         if not self.holes:
             j = bisect_right(D, x)  # in one slice (a re-split may replace many pieces)
-            if j < len(D):
+            if j == len(D) - 1:  # (the usual case, inline: one entry)
+                del self.index[D[j]]
+                del D[j], self.S[j]
+            elif j < len(D):
                 _unindex(self.index, D[j:])
                 del D[j:], self.S[j:]
             return
