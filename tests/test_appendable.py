@@ -408,31 +408,3 @@ def test_a_sequence_of_edits_at_the_end_does_not_re_encode_a_long_piece(name, ru
         lines.append(python_lines(sequence))
         assert ae.token_count == enc.count(text)
     assert lines[1] <= lines[0] + 600, lines
-
-
-def test_a_truncation_does_not_walk_the_records_of_every_long_piece():
-    # A text of many long pieces ("x" * 70 + " "), edits at its end: every truncation walked
-    # the records of all of them (now found by bisection over their sorted starts).  Python
-    # lines of three edit/undo toggles with 300 and 4,800 long pieces (before: 2,150 against
-    # 15,650).
-    enc = bpe_stream.get_encoding("cl100k_base")
-    lines = []
-    for k in (300, 4_800):
-        text = ("x" * 70 + " ") * k
-        ae = AppendableEncoder(enc)
-        ae.append(text)
-        n = len(ae)
-
-        def toggles():
-            for e in ("y", "!", " z"):
-                ae.append(e)
-                ae.truncate(n)
-
-        toggles()
-        for e in ("y", "!", " z"):
-            ae.append(e)
-            assert ae.token_count == enc.count(text + e)
-            ae.truncate(n)
-        lines.append(python_lines(toggles))
-        assert ae.token_count == enc.count(text)
-    assert lines[1] <= lines[0] + 400, lines

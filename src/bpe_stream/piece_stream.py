@@ -69,7 +69,7 @@ text.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_right
 from itertools import chain
 
 import regex
@@ -181,7 +181,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes", "alts", "starts",
+        "upper_start", "upper_classes", "alts",
     )
 
     def __init__(self, enc):
@@ -196,9 +196,6 @@ class TextAppendable:
         self.tail: list[tuple[int, int, int]] = []  # (start, end, count) of pieces after S
         self.tail_count = 0
         self.records: dict[int, _LongPiece] = {}
-        # the keys of records, sorted: the records of the current long pieces are disjoint, so
-        # a truncation finds those it cuts or drops by bisection, not by walking them all
-        self.starts: list[int] = []
         # start -> a record of text[start:end] that is not the piece there now (the piece grew
         # or shrank by more than _LONG, or went), kept for when it comes back: an edit and its
         # undo then swap records, or change one by what they add, instead of re-adding the
@@ -246,7 +243,6 @@ class TextAppendable:
         new.stable_cum = list(self.stable_cum)
         new.tail = list(self.tail)
         new.records = {k: r.copy() for k, r in self.records.items()}
-        new.starts = list(self.starts)
         new.alts = DistanceRecords()
         new.tok = list(self.tok)
         return new
@@ -322,7 +318,7 @@ class TextAppendable:
         else:  # MERGE the last two pieces with s
             pa, pb, c1 = tail.pop()
             if pb - pa > _LONG:
-                self._keep_alt(self._pop_record(pa))
+                self._keep_alt(self.records.pop(pa, None))
             a, _, c0 = tail[-1]
             if L - a <= _LONG:
                 ls = text[a:L]
@@ -359,7 +355,7 @@ class TextAppendable:
             rec = self.alts.pop(a) if self.alts else None
             if rec is None:
                 rec = _LongPiece(self.enc.bpe, a)
-            self._add_record(a, rec)
+            self.records[a] = rec
         elif abs(end - rec.end) > _LONG:
             # a long change of the piece at a: the record of the other end is kept (a copy, C
             # speed, once), or taken back when it is of this end
@@ -372,21 +368,6 @@ class TextAppendable:
             self._keep_alt(rec.copy())
         rec.set_end(self.text, end, self.run_re, self.mergeable)
         return rec.ba.token_count
-
-    def _add_record(self, a: int, rec) -> None:
-        self.records[a] = rec
-        starts = self.starts
-        if not starts or starts[-1] < a:
-            starts.append(a)  # (the usual case: a record for the last piece)
-        else:
-            insort(starts, a)
-
-    def _pop_record(self, a: int):
-        rec = self.records.pop(a, None)
-        if rec is not None:
-            starts = self.starts
-            del starts[bisect_left(starts, a)]
-        return rec
 
     def _keep_alt(self, rec) -> None:
         """Keep the record ``rec`` of the piece text[rec.start:rec.end] in ``alts``."""
@@ -440,17 +421,12 @@ class TextAppendable:
         self.kind = K_NONE
         self.last_str = None
         self.alts.drop_above(n)
-        # the records from n on go; the record before n is cut when it reaches past n (the
-        # records of the current pieces are disjoint: the walk back stops at the first that
-        # ends by n)
-        records, starts = self.records, self.starts
-        i = bisect_left(starts, n)
-        for a in starts[i:]:
-            del records[a]
-        del starts[i:]
-        while i > 0 and records[starts[i - 1]].end > n:
-            i -= 1
-            records[starts[i]].set_end(self.text, n, self.run_re, self.mergeable)
+        for start in [k for k, r in self.records.items() if r.end > n]:
+            rec = self.records[start]
+            if start >= n:
+                del self.records[start]
+            else:
+                rec.set_end(self.text, n, self.run_re, self.mergeable)
         self.text.truncate(n)
         if self.pattern is None:
             self._whole_piece()
@@ -476,8 +452,7 @@ class TextAppendable:
     def _whole_piece(self) -> None:
         rec = self.records.get(0)
         if rec is None:
-            rec = _LongPiece(self.enc.bpe, 0)
-            self._add_record(0, rec)
+            rec = self.records[0] = _LongPiece(self.enc.bpe, 0)
         rec.set_end(self.text, len(self.text), None, frozenset())
         self.tail_count = rec.ba.token_count
 
@@ -638,7 +613,8 @@ class TextAppendable:
         self._settle([(a, b, len(pieces_cache[text[a:b]]) if b - a <= _LONG else self._long_count(a, b))
                       for a, b in real], limit)
         live_long = {a for a, b in real if b - a > _LONG}
+        records = self.records
         # records of long pieces in [S, L) that no longer exist go to alts
         for a, b, _ in pieces:
             if b - a > _LONG and a not in live_long:
-                self._keep_alt(self._pop_record(a))
+                self._keep_alt(records.pop(a, None))
