@@ -38,8 +38,7 @@ Counting: short pieces use the encoding's piece cache; a piece longer than
 (and the run-length encoding of its classes) keyed by its start, which follows
 the piece as it grows or shrinks (``"    " + "x"`` gives one space back).  These
 records are kept for stable long pieces too, so that truncating back into a long
-piece costs O(removed); their starts are kept sorted, so a truncation finds the
-records it cuts by bisection.  A record whose piece goes, or changes by more than
+piece costs O(removed).  A record whose piece goes, or changes by more than
 ``_LONG`` characters, is kept in ``alts`` (by start, within a 2n budget) for when the
 piece comes back: an edit and its undo then swap records instead of re-adding the part
 in Python (an all-whitespace text is one piece, ``\s++$``, that a non-space splits).
