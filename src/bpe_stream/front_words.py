@@ -234,16 +234,19 @@ class WordPieces:
         """The state of the word piece at distances (``start``, end) cut to (``n``, end), or
         None when the rest is not known to be one piece with that end (see the module doc).  Its raw
         prependable loses the text at distances (n, start], which is still there: O(start - n)."""
-        if n - word.end <= self._LONG:
+        if self._cut_refused(word, n):
             return None
         last_ll = word.last_ll
         if self.wc[0].o200k and last_ll > n:
-            if word.after_upper:
-                return None
             last_ll = 0  # W' is all [Lm Lo M] (see the module doc)
         gone = self._window(start, n)
         word.bp.truncate(len(word.bp) - len(gone.encode("utf-8")))
         return word._replace(last_upper=word.last_upper if word.last_upper <= n else 0, last_ll=last_ll, lead=0)
+
+    def _cut_refused(self, word: _WordState, n: int) -> bool:
+        """Whether ``_cut_word`` refuses to cut ``word`` to distance ``n``: the rest is short,
+        or (o200k) all [Lm Lo M] and may run on past W's end (see the module doc)."""
+        return n - word.end <= self._LONG or (self.wc[0].o200k and word.last_ll > n and word.after_upper)
 
     def _saved_word_count(self, d: int, e: int, front: str, a: int):
         """Token count of the piece at distances (``d``, ``e``), which a re-split found
@@ -315,7 +318,8 @@ class WordPieces:
                 # a long part cut off is kept: the piece W comes back when the text that split
                 # it goes (a copy at C speed, once, against re-adding the part in Python on
                 # every undo)
-                keep = s - d > self._LONG
+                # (not copied for a cut that _cut_word refuses)
+                keep = s - d > self._LONG and not self._cut_refused(word, d)
                 cut = self._cut_word(word._replace(bp=word.bp.copy()) if keep else word, s, d)
                 if cut is not None:
                     if not keep:
