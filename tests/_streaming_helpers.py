@@ -83,3 +83,61 @@ def python_lines(action) -> int:
     finally:
         sys.settrace(old)
     return count
+
+
+def append_records_violations(impl) -> list:
+    """What breaks the invariant of ``TextAppendable.records`` (empty when it holds): its keys
+    are the starts of the current pieces longer than ``piece_stream._LONG``, each record ending
+    where its piece ends.  The truncation finds the records to cut through the pieces."""
+    from bpe_stream import piece_stream
+
+    if impl.pattern is None:
+        return []
+    ends = impl.stable_ends
+    spans = [(ends[i], ends[i + 1]) for i in range(len(ends) - 1)] + [(a, b) for a, b, _ in impl.tail]
+    long = {a: b for a, b in spans if b - a > piece_stream._LONG}
+    out = [("not a long piece", a, r.end) for a, r in impl.records.items() if a not in long]
+    out += [("wrong end", a, r.end, long[a]) for a, r in impl.records.items() if a in long and r.end != long[a]]
+    out += [("no record", a) for a in long if a not in impl.records]
+    return out
+
+
+def edit_sequence_lines(enc, at_front: bool, make, ops, sizes=(300, 4_800)) -> list[int]:
+    """Python lines of one pass of the edit sequence ``ops`` over texts built from ``make(k)``
+    for each k in ``sizes`` (the sequence search of bench_work_growth.py --sequences).
+
+    The text is built by adding ``make(k)``'s parts one by one (prepending for
+    ``at_front``, appending otherwise).  An op ``("p", s)`` adds ``s`` at that side, ``("t",
+    j)`` removes ``j`` characters from it, and each pass ends with a truncation back to the
+    built text.  Two passes run first (checked against ``enc.count`` after every op): a pass
+    may build records once; the third, counted, shows the work that comes back every time."""
+    from bpe_stream import AppendableEncoder, PrependableEncoder
+
+    lines = []
+    for k in sizes:
+        stream = PrependableEncoder(enc) if at_front else AppendableEncoder(enc)
+        add = stream.prepend if at_front else stream.append
+        now = ""
+        for part in make(k):
+            add(part)
+            now = part + now if at_front else now + part
+        size = len(stream)
+
+        def one_pass(check=False):
+            nonlocal now
+            for op, arg in ops:
+                if op == "p":
+                    add(arg)
+                    now = arg + now if at_front else now + arg
+                else:
+                    stream.truncate(len(stream) - arg)
+                    now = now[arg:] if at_front else now[: len(now) - arg]
+                assert not check or stream.token_count == enc.count(now), (op, arg)
+            stream.truncate(size)
+            now = now[len(now) - size:] if at_front else now[:size]
+
+        one_pass(True)
+        one_pass(True)
+        lines.append(python_lines(one_pass))
+        assert stream.token_count == enc.count(now)
+    return lines

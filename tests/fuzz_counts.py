@@ -13,7 +13,9 @@ of operations as a JSON line.
 the long-piece constants tiny (as the ``small_constants`` fixture does), so that the
 machinery for long pieces acts on short texts.  The texts are runs of units drawn from
 characters whose pieces behave differently (punctuation, marks, spaces, CR, LF, tabs,
-letters of each case, digits, CJK, apostrophes, slashes, emoji).  Prints a progress line
+letters of each case, digits, CJK, apostrophes, slashes, emoji).  With ``--cls app`` the
+invariant of the long-piece records is checked after every step too
+(``_streaming_helpers.append_records_violations``).  Prints a progress line
 every 5,000 cases and ``DONE cases=... steps=... fails=...`` at the end.
 """
 import argparse
@@ -43,6 +45,7 @@ if a.small:
     import bpe_stream.interval as interval
     interval._LONG = 6
 from bpe_stream import PrependableEncoder, AppendableEncoder, IntervalCounter
+from _streaming_helpers import append_records_violations
 
 ENCS = {n: bpe_stream.get_encoding(n) for n in (["o200k_base", "cl100k_base"] if a.enc == "both" else [a.enc])}
 ALPHA = ["!", "/", "\n", "\r\n", "\r", " ", "\t", "a", "A", "s", "'", "'s", "'ll", "'re", "'S", "1", "12",
@@ -162,6 +165,11 @@ def _fuzz_stream_body(encname, enc, cls, pre, obj, text, ops, saved):
         if got != exp:
             report(cls, encname, ops, got, exp)
             return
+        if not pre:
+            bad = append_records_violations(obj._impl)
+            if bad:
+                report(cls, encname, ops, got, exp, {"records": bad[:5]})
+                return
         if saved is not None and R.random() < 0.3:
             so, st, sops = saved
             if so.token_count != enc.count(st):

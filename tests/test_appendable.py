@@ -7,7 +7,8 @@ import bpe_stream
 from bpe_stream.appendable import AppendableEncoder
 
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
-                                encoding_by_name, long_text_st, python_lines, text_st)
+                                append_records_violations, edit_sequence_lines, encoding_by_name,
+                                long_text_st, python_lines, text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -36,6 +37,7 @@ def test_append_truncate_matches_count(name, ops, small_compression):
             text += piece
         assert ae.token_count == enc.count(text)
         assert len(ae) == len(text)
+        assert append_records_violations(ae._impl) == []
     assert ae.tokens() == enc.encode_ordinary(text)
 
 
@@ -270,6 +272,7 @@ def _grow_then_edit(enc, head, body, step, ops):
             ae.append(piece)
             text += piece
         assert ae.token_count == enc.count(text), (is_trunc, piece, k)
+        assert append_records_violations(ae._impl) == []
     assert ae.tokens() == enc.encode_ordinary(text)
 
 
@@ -379,32 +382,33 @@ def test_a_sequence_of_edits_at_the_end_does_not_re_encode_a_long_piece(name, ru
     # pass over the sequence (each pass followed by a truncation back to the text built), with
     # the runs as given and 16x longer (before: 608,075 against 12,275,569; 5,196 against
     # 15,953; 69,534 against 1,134,400).
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    lines = edit_sequence_lines(bpe_stream.get_encoding(name), False, make, ops)
+    assert lines[1] <= lines[0] + 600, lines
+
+
+@pytest.mark.parametrize("name, unit", [("cl100k_base", "x" * 70 + " "), ("o200k_base", "!" * 70 + "a"),
+                                        ("cl100k_base", " " * 70 + "\n" + "a")])
+def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
+    # Every long piece keeps a record.  A truncation used to walk all of them to find those
+    # reaching past its cut, a Python step per long piece of the text (3 toggles at the end of
+    # 4,800 pieces of "x" * 70 + " ": 15,653 lines, against 2,153 with 300).  Records now
+    # follow the pieces exactly (append_records_violations), and the truncation reaches them
+    # through the pieces it removes.
     enc = bpe_stream.get_encoding(name)
     lines = []
-    for scale in (1, 16):
+    for count in (300, 4800):
         ae = AppendableEncoder(enc)
-        text = ""
-        for unit, count in runs:
-            ae.append(unit * (count * scale))
-            text += unit * (count * scale)
+        ae.append(unit * count)
         size = len(ae)
 
-        def sequence(check=False):
-            nonlocal text
-            for op in ops:
-                kind, arg = op
-                if kind == "p":
-                    ae.append(arg)
-                    text += arg
-                else:
-                    ae.truncate(len(ae) - arg)
-                    text = text[: len(text) - arg]
-                assert not check or ae.token_count == enc.count(text)
-            ae.truncate(size)
-            text = text[:size]
+        def toggles():
+            for edit in ("y", "yy z", "\n\n"):
+                ae.append(edit)
+                ae.truncate(size)
 
-        sequence(True)
-        sequence(True)
-        lines.append(python_lines(sequence))
-        assert ae.token_count == enc.count(text)
-    assert lines[1] <= lines[0] + 600, lines
+        toggles()
+        lines.append(python_lines(toggles))
+        assert ae.token_count == enc.count(unit * count)
+        assert append_records_violations(ae._impl) == []
+    assert lines[1] <= lines[0] + 300, lines

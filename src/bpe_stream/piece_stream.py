@@ -38,7 +38,10 @@ Counting: short pieces use the encoding's piece cache; a piece longer than
 (and the run-length encoding of its classes) keyed by its start, which follows
 the piece as it grows or shrinks (``"    " + "x"`` gives one space back).  These
 records are kept for stable long pieces too, so that truncating back into a long
-piece costs O(removed).  A record whose piece goes, or changes by more than
+piece costs O(removed).  Invariant of ``records``: its keys are the starts of the
+current pieces longer than ``_LONG`` and each record ends where its piece ends (kept
+by ``_settle`` on every re-split), so a truncation reaches the records it cuts
+through the pieces it removes, not by walking every record.  A record whose piece goes, or changes by more than
 ``_LONG`` characters, is kept in ``alts`` (by start, within a 2n budget) for when the
 piece comes back: an edit and its undo then swap records instead of re-adding the part
 in Python (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
@@ -420,17 +423,28 @@ class TextAppendable:
         self.kind = K_NONE
         self.last_str = None
         self.alts.drop_above(n)
-        for start in [k for k, r in self.records.items() if r.end > n]:
-            rec = self.records[start]
-            if start >= n:
-                del self.records[start]
-            else:
-                rec.set_end(self.text, n, self.run_re, self.mergeable)
+        records = self.records
+        ends = self.stable_ends
+        if self.pattern is None:
+            rec = records.get(0)
+            if rec is not None:
+                rec.set_end(self.text, n, None, frozenset())
+        elif records:
+            # records are those of the current long pieces, with their ends (see _settle), so
+            # the ones that reach past n belong to the pieces from the one holding n on: these
+            # go or are cut, O(pieces removed), not O(records)
+            i = bisect_right(ends, n) - 1
+            for a in chain(ends[i:-1], [a for a, _, _ in self.tail]):
+                rec = records.get(a)
+                if rec is not None and rec.end > n:
+                    if a >= n:
+                        del records[a]
+                    else:
+                        rec.set_end(self.text, n, self.run_re, self.mergeable)
         self.text.truncate(n)
         if self.pattern is None:
             self._whole_piece()
             return
-        ends = self.stable_ends
         # Pop stable pieces until the remaining ones are stable for text[:n].
         k = bisect_right(ends, n) - 1  # ends[k] <= n
         while k > 0 and not self._is_stable_end(k, n):
@@ -542,11 +556,26 @@ class TextAppendable:
             (a + S, b + S, len(pieces_cache[proxy[a:b]]) if b - a <= _LONG else self._long_count(a + S, b + S))
             for a, b in spans
         ]
-        self._settle(counted, limit)
+        self._settle(counted, limit, pieces)
 
-    def _settle(self, counted, limit: int) -> None:
+    def _settle(self, counted, limit: int, old) -> None:
         """Re-split pieces ``(start, end, count)`` of the tail: those ending by ``limit``
-        (before any that does not) become stable, the rest form the new tail."""
+        (before any that does not) become stable, the rest form the new tail.
+
+        Keeps the invariant of ``records``: its keys are the starts of the current pieces
+        longer than ``_LONG``, each record with its piece's end.  ``counted`` has made or
+        moved the records of its long pieces (``_long_count``); the records of the ``old``
+        pieces that are not long pieces any more go to ``alts``.  (Without this, a record
+        left behind by a piece that split or shrank overlapped the new pieces, and the
+        truncation would have to walk every record to find those reaching past its cut.)"""
+        records = self.records
+        if records:
+            gone = [a for a, _, _ in old if a in records]
+            if gone:
+                live = {a for a, b, _ in counted if b - a > _LONG}
+                for a in gone:
+                    if a not in live:
+                        self._keep_alt(records.pop(a))
         ends = self.stable_ends
         cum = self.stable_cum
         tail = []
@@ -610,10 +639,4 @@ class TextAppendable:
         limit = min(L - self.margin, ws, upper)
         pieces_cache = self.enc._pieces
         self._settle([(a, b, len(pieces_cache[text[a:b]]) if b - a <= _LONG else self._long_count(a, b))
-                      for a, b in real], limit)
-        live_long = {a for a, b in real if b - a > _LONG}
-        records = self.records
-        # records of long pieces in [S, L) that no longer exist go to alts
-        for a, b, _ in pieces:
-            if b - a > _LONG and a not in live_long:
-                self._keep_alt(records.pop(a, None))
+                      for a, b in real], limit, pieces)
