@@ -7,7 +7,8 @@ import bpe_stream
 from bpe_stream import AppendableEncoder
 from bpe_stream.prependable import BytesPrependable, PrependableEncoder
 
-from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, python_lines, text_st
+from _streaming_helpers import (ENCODINGS_WITH_CROSS, edit_sequence_lines, encoding_by_name, python_lines,
+                                text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -808,33 +809,7 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
     # sequence (each pass followed by a truncation back to the text built) at k = 300 and
     # 4,800.  Before the fixes the first three grew 25,741 -> 386,123, 15,253 -> 227,019 and
     # 19,945 -> 308,157 lines; the others by 19,000 to 230,000.
-    enc = bpe_stream.get_encoding(name)
-    lines = []
-    for k in (300, 4_800):
-        pe = PrependableEncoder(enc)
-        now = ""
-        for part in make(k):
-            pe.prepend(part)
-            now = part + now
-        size = len(pe)
-
-        def sequence(check=False):
-            nonlocal now
-            for op, arg in ops:
-                if op == "p":
-                    pe.prepend(arg)
-                    now = arg + now
-                else:
-                    pe.truncate(len(pe) - arg)
-                    now = now[arg:]
-                assert not check or pe.token_count == enc.count(now)
-            pe.truncate(size)
-            now = now[len(now) - size:]
-
-        sequence(True)
-        sequence(True)
-        lines.append(python_lines(sequence))
-        assert pe.token_count == enc.count(now)
+    lines = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops)
     # (a re-split that reads a long piece fetches 4x more text per round: about 200 lines
     # more per 4x on the first case, logarithmic)
     assert lines[1] <= lines[0] + 600, lines

@@ -262,12 +262,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             if key[1] >= n:
                 continue
             own_run = word is None and run is not None and (run.start, run.end) == key
-            if own_run and run.absorbs and (run.hi is None or run.hi <= n):
-                # what is left of a whitespace piece that takes whitespace in front of it is one
-                # piece (front_runs), as for the first piece's own state (see truncate)
-                run.bp.truncate(len(run.bp) - len(self._window(key[0], n).encode("utf-8")))
-                self._save((n, key[1]), (None, run._replace(start=n), None))
-                continue
+            if own_run and run.absorbs:
+                cut = self._cut_absorbing_run(run, n)
+                if cut is not None:
+                    self._save((n, key[1]), (None, cut, None))
+                    continue
             if word is not None:
                 cut = self._cut_word(word, key[0], n)
                 if cut is not None:
@@ -299,6 +298,20 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         for lo, _, top in (self.blanks.drop_above(n) if self.blanks else ()):
             if n > lo:  # the rest of the blank is still one
                 self.blanks.put(lo, lo, n, n - lo, self.n)
+
+    def _cut_absorbing_run(self, run, n: int):
+        """The state ``run`` of a whitespace piece that takes whitespace in front of it
+        (``RunState.absorbs``), cut to what is left of the piece by a truncation to ``n``
+        (before the text goes), or None.  What is left is one piece (front_runs); its anchor
+        must lie in it (a one-class run now starts at n; a stretch's is looked for from n).
+        For the first piece's state and for a saved one alike."""
+        hi = run.hi
+        if hi is not None and n < hi:
+            hi = self._anchor_from(run, n, self._window(n, max(0, n - _ANCHOR_REACH(-4) - 2)), 0)
+            if hi is None:
+                return None
+        run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
+        return run._replace(start=n, hi=hi)
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
@@ -336,16 +349,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if run is not None and run.start <= n:
             # a run state of a piece behind the first one (see _edit_run) outlives the cut
             self._save((run.start, run.end), (None, run, None))
-        elif run is not None and n > run.end and run.absorbs:
-            # what is left of a whitespace piece that takes whitespace in front of it is one
-            # piece (front_runs): the state, cut to it, comes back below, with an anchor in
-            # what is left (a one-class run now starts at n; a stretch's is looked for from n)
-            hi = run.hi
-            if hi is not None and n < hi:
-                hi = self._anchor_from(run, n, self._window(n, max(0, n - _ANCHOR_REACH(-4) - 2)), 0)
-            if hi is not None or run.hi is None:
-                run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
-                self._save((n, run.end), (None, run._replace(start=n, hi=hi), None))
+        elif run is not None and n > run.end and run.absorbs and (cut := self._cut_absorbing_run(run, n)):
+            # the state, cut to what is left, comes back below
+            self._save((n, run.end), (None, cut, None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
             self._set_ghost(run.start, run.end, run.bp, n)
