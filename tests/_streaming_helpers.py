@@ -141,3 +141,34 @@ def edit_sequence_lines(enc, at_front: bool, make, ops, sizes=(300, 4_800)) -> l
         lines.append(python_lines(one_pass))
         assert stream.token_count == enc.count(now)
     return lines
+
+
+def characters_read(action) -> int:
+    """Characters of the streamed text read by ``action()``: those fetched from the front
+    (``TextPrependable._front``/``_window``) and sliced from the back (``_Rope``).  Python
+    lines do not show work done at C speed (a regex over a fetch that grows to the whole
+    text, 4x per round, adds only a few lines per round); this does."""
+    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.piece_stream import _Rope
+
+    count = 0
+    originals = {(TextPrependable, "_front"): TextPrependable._front,
+                 (TextPrependable, "_window"): TextPrependable._window,
+                 (_Rope, "__getitem__"): _Rope.__getitem__}
+
+    def counting(method):
+        def read(*args):
+            nonlocal count
+            out = method(*args)
+            count += len(out)
+            return out
+        return read
+
+    for (cls, name), method in originals.items():
+        setattr(cls, name, counting(method))
+    try:
+        action()
+    finally:
+        for (cls, name), method in originals.items():
+            setattr(cls, name, method)
+    return count

@@ -56,7 +56,7 @@ _H0 = itemgetter(0)
 
 
 class BoundaryStack:
-    __slots__ = ("D", "S", "index", "holes")
+    __slots__ = ("D", "S", "index", "holes", "moves")
 
     def __init__(self):
         self.D = [0]  # distances from the end, increasing; D[0] == 0 is the text's end
@@ -64,11 +64,15 @@ class BoundaryStack:
         self.index = {0: 0}
         # outermost holes [h0, h1, children, floor], sorted and disjoint (floor: see push_under_hole)
         self.holes: list = []
+        # [t, k]: the entries at distances >= t moved k positions after ``index`` recorded
+        # them (a floor went in or out below them); sorted by t, all t <= D[-1] (see _moved)
+        self.moves: list = []
 
     def copy(self) -> BoundaryStack:
         new = BoundaryStack.__new__(BoundaryStack)
         new.D, new.S, new.index = list(self.D), list(self.S), dict(self.index)
         new.holes = _copy_holes(self.holes)
+        new.moves = [list(m) for m in self.moves]
         return new
 
     # -- reading ---------------------------------------------------------------------
@@ -110,7 +114,11 @@ class BoundaryStack:
     def find(self, d: int):
         """Physical position of the visible boundary at distance ``d``, or None."""
         p = self.index.get(d)
-        if p is None or not self.holes:
+        if p is None:
+            return p
+        if self.moves:
+            p += self._moved(d)
+        if not self.holes:
             return p
         holes = self.holes
         j = bisect_right(holes, p, key=_H0) - 1
@@ -150,7 +158,7 @@ class BoundaryStack:
             self._discard_top_hole()  # (see the module docstring)
         D.append(d)
         self.S.append(suf)
-        self.index[d] = len(D) - 1
+        self.index[d] = len(D) - 1 - self._moved(d) if self.moves else len(D) - 1
 
     def push_under_hole(self, entries: list) -> int:
         """Put the first boundaries of ``entries`` ((distance, suffix count), by distance,
@@ -171,9 +179,12 @@ class BoundaryStack:
         k = bisect_left(entries, (D[h0],))
         if k == 0 or not D[h0 - 1] < entries[0][0] or (k < len(entries) and entries[k][0] <= D[-1]):
             return 0
+        first_hidden = D[h0]
         D[h0:h0] = [d for d, _ in entries[:k]]
         self.S[h0:h0] = [suf for _, suf in entries[:k]]
-        self.index.update(zip(D[h0:], range(h0, len(D))))
+        moves = self.moves
+        self.index.update((d, h0 + i - (self._moved(d) if moves else 0)) for i, (d, _) in enumerate(entries[:k]))
+        self._move(first_hidden, k)
         _shift([hole], k)
         hole[3] += k
         return k
@@ -184,6 +195,8 @@ class BoundaryStack:
             self._discard_top_hole()
         del self.index[self.D.pop()]
         self.S.pop()
+        if self.moves:
+            self._forget_moves()
 
     def pop_above(self, x: int) -> None:
         """Remove the visible boundaries at distances above ``x``."""
@@ -196,6 +209,8 @@ class BoundaryStack:
             elif j < len(D):
                 _unindex(self.index, D[j:])
                 del D[j:], self.S[j:]
+            if self.moves:
+                self._forget_moves()
             return
         while self.last() > x:
             self.pop()
@@ -226,6 +241,8 @@ class BoundaryStack:
         if j < len(D):
             _unindex(self.index, D[j:])
             del D[j:], self.S[j:]
+            if self.moves:
+                self._forget_moves()
         holes = self.holes
         while holes and holes[-1][1] >= j:
             h0, _, children, floor = holes.pop()
@@ -236,7 +253,8 @@ class BoundaryStack:
                     a = h0 - floor
                     _unindex(self.index, D[a:h0])
                     del D[a:h0], self.S[a:h0]
-                    self.index.update(zip(D[a:], range(a, len(D))))
+                    if a < len(D):
+                        self._move(D[a], -floor)
                     j -= floor
                     _shift(children, -floor)
                 holes.extend(c for c in children if c[0] < j)
@@ -248,6 +266,39 @@ class BoundaryStack:
         D = self.D
         _unindex(self.index, D[h0:])
         del D[h0:], self.S[h0:]
+        if self.moves:
+            self._forget_moves()
+
+    # -- positions of moved entries ----------------------------------------------------
+
+    def _moved(self, d: int) -> int:
+        """How many positions the entry at distance ``d`` moved since ``index`` recorded it."""
+        k = 0
+        for t, m in self.moves:
+            if t > d:
+                break
+            k += m
+        return k
+
+    def _move(self, t: int, k: int) -> None:
+        """The entries at distances >= ``t`` (all of them above the change) moved ``k``
+        positions.  O(moves): a floor that goes in and comes out again at the same place
+        cancels out."""
+        moves = self.moves
+        i = bisect_left(moves, t, key=_H0)
+        if i < len(moves) and moves[i][0] == t:
+            moves[i][1] += k
+            if moves[i][1] == 0:
+                del moves[i]
+        else:
+            moves.insert(i, [t, k])
+
+    def _forget_moves(self) -> None:
+        """Drop the moves of entries that are all gone (kept: every t <= D[-1], so that a
+        new entry pushed above reads the same moves that were taken off its position)."""
+        moves, top = self.moves, self.D[-1]
+        while moves and moves[-1][0] > top:
+            moves.pop()
 
 
 def _unindex(index: dict, distances: list) -> None:

@@ -180,8 +180,6 @@ class MergedStretches:
             q = PUNCT_RUN.match(front, a + (front[a] == " "))
             if q is None or q.end() >= b or _TAILS[o200k].match(front, q.end()).end() != b:
                 return None, None
-        if self.bounds.find(e) is None:
-            return None, None
         count = self._ghost_count(n - a, e, front, a, n)
         if count is None and self.saved:
             count = self._adopt_saved(n - a, e, front, a, n)

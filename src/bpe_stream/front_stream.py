@@ -468,12 +468,16 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         skip = e
                         break
                     # a punctuation match into a known stretch ends where the stretch's
-                    # piece did (see _merged_count)
+                    # piece did (see _merged_count); the re-split goes on from there when no
+                    # boundary is known there (the piece after it is new: o200k " '" before
+                    # "!\u0301" * n + "x" makes one punctuation piece and "x", where "!\u0301x"
+                    # was one word)
                     if b == len(front):
                         count, e = self._merged_count(front, a, b, base)
                         if count is not None:
                             new.append((d, count))
-                            synced = e
+                            synced = e if bounds.find(e) is not None else None
+                            skip = e
                     break
                 count = None
                 if b - a > self._LONG:
