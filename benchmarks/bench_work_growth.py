@@ -1,4 +1,4 @@
-"""Random edit/undo toggles at the growing end: does their Python work grow with the text?
+"""Random edit/undo toggles at the growing end: does their work grow with the text?
 
 Run from the project root:
 
@@ -6,21 +6,27 @@ Run from the project root:
 
 `bench_toggle_fuzz.py` times random toggles; a time mixes Python work with C-speed work
 (regex scans, string joins, the compiled merge loop) and with machine noise.  This
-script counts instead: the Python lines run (``sys.settrace``) by one round of toggles
-(each edit, then a truncation back), after two warm-up rounds, on ``unit * n`` for two
-lengths ``n`` and ``16 n``.  A toggle that does O(n) Python work shows as thousands of
-extra lines; the O(log n) rounds of a re-split that fetches 4x more text each time show
-as a few hundred at most.  Each trial picks an encoding, a unit and one to three edit
-strings from an alphabet of characters whose pieces behave differently.  Trials whose
-lines grow by more than ``--slack`` are listed.  Deterministic for a seed (up to which
+script counts instead, for one round of toggles (each edit, then a truncation back),
+after two warm-up rounds, on ``unit * n`` for two lengths ``n`` and ``16 n``:
+
+- the Python lines run (``sys.settrace``): a toggle that does O(n) Python work shows as
+  thousands of extra lines;
+- the characters of the text read (fetched at the front, sliced at the back).  A
+  re-split that fetches 4x more text per round until it finds where its pieces end adds
+  only a few Python lines per round, but when it runs to the end of the text it reads
+  all of it, at C speed: linear work that the lines do not show.
+
+Each trial picks an encoding, a unit and one to three edit strings from an alphabet of
+characters whose pieces behave differently.  Trials that grow by more than ``--slack``
+lines or ``--char-slack`` characters are listed.  Deterministic for a seed (up to which
 trials fit in the time); counts are not checked here (the tests do that).
 
 With ``--sequences`` a trial is a random sequence of 20 additions and truncations at the
 growing end on a text built in several steps, counted on its third pass (each pass ending
 with a truncation back to the text built) with the runs as given and 16x longer; trials
-over the slack are counted at 4x too, and those that grow about 4x more per 4x (linear
-work) are marked apart from the O(log n) fetch rounds.  ``--dump`` writes the trials
-listed as JSON lines, to replay them.
+over a slack are counted at 4x too, and those that grow about 4x more per 4x (linear
+work) are marked apart from those that grow by about the same per 4x (O(log n)).
+``--dump`` writes the trials listed as JSON lines, to replay them.
 """
 
 from __future__ import annotations
@@ -41,24 +47,46 @@ ALPHABET = ["!", "/", "\n", "\r\n", " ", "\t", "a", "A", "s", "'", "'s", "1", "1
             "\n\n", "\u00a0", "\U0001F600", "\u4e2d\u0301", " '", "0", "<"]
 
 
-def python_lines(action) -> int:
-    count = 0
+def measure(action) -> tuple[int, int]:
+    """(Python lines run, characters of the text read) by ``action()``.  Characters read are
+    those fetched from the front (``TextPrependable._front``/``_window``) and sliced from the
+    back (``_Rope``): Python lines do not show C-speed work, such as a regex over a fetch that
+    grows 4x per round to the whole text (a few lines per round); this does."""
+    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.piece_stream import _Rope
+
+    lines = chars = 0
+    originals = {(TextPrependable, "_front"): TextPrependable._front,
+                 (TextPrependable, "_window"): TextPrependable._window,
+                 (_Rope, "__getitem__"): _Rope.__getitem__}
+
+    def counting(method):
+        def read(*args):
+            nonlocal chars
+            out = method(*args)
+            chars += len(out)
+            return out
+        return read
 
     def tracer(frame, event, arg):
-        nonlocal count
+        nonlocal lines
         if event == "line":
-            count += 1
+            lines += 1
         return tracer
 
+    for (cls, name), method in originals.items():
+        setattr(cls, name, counting(method))
     sys.settrace(tracer)
     try:
         action()
     finally:
         sys.settrace(None)
-    return count
+        for (cls, name), method in originals.items():
+            setattr(cls, name, method)
+    return lines, chars
 
 
-def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
+def toggle_work(enc, side: str, unit: str, edits: list, n: int) -> tuple[int, int]:
     text = (unit * n)[:n]
     st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = st.prepend if side == "front" else st.append
@@ -72,17 +100,17 @@ def toggle_lines(enc, side: str, unit: str, edits: list, n: int) -> int:
 
     one_round()
     one_round()
-    return python_lines(one_round)
+    return measure(one_round)
 
 
-def sequence_lines(enc, runs: list, ops: list, scale: int, side: str = "front"):
-    """Python lines of the second and third passes of the edit sequence ``ops`` (("p", text)
-    puts text at the growing end, ("t", k) truncates k characters there) on the text built
-    by adding ``unit * (k * scale)`` for each (unit, k) of ``runs``, each pass followed by a
-    truncation back to the built length (counted with it); None when a pass ends below
-    that length.  The second pass may build states once (a pass that cuts into the built
-    text leaves a text the sequence has not seen); the third shows the work that comes
-    back on every pass."""
+def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front"):
+    """(lines of the second pass, (lines, characters read) of the third) of the edit sequence
+    ``ops`` (("p", text) puts text at the growing end, ("t", k) truncates k characters
+    there) on the text built by adding ``unit * (k * scale)`` for each (unit, k) of ``runs``,
+    each pass followed by a truncation back to the built length (counted with it); None
+    when a pass ends below that length.  The second pass may build states once (a pass that
+    cuts into the built text leaves a text the sequence has not seen); the third shows the
+    work that comes back on every pass."""
     pe = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = pe.prepend if side == "front" else pe.append
     for unit, k in runs:
@@ -100,15 +128,21 @@ def sequence_lines(enc, runs: list, ops: list, scale: int, side: str = "front"):
 
     counts = []
     for i in range(3):
-        counts.append(python_lines(sequence) if i else (sequence() or 0))
+        counts.append(measure(sequence) if i else (sequence() or 0))
         if len(pe) < size:
             return None
-    return counts[1], counts[2]
+    return counts[1][0], counts[2]
 
 
-def search_sequences(side: str, seconds: float, slack: int, rng, encs, dump=None) -> list:
-    """Report lines for random edit sequences on texts built in several prepends, counted
-    on the text and on the text with every run 16x longer."""
+def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
+    """Whether counts at 1x, 4x and 16x grow linearly (about 4x more per 4x), not by about
+    the same amount per 4x (O(log n): the rounds of a re-split fetching 4x more each time)."""
+    return c16 - c4 > 2 * max(c4 - c1, 0) + slack // 2
+
+
+def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None) -> list:
+    """Report lines for random edit sequences on texts built in several additions, counted
+    on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
     tried, once, listed = 0, 0, []
     while time.time() - t0 < seconds:
@@ -117,67 +151,74 @@ def search_sequences(side: str, seconds: float, slack: int, rng, encs, dump=None
                 for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
-        short = sequence_lines(enc, runs, ops, 1, side)
-        long = sequence_lines(enc, runs, ops, 16, side) if short is not None else None
+        short = sequence_work(enc, runs, ops, 1, side)
+        long = sequence_work(enc, runs, ops, 16, side) if short is not None else None
         if long is None:
             continue
         tried += 1
-        if long[0] - short[0] > slack and long[1] - short[1] <= slack:
+        (l1, c1), (l16, c16) = short[1], long[1]
+        if long[0] - short[0] > slack and l16 - l1 <= slack:
             once += 1
-        if long[1] - short[1] > slack:
-            # a logarithmic path (4x more text fetched per round) adds about the same lines
-            # per 4x; a linear one about 4x more each time: count at 4x too to tell them apart
-            mid = sequence_lines(enc, runs, ops, 4, side)[1]
-            linear = long[1] - mid > 2 * max(mid - short[1], 0) + slack // 2
-            listed.append((long[1] - short[1], enc.name, runs, ops, short[1], mid, long[1], linear))
+        if l16 - l1 > slack or c16 - c1 > char_slack:
+            l4, c4 = sequence_work(enc, runs, ops, 4, side)[1]
+            lin_lines = l16 - l1 > slack and _linear(l1, l4, l16, slack)
+            lin_chars = c16 - c1 > char_slack and _linear(c1, c4, c16, char_slack)
+            listed.append((lin_lines or lin_chars, l16 - l1, enc.name, runs, ops, (l1, l4, l16), (c1, c4, c16),
+                           lin_lines, lin_chars))
             if dump:
-                dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "ops": ops, "lines": short[1],
-                                       "lines_4x": mid, "lines_16x": long[1], "linear": linear}) + "\n")
+                dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "ops": ops,
+                                       "lines": [l1, l4, l16], "chars": [c1, c4, c16],
+                                       "linear_lines": lin_lines, "linear_chars": lin_chars}) + "\n")
                 dump.flush()
-    linear = [x for x in listed if x[-1]]
+    n_lines = sum(1 for x in listed if x[7])
+    n_chars = sum(1 for x in listed if x[8])
+    n_any = sum(1 for x in listed if x[0])
     lines = [
         f"## {'PrependableEncoder' if side == 'front' else 'AppendableEncoder'} ({side}), sequences of edits",
         "",
         f"{tried:,} trials (an encoding, 1-4 runs added one after another, 20 additions of 1-3 "
         f"strings or truncations of 1-5 characters, then a truncation back), each counted with "
         f"the runs as given and 16x longer, on the third pass over the sequence.  Trials growing "
-        f"by more than {slack} lines: {len(listed)}; of these, counted at 4x too, "
-        f"**{len(linear)} grow faster from 4x to 16x than twice their growth from 1x to 4x** "
-        f"(linear work: about 4x more each time) and {len(listed) - len(linear)} grow by about "
-        f"the same lines per 4x (the O(log n) fetch rounds).  Trials whose second pass grows by "
-        f"more than {slack}, but not their third (states built once, on a text the first pass "
-        f"left): {once}.",
+        f"by more than {slack} Python lines or {char_slack:,} characters read: {len(listed)}; of "
+        f"these, counted at 4x too, **{n_any} grow linearly** (faster from 4x to 16x than twice "
+        f"their growth from 1x to 4x: {n_lines} in lines, {n_chars} in characters read); the "
+        f"others grow by about the same per 4x (the O(log n) fetch rounds).  Trials whose "
+        f"second pass grows by more than {slack} lines, but not their third (states built once, "
+        f"on a text the first pass left): {once}.",
         "",
     ]
     if listed:
-        lines += ["| growth | encoding | runs | edits | lines | at 4x | at 16x | linear |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for g, name, runs, ops, short, mid, long, lin in sorted(listed, key=lambda x: (x[-1], x[0]),
-                                                                reverse=True)[:20]:
-            lines.append(f"| {g} | {name} | {runs!r} | {ops!r} | {short} | {mid} | {long} | "
-                         f"{'yes' if lin else 'no'} |")
+        lines += ["| encoding | runs | edits | lines 1x / 4x / 16x | characters read 1x / 4x / 16x | linear |",
+                  "|---|---|---|---|---|---|"]
+        for lin, _, name, runs, ops, ls, cs, lin_l, lin_c in sorted(listed, key=lambda x: (x[0], x[1]),
+                                                                    reverse=True)[:20]:
+            what = ", ".join(w for w, f in (("lines", lin_l), ("characters", lin_c)) if f) or "no"
+            lines.append(f"| {name} | {runs!r} | {ops!r} | {' / '.join(map(str, ls))} | "
+                         f"{' / '.join(map(str, cs))} | {what} |")
         lines.append("")
     return lines
 
 
-def search(side: str, seconds: float, n: int, slack: int, rng, encs) -> list:
+def search(side: str, seconds: float, n: int, slack: int, char_slack: int, rng, encs) -> list:
     """Report lines (markdown) for the trials of one side."""
     t0 = time.time()
-    tried, growths, listed = 0, [], []
+    tried, growths, char_growths, listed = 0, [], [], []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
         unit = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))
         edits = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))]
-        short = toggle_lines(enc, side, unit, edits, n)
-        long = toggle_lines(enc, side, unit, edits, 16 * n)
+        (l1, c1) = toggle_work(enc, side, unit, edits, n)
+        (l16, c16) = toggle_work(enc, side, unit, edits, 16 * n)
         tried += 1
-        growths.append(long - short)
-        if long - short > slack:
-            listed.append((long - short, enc.name, unit, edits, short, long))
+        growths.append(l16 - l1)
+        char_growths.append(c16 - c1)
+        if l16 - l1 > slack or c16 - c1 > char_slack:
+            listed.append((l16 - l1, c16 - c1, enc.name, unit, edits, l1, l16, c1, c16))
     growths.sort()
+    char_growths.sort()
 
-    def pct(q):
-        return growths[min(len(growths) - 1, int(q * len(growths)))] if growths else 0
+    def pct(values, q):
+        return values[min(len(values) - 1, int(q * len(values)))] if values else 0
 
     cls = "PrependableEncoder" if side == "front" else "AppendableEncoder"
     lines = [
@@ -185,15 +226,19 @@ def search(side: str, seconds: float, n: int, slack: int, rng, encs) -> list:
         "",
         f"{tried:,} trials (an encoding, a unit of 1-3 strings, 1-3 edit strings), each counted at "
         f"n = {n:,} and {16 * n:,} characters.  Growth of the Python lines of one round of "
-        f"toggles from the shorter text to the longer: median {pct(0.5)}, 99th percentile "
-        f"{pct(0.99)}, largest {growths[-1] if growths else 0}.  Trials growing by more than "
-        f"{slack} lines: {len(listed)}.",
+        f"toggles from the shorter text to the longer: median {pct(growths, 0.5)}, 99th percentile "
+        f"{pct(growths, 0.99)}, largest {growths[-1] if growths else 0}; of the characters read: "
+        f"median {pct(char_growths, 0.5)}, 99th percentile {pct(char_growths, 0.99)}, largest "
+        f"{char_growths[-1] if char_growths else 0}.  Trials growing by more than {slack} lines or "
+        f"{char_slack:,} characters read: {len(listed)}.",
         "",
     ]
     if listed:
-        lines += ["| growth | encoding | unit | edits | lines at n | lines at 16 n |", "|---|---|---|---|---|---|"]
-        for g, name, unit, edits, short, long in sorted(listed, reverse=True)[:40]:
-            lines.append(f"| {g} | {name} | {unit!r} | {edits!r} | {short} | {long} |")
+        lines += ["| lines growth | characters growth | encoding | unit | edits | lines at n / 16 n | "
+                  "characters at n / 16 n |", "|---|---|---|---|---|---|---|"]
+        for gl, gc, name, unit, edits, l1, l16, c1, c16 in sorted(listed, key=lambda x: (x[1], x[0]),
+                                                                  reverse=True)[:40]:
+            lines.append(f"| {gl} | {gc} | {name} | {unit!r} | {edits!r} | {l1} / {l16} | {c1} / {c16} |")
         lines.append("")
     return lines
 
@@ -206,6 +251,7 @@ def main() -> None:
                     help="random sequences of prepends and truncations instead of toggles")
     ap.add_argument("--n", type=int, default=3000, help="the shorter length (the longer is 16x)")
     ap.add_argument("--slack", type=int, default=400, help="lines of growth listed")
+    ap.add_argument("--char-slack", type=int, default=8192, help="characters read of growth listed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
@@ -214,25 +260,29 @@ def main() -> None:
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
     rng = random.Random(args.seed)
     lines = [
-        "# Python work of random edit toggles as the text grows 16x",
+        "# Work of random edit toggles as the text grows 16x",
         "",
         f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
-        f"--n {args.n} --slack {args.slack} --seed {args.seed}`; load average at start: "
+        f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}`; "
+        f"load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
-        "Python lines counted with `sys.settrace` (a measure of work, not of time; C-speed "
-        "work is not counted, `bench_toggle_fuzz.py` times it).",
+        "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
+        "characters of the text read (fetched at the front, sliced at the back), which show "
+        "work done at C speed over the text (regex scans of fetches that grow to the whole "
+        "text); other C-speed work (copies of lists and states) is not counted, "
+        "`bench_toggle_fuzz.py` times it.",
         "",
     ]
     if args.sequences:
-        lines[0] = "# Python work of random edit sequences as the text grows 16x"
+        lines[0] = "# Work of random edit sequences as the text grows 16x"
         lines[2] = lines[2].replace("--seed", "--sequences --seed")
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
-                lines += search_sequences(side, args.seconds, args.slack, rng, encs, dump)
+                lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
-            lines += search(side, args.seconds, args.n, args.slack, rng, encs)
+            lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs)
     report = "\n".join(lines)
     print(report)
     if args.out:

@@ -102,9 +102,10 @@ def append_records_violations(impl) -> list:
     return out
 
 
-def edit_sequence_lines(enc, at_front: bool, make, ops, sizes=(300, 4_800)) -> list[int]:
-    """Python lines of one pass of the edit sequence ``ops`` over texts built from ``make(k)``
-    for each k in ``sizes`` (the sequence search of bench_work_growth.py --sequences).
+def edit_sequence_lines(enc, at_front: bool, make, ops, sizes=(300, 4_800), measure=None) -> list[int]:
+    """Python lines (or ``measure``, such as :func:`characters_read`) of one pass of the edit
+    sequence ``ops`` over texts built from ``make(k)`` for each k in ``sizes`` (the sequence
+    search of bench_work_growth.py --sequences).
 
     The text is built by adding ``make(k)``'s parts one by one (prepending for
     ``at_front``, appending otherwise).  An op ``("p", s)`` adds ``s`` at that side, ``("t",
@@ -138,7 +139,7 @@ def edit_sequence_lines(enc, at_front: bool, make, ops, sizes=(300, 4_800)) -> l
 
         one_pass(True)
         one_pass(True)
-        lines.append(python_lines(one_pass))
+        lines.append((measure or python_lines)(one_pass))
         assert stream.token_count == enc.count(now)
     return lines
 

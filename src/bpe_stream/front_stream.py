@@ -234,8 +234,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             return False
         key = (self.n, bounds.last(2))
         state = self.saved.get(key)
-        if state is None and bounds.has(3):
-            # the second piece's run state (a run state need not be the first piece's)
+        if state is None and bounds.has(3) and self.n - bounds.last(2) <= self._LONG:
+            # the second piece's run state (a run state need not be the first piece's), when
+            # the first piece is short: _edit_run re-splits the pieces in front of the run's
+            # piece on a bounded head, and a long first piece needs its own state (the run
+            # state of spaces behind a long word took the word's place, and every edit in
+            # front of the word fetched it to its end)
             key = (bounds.last(2), bounds.last(3))
             state = self.saved.get(key)
             if state is not None and state[1] is None:
