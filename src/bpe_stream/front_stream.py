@@ -67,7 +67,7 @@ _WHITESPACE = regex.compile(r"\s*")
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
                  "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "ghost_alts", "puncts", "tails",
-                 "gaps", "periods", "blanks")
+                 "gaps", "periods", "blanks", "known", "known_cut")
 
     # A first piece longer than this gets a state (front_words, front_runs, front_digits), and
     # a re-split keeps the raw prependable of a longer piece it meets (front_merges).
@@ -126,6 +126,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
         self.periods = DistanceRecords()
         self.blanks = DistanceRecords()  # see _blank_after
+        # start -> (end, count): a long piece that was first and got no state (no word, run or
+        # digit state applies to it).  The split from a piece start depends only on the text
+        # after it, so while no truncation goes below the start, a re-split that meets a match
+        # there takes the piece's end and count from here instead of fetching it to its end,
+        # and the checks for a state are not run on it again (see _take_state)
+        self.known = DistanceRecords()
+        # start -> ((end, count), text): a record of ``known`` whose start a truncation to
+        # distance top cut off, by at most _LONG characters, with the text it cut (distances
+        # top + 1 to start).  True again once that text is put back in front (a toggle of a
+        # short edit that merges into a long piece: the piece comes back at the same distances)
+        self.known_cut = DistanceRecords()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -166,6 +177,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             new._gap(self.n, self.dig[0])  # the run's groups are not kept
         new.periods = self.periods.copy()
         new.blanks = self.blanks.copy()
+        new.known = self.known.copy()
+        new.known_cut = self.known_cut.copy()
         new.chunks = list(self.chunks)
         new.bottoms = list(self.bottoms)
         new.bounds = self.bounds.copy()
@@ -201,10 +214,39 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self.n += len(s)
         self._resync()
         self.just_saved = None
-        if not self._restore_state():
-            self._check_word()
-            self._check_run()
-            self._check_digits()
+        self._take_state()
+
+    def _take_state(self) -> None:
+        """Give the (new) first piece its state after a re-split: a saved one, else one looked
+        for, so that the edits after this one do not scan it again, unless the piece is known
+        to have none (``known``: the checks would scan it again for nothing)."""
+        if self._restore_state():
+            return
+        bounds = self.bounds
+        n = self.n
+        piece = None
+        if bounds.has(2) and n - bounds.last(2) > self._LONG:
+            piece = bounds.last(2), bounds.last_suf() - bounds.last_suf(2)
+            if (self.known or self.known_cut) and self._known_piece(n) == piece:
+                return
+        self._check_word()
+        self._check_run()
+        self._check_digits()
+        if piece is not None and self.word is None and self.run is None and self.dig is None:
+            self.known.put(n, piece, n, n - piece[0], n)
+
+    def _known_piece(self, d: int):
+        """(end, count) of the long piece without state that starts at distance ``d`` (when a
+        piece starts there), from ``known``, or from ``known_cut`` when the text it cut is
+        back in front (then it is in ``known`` again); else None."""
+        piece = self.known.get(d)
+        if piece is None and self.known_cut:
+            cut = self.known_cut.get(d)
+            if cut is not None and d <= self.n and self._window(d, d - len(cut[1])) == cut[1]:
+                self.known_cut.pop(d)
+                piece = cut[0]
+                self.known.put(d, piece, d, d - piece[0], self.n)
+        return piece
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
@@ -285,7 +327,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # that end
                 self._set_ghost(key[0], key[1], (word or run).bp, n)
         for e, (top, z), _ in (self.puncts.drop_above(n) if self.puncts else ()):
-            if n > z:
+            if n >= z:  # (n == z: the tail alone, for a punctuation run put in front again)
                 self.puncts.put(e, (n, z), n, n - e, self.n)
         if self.tails:
             self.tails.drop_above(n)
@@ -297,6 +339,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 self._set_ghost(start, end, bp, n)
         if self.ghost_alts:
             self.ghost_alts.drop_above(n)
+        for d, piece, _ in (self.known.drop_above(n) if self.known else ()):
+            if d - n <= self._LONG:
+                self.known_cut.put(d, (piece, self._window(d, n)), n, d - piece[0], self.n)
+        if self.known_cut:
+            self.known_cut.drop_above(n)
         if self.gaps:
             self.gaps.drop_above(n)
         for lo, _, top in (self.blanks.drop_above(n) if self.blanks else ()):
@@ -397,13 +444,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 self.run = run
                 return
             self._resync()
-        if not self._restore_state():
-            # the new first piece may be long and have no state (it had none while behind
-            # others, or a merge took its state): look for one, as a prepend does, so that the
-            # edits after this one do not scan it again
-            self._check_word()
-            self._check_run()
-            self._check_digits()
+        # the new first piece may be long and have no state (it had none while behind others,
+        # or a merge took its state): look for one, as a prepend does
+        self._take_state()
+
     _FETCH = 256  # characters of the front fetched first by a re-split (then 4x as needed)
 
     def _resync(self) -> None:
@@ -465,6 +509,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None
+                    if got is None and (self.known or self.known_cut) and (piece := self._known_piece(d)):
+                        got = piece[1], piece[0]  # (a piece without state, see known)
                     if got is not None:
                         count, e = got
                         new.append((d, count))
