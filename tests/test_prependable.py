@@ -835,6 +835,29 @@ def test_a_long_first_piece_gets_its_own_state_before_a_run_state_behind_it(name
     assert reads[1] <= reads[0] + 2_000, reads
 
 
+@pytest.mark.parametrize("name, runs, ops", [
+    # whitespace pieces no run state applies to ("\r\n" * k, newlines then spaces), first
+    # again after each truncation back
+    ("o200k_base", [("\t", 163), ("\r\n", 269)], [("p", "12'")]),
+    ("o200k_base", [("\t", 131), ("\r\n", 311)], [("p", "<0")]),
+    ("o200k_base", [(" ", 178), ("\n", 400)], [("p", "1/")]),
+    # o200k words that no word state applies to (apostrophes, marks before letters), cut off
+    # at their front by the edit and put back by the truncation
+    ("o200k_base", [("'s's", 257), ("\xe9\u4e2d\u0301", 191)], [("p", "1")]),
+    ("o200k_base", [("'s''", 249), ("\u4e2d\u0301", 186)], [("p", "\u0301")]),
+    ("o200k_base", [("\u0301's", 94), ("\u4e2d\u0301", 214)], [("p", "\u02b0\u4e2d\u02b0")]),
+])
+def test_a_long_piece_without_state_is_not_fetched_again(name, runs, ops):
+    # Found by bench_work_growth.py --sequences counting the characters read: a long first
+    # piece that no state applies to was fetched to its end by every re-split that met it,
+    # and scanned again by the checks for a state (linear at C speed).  Such pieces are now
+    # recorded by their start (known), and a record that a short truncation cuts off comes
+    # back when the same text is put in front again (known_cut).
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
 @pytest.mark.parametrize("stretch", ["!\u0301", "'\u0301"])
 @pytest.mark.parametrize("after", ["x", "\u0301-" * 50 + "x"])
 def test_a_merge_that_splits_off_a_new_last_piece_reads_a_bounded_front(stretch, after):
