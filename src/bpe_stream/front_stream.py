@@ -126,16 +126,19 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
         self.periods = DistanceRecords()
         self.blanks = DistanceRecords()  # see _blank_after
-        # start -> (end, count): a long piece that was first and got no state (no word, run or
-        # digit state applies to it).  The split from a piece start depends only on the text
-        # after it, so while no truncation goes below the start, a re-split that meets a match
-        # there takes the piece's end and count from here instead of fetching it to its end,
-        # and the checks for a state are not run on it again (see _take_state)
+        # start -> (end, count, state, ghost start): a long piece that was first.  The split from
+        # a piece start depends only on the text after it, so while no truncation goes below
+        # the start, a re-split that meets a match there takes the piece's end and count from
+        # here instead of fetching it to its end.  state None: no word, run or digit state
+        # applies to the piece, and the checks for one are not run on it again; "?": not
+        # looked for (a piece a re-split met behind the first); else the piece's ("word" |
+        # "run", state without its bytes), whose bytes are the ghost over (ghost start, end)
+        # and the text in front of it (see _take_state)
         self.known = DistanceRecords()
-        # start -> ((end, count), text): a record of ``known`` whose start a truncation to
-        # distance top cut off, by at most _LONG characters, with the text it cut (distances
-        # top + 1 to start).  True again once that text is put back in front (a toggle of a
-        # short edit that merges into a long piece: the piece comes back at the same distances)
+        # start -> (record of known, text): a record whose start a truncation to distance top
+        # cut off, by at most _LONG characters, with the text it cut (distances top + 1 to
+        # start).  True again once that text is put back in front (a toggle of a short edit
+        # that merges into a long piece: the piece comes back at the same distances)
         self.known_cut = DistanceRecords()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
@@ -227,26 +230,50 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         piece = None
         if bounds.has(2) and n - bounds.last(2) > self._LONG:
             piece = bounds.last(2), bounds.last_suf() - bounds.last_suf(2)
-            if (self.known or self.known_cut) and self._known_piece(n) == piece:
-                return
+            rec = self._known_piece(n) if self.known or self.known_cut else None
+            if rec is not None and rec[:2] == piece and rec[2] != "?":
+                if rec[2] is None:
+                    return
+                # the state the piece had when a truncation cut it off, with its bytes from
+                # the ghost it left and the text put back in front (O(that text))
+                # (the re-split that met the piece may have moved the ghost to its start)
+                ghost = self.ghosts.get(rec[0])
+                bp = self._take_ghost(ghost[0], rec[0]) if ghost is not None and rec[3] <= ghost[0] <= n else None
+                if bp is not None:
+                    bp.prepend(self._window(n, ghost[0]).encode("utf-8"))
+                    self.known.pop(n)
+                    if bp.token_count == piece[1]:  # (never expected otherwise)
+                        kind, state = rec[2]
+                        if kind == "word":
+                            self.word = state._replace(bp=bp)
+                        else:
+                            self.run = state._replace(bp=bp)
+                        return
         self._check_word()
         self._check_run()
         self._check_digits()
         if piece is not None and self.word is None and self.run is None and self.dig is None:
-            self.known.put(n, piece, n, n - piece[0], n)
+            self.known.put(n, (*piece, None, None), n, n - piece[0], n)
 
     def _known_piece(self, d: int):
-        """(end, count) of the long piece without state that starts at distance ``d`` (when a
-        piece starts there), from ``known``, or from ``known_cut`` when the text it cut is
-        back in front (then it is in ``known`` again); else None."""
-        piece = self.known.get(d)
-        if piece is None and self.known_cut:
+        """The record of ``known`` for the long piece that starts at distance ``d`` (when a
+        piece starts there), or of ``known_cut`` when the text it cut is back in front (then
+        it is in ``known`` again); else None."""
+        rec = self.known.get(d)
+        if rec is None and self.known_cut:
             cut = self.known_cut.get(d)
             if cut is not None and d <= self.n and self._window(d, d - len(cut[1])) == cut[1]:
                 self.known_cut.pop(d)
-                piece = cut[0]
-                self.known.put(d, piece, d, d - piece[0], self.n)
-        return piece
+                rec = cut[0]
+                self.known.put(d, rec, d, d - rec[0], self.n)
+        return rec
+
+    def _keep_cut_piece(self, start: int, end: int, count: int, state, ghost_start, n: int) -> None:
+        """A truncation to ``n`` (before the text goes) cuts off the start of the long piece
+        at distances (start, end): keep its record for when the text cut is put back."""
+        if start - n <= self._LONG:
+            self.known_cut.put(start, ((end, count, state, ghost_start), self._window(start, n)), n,
+                               start - end, self.n)
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
@@ -339,9 +366,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 self._set_ghost(start, end, bp, n)
         if self.ghost_alts:
             self.ghost_alts.drop_above(n)
-        for d, piece, _ in (self.known.drop_above(n) if self.known else ()):
-            if d - n <= self._LONG:
-                self.known_cut.put(d, (piece, self._window(d, n)), n, d - piece[0], self.n)
+        for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
+            # (a state's bytes must still be its ghost's: not when the cut goes below its start)
+            state = rec[2]
+            if state is not None and state != "?" and rec[3] > n:
+                state = "?"  # (its bytes are no longer its ghost's)
+            self._keep_cut_piece(d, rec[0], rec[1], state, rec[3], n)
         if self.known_cut:
             self.known_cut.drop_above(n)
         if self.gaps:
@@ -405,12 +435,15 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             self._save((n, run.end), (None, cut, None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again
+            if run.start == self.n and self.bounds.last() == self.n and self.bounds.last(2) == run.end:
+                self._keep_cut_piece(run.start, run.end, run.bp.token_count, ("run", run._replace(bp=None)), n, n)
             self._set_ghost(run.start, run.end, run.bp, n)
         word = self.word
         if (word is not None and n - word.end > self._LONG and word.end not in self.ghosts
                 and self.bounds.last(2) == word.end and self.bounds.last() == self.n):
             # so are a cut word's whose rest is not known to be one piece (o200k marks before
             # upper-case letters: the rest is the marks only when a lower-case letter is cut off)
+            self._keep_cut_piece(self.n, word.end, word.bp.token_count, ("word", word._replace(bp=None)), n, n)
             self._set_ghost(self.n, word.end, word.bp, n)
         self.word = None
         self.run = None
@@ -510,7 +543,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None
                     if got is None and (self.known or self.known_cut) and (piece := self._known_piece(d)):
-                        got = piece[1], piece[0]  # (a piece without state, see known)
+                        got = piece[1], piece[0]  # (see known)
+                        if self.ghosts and piece[0] in self.ghosts:
+                            # the ghost of its end takes the bytes in front of it, as when the
+                            # piece is fetched: a state looked for later takes them from there
+                            self._ghost_count(d, piece[0], front, a, base)
                     if got is not None:
                         count, e = got
                         new.append((d, count))
@@ -545,7 +582,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         bp.prepend(m.group().encode("utf-8"))
                         self._put_ghost(base - b, d, bp)
                         count = bp.token_count
-                new.append((d, len(pieces[m.group()]) if count is None else count))
+                if count is None:
+                    count = len(pieces[m.group()])
+                if b - a > self._LONG and (not self.known or d not in self.known):
+                    # (a later re-split that meets it takes its end from here)
+                    self.known.put(d, (base - b, count, "?", None), d, b - a, self.n)
+                new.append((d, count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
                 d = base - b
