@@ -858,6 +858,28 @@ def test_a_long_piece_without_state_is_not_fetched_again(name, runs, ops):
     assert reads[1] <= reads[0] + 2_000, reads
 
 
+@pytest.mark.parametrize("name, runs, ops", [
+    # o200k "x" in front of W = (中 + mark)* + "Ab": "x" + (中 + mark)* is a word and "Ab" the
+    # next piece, so W's state cannot take the "x"
+    ("o200k_base", [("Ab a", 50), ("\u4e2d\u0301", 241)], [("p", "x")]),
+    ("o200k_base", [("Ab", 293), ("\u4e2d\u0301", 136)], [("p", "a\xe1\xe1")]),
+    ("o200k_base", [("Ab", 334), ("\u0301", 267)], [("p", "\u02b0Ab")]),
+    # "<" + "Ab" + W is one word ("<" its lead) that ends before W's "Ab"
+    ("o200k_base", [("Ab a", 50), ("\u4e2d\u0301", 241)], [("p", "<Ab")]),
+])
+def test_a_state_cut_off_by_a_truncation_comes_back_with_its_text(name, runs, ops):
+    # An edit in front of a long word that makes a new long piece of the edit and the word
+    # (not W's state: W's end moves): the new piece got a state by a scan of the piece, and
+    # the truncation back dropped that state, so every toggle fetched the piece to its end and
+    # scanned it (linear at C speed).  A truncation that cuts a short text off a first piece
+    # with a state now keeps the state (without its bytes, which stay the ghost's) with the
+    # text it cut; when that text is put back, the re-split takes the piece's end from it and
+    # the state comes back with the ghost's bytes.  Characters read at k = 300 and 4,800.
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
 @pytest.mark.parametrize("stretch", ["!\u0301", "'\u0301"])
 @pytest.mark.parametrize("after", ["x", "\u0301-" * 50 + "x"])
 def test_a_merge_that_splits_off_a_new_last_piece_reads_a_bounded_front(stretch, after):
