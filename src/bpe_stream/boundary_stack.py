@@ -10,8 +10,8 @@ Removing and re-adding the n boundaries made each such toggle O(n).  Here they a
 *hidden* instead, and *revealed* by the truncation that undoes the merge.
 
 Invariant.  Physically the stack is two lists, ``D`` (distances, strictly increasing)
-and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position.
-Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those in no hole) are
+and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position (see
+*Positions* below).  Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those in no hole) are
 the boundaries kept for the current text, each with the token count of the text after
 it.  A hole is made by :meth:`hide_above` when a re-split syncs at a visible entry
 ``x = D[h0 - 1]`` and its new first piece ``P`` covers everything above: the hidden
@@ -34,14 +34,22 @@ boundaries of ``Q`` lie below the hidden ones and go *under* the hole
 text while ``P`` is; a truncation that reveals the hole removes them, since ``U``'s split
 has the hidden boundaries there instead.
 
+Positions.  ``index`` records each entry's position when it is put; a floor that goes in
+or out below entries moves them, and instead of renumbering them (a dict update per hidden
+entry) the stack notes the move in ``moves``: ``[t, k]``, the entries at distances >= t
+moved k positions.  An entry's position is its recorded one plus the moves at or below its
+distance; an entry put later has the moves taken off when it is recorded.  A floor that goes
+in and out again at the same place cancels out, and moves above the top entry are
+forgotten, so ``moves`` holds at most one per floor (the model test checks this).
+
 Complexity: push, pop, lookups and hiding are O(1) (hiding also moves the holes it
 swallows, O(swallowed)); a truncation is O(dropped entries), at C speed; a visible-entry
-lookup by position from the top walks over at most ``k`` holes.  Putting entries under a
-hole, and removing them when it is revealed, move the hole in the lists: O(hole) at C
-speed (a memmove and a dict update), once per merge and undo, against discarding the hole
-and re-splitting ``U`` piece by piece in Python on the undo.  A push below hidden entries
-that cannot go under the hole (a re-split whose pieces lie among them: not seen) discards
-the hole, O(hole) at C speed.
+lookup by position from the top walks over at most ``k`` holes and the moves.  Putting
+entries under a hole, and removing them when it is revealed, move the hole in the lists:
+a memmove of the hole's part of the two lists (O(hole) at memmove speed), once per merge
+and undo, against discarding the hole and re-splitting ``U`` piece by piece in Python on
+the undo.  A push below hidden entries that cannot go under the hole (a re-split whose
+pieces lie among them: not seen) discards the hole, O(hole) at C speed.
 """
 
 from __future__ import annotations

@@ -33,6 +33,18 @@ long stretch: :mod:`bpe_stream.front_merges` (a prepend that merges a stretch in
 piece, and its undo) and :mod:`bpe_stream.front_periods` (a prepend that shifts every
 piece of a periodic stretch).  :mod:`bpe_stream.front_text` holds the text itself.
 
+Long pieces without a state, or whose state a truncation cut off (``known``).  A long
+piece that no state applies to (``"\r\n" * k``, an o200k word holding apostrophes) was
+fetched to its end by every re-split that met it and scanned again by the checks for a
+state: O(piece) at C speed per edit, which Python line counts do not show.  ``known``
+records, by start, the end and count of each long piece a re-split meets or that was first,
+and whether it has a state; the split from a piece start depends only on the text after
+it, so a later re-split that meets a match there takes the piece from the record.  A
+truncation that cuts a short text (at most ``_LONG`` characters) off such a piece keeps the
+record with the text it cut (``known_cut``), the first piece's state included (its bytes
+stay the ghost's): a toggle of a short edit that makes a new long piece of the edit and
+the piece behind it then finds the piece, and its state, when the edit comes back.
+
 Every record of these modules is a fact about the text below some distance, and a
 truncation below it cuts or drops the record first (``_forget_above``).
 
