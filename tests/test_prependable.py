@@ -816,65 +816,45 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
 
 
 @pytest.mark.parametrize("name, runs, ops", [
+    # A long piece in front of a long run (spaces, newlines, tabs), built in two prepends:
+    # when the first piece had no saved state, the run state of the second piece was
+    # restored instead, so the first got none (21 of the 22 first minimized trials).  A
+    # second piece's run state is now taken only behind a short first piece.
     ("cl100k_base", [(" ", 294), ("Ab", 174)], [("p", "'")]),
     ("cl100k_base", [(" ", 58), ("\xe9", 345)], [("p", "'s\xe1\t")]),
     ("o200k_base", [("_?", 255), ("\n\n", 310)], [("p", "\ta \n")]),
     ("o200k_base", [("\t", 159), ("\u02b0a", 219)], [("p", "\u0301x")]),
     ("cl100k_base", [("\n", 352), ("sAb", 393)], [("p", "\u02b0")]),
     ("o200k_base", [("'", 54), ("ax", 183)], [("p", "'s's"), ("t", 4), ("p", "1\U0001F600")]),
-])
-def test_a_long_first_piece_gets_its_own_state_before_a_run_state_behind_it(name, runs, ops):
-    # Found by bench_work_growth.py --sequences counting the characters read (21 of 22
-    # minimized trials had this cause): a text built in two prepends, a long piece in front
-    # of a long run (spaces, newlines, tabs).  When the first piece had no saved state, the
-    # run state of the second piece was restored instead, so the first got none, and every
-    # edit in front of it fetched 4x more per round to its end (linear at C speed, a few
-    # Python lines).  A second piece's run state is now taken only behind a short first piece.
-    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
-    reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
-    assert reads[1] <= reads[0] + 2_000, reads
-
-
-@pytest.mark.parametrize("name, runs, ops", [
-    # whitespace pieces no run state applies to ("\r\n" * k, newlines then spaces), first
-    # again after each truncation back
+    # Long pieces that no state applies to: whitespace ("\r\n" * k, newlines then spaces)
+    # first again after each truncation back, o200k words holding apostrophes or marks
+    # before letters, cut at their front by the edit and put back.  They were fetched to
+    # their end by every re-split that met them and scanned again by the checks for a
+    # state; they are now recorded by their start (known), and a record that a short
+    # truncation cuts off comes back when the same text is put in front again (known_cut).
     ("o200k_base", [("\t", 163), ("\r\n", 269)], [("p", "12'")]),
     ("o200k_base", [("\t", 131), ("\r\n", 311)], [("p", "<0")]),
     ("o200k_base", [(" ", 178), ("\n", 400)], [("p", "1/")]),
-    # o200k words that no word state applies to (apostrophes, marks before letters), cut off
-    # at their front by the edit and put back by the truncation
     ("o200k_base", [("'s's", 257), ("\xe9\u4e2d\u0301", 191)], [("p", "1")]),
     ("o200k_base", [("'s''", 249), ("\u4e2d\u0301", 186)], [("p", "\u0301")]),
     ("o200k_base", [("\u0301's", 94), ("\u4e2d\u0301", 214)], [("p", "\u02b0\u4e2d\u02b0")]),
-])
-def test_a_long_piece_without_state_is_not_fetched_again(name, runs, ops):
-    # Found by bench_work_growth.py --sequences counting the characters read: a long first
-    # piece that no state applies to was fetched to its end by every re-split that met it,
-    # and scanned again by the checks for a state (linear at C speed).  Such pieces are now
-    # recorded by their start (known), and a record that a short truncation cuts off comes
-    # back when the same text is put in front again (known_cut).
-    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
-    reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
-    assert reads[1] <= reads[0] + 2_000, reads
-
-
-@pytest.mark.parametrize("name, runs, ops", [
-    # o200k "x" in front of W = (中 + mark)* + "Ab": "x" + (中 + mark)* is a word and "Ab" the
-    # next piece, so W's state cannot take the "x"
+    # An edit that makes a new long piece of itself and the word W behind it, which W's
+    # state cannot answer (W's end moves: o200k "x" + (中 + mark)* is a word and W's "Ab"
+    # the next piece; "<" + "Ab" + W is one word, "<" its lead).  The new piece's state,
+    # found by a scan, was dropped by the truncation back.  A truncation that cuts a short
+    # text off a first piece with a state now keeps the state (its bytes stay the ghost's)
+    # with the text cut, and both come back when that text is put back.
     ("o200k_base", [("Ab a", 50), ("\u4e2d\u0301", 241)], [("p", "x")]),
     ("o200k_base", [("Ab", 293), ("\u4e2d\u0301", 136)], [("p", "a\xe1\xe1")]),
     ("o200k_base", [("Ab", 334), ("\u0301", 267)], [("p", "\u02b0Ab")]),
-    # "<" + "Ab" + W is one word ("<" its lead) that ends before W's "Ab"
     ("o200k_base", [("Ab a", 50), ("\u4e2d\u0301", 241)], [("p", "<Ab")]),
 ])
-def test_a_state_cut_off_by_a_truncation_comes_back_with_its_text(name, runs, ops):
-    # An edit in front of a long word that makes a new long piece of the edit and the word
-    # (not W's state: W's end moves): the new piece got a state by a scan of the piece, and
-    # the truncation back dropped that state, so every toggle fetched the piece to its end and
-    # scanned it (linear at C speed).  A truncation that cuts a short text off a first piece
-    # with a state now keeps the state (without its bytes, which stay the ghost's) with the
-    # text it cut; when that text is put back, the re-split takes the piece's end from it and
-    # the state comes back with the ghost's bytes.  Characters read at k = 300 and 4,800.
+def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
+    # Found by bench_work_growth.py --sequences counting the characters read: on every
+    # pass, a re-split fetched 4x more text per round up to the end of a long piece, and
+    # the checks for a state scanned it (linear at C speed, a few Python lines per round).
+    # Characters read per pass at k = 300 and 4,800; every case fails before its fix
+    # (the first group on 4e806a8, the second on b919df8, the third on c862dcd).
     make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
     reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
     assert reads[1] <= reads[0] + 2_000, reads
