@@ -7,8 +7,8 @@ import bpe_stream
 from bpe_stream.appendable import AppendableEncoder
 
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
-                                append_records_violations, edit_sequence_lines, encoding_by_name,
-                                long_text_st, python_lines, text_st)
+                                append_records_violations, characters_read, edit_sequence_lines,
+                                encoding_by_name, long_text_st, python_lines, text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
@@ -412,3 +412,20 @@ def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
         assert ae.token_count == enc.count(unit * count)
         assert append_records_violations(ae._impl) == []
     assert lines[1] <= lines[0] + 300, lines
+
+
+@pytest.mark.parametrize("runs, ops", [
+    ([("/", 300)], [("p", "0")]),
+    ([("?/", 300)], [("p", "\t"), ("t", 1), ("p", "\xe90")]),
+    ([("\n\n/", 274)], [("p", "\t")]),
+    ([("-/", 300)], [("p", "'"), ("p", "-\u4e2d\u0301")]),
+])
+def test_an_o200k_punctuation_piece_ending_in_a_slash_is_not_read_again(runs, ops):
+    # Found by bench_work_growth.py counting the characters read: after every truncation
+    # the fast path classified the last piece again, and an o200k punctuation piece ending
+    # in "/" holds a newline only if its [\r\n/] tail does, which it found by reading the
+    # whole piece (45,000 characters per toggle on "/" * 48,000).  What has been read of
+    # the last piece is now remembered.  Characters read per pass at 1x and 16x.
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding("o200k_base"), False, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads

@@ -183,7 +183,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes", "alts",
+        "upper_start", "upper_classes", "alts", "nl_seen",
     )
 
     def __init__(self, enc):
@@ -215,6 +215,7 @@ class TextAppendable:
         self.upper_start = 0
         self.upper_classes = frozenset({UP, OL}) if self.run_re is _RUNS_O200K else frozenset()
         self.pending = ""  # a lone high surrogate ending the last append (stored as U+FFFD)
+        self.nl_seen = None  # (start, read up to, first newline or -1) of a piece: _holds_newline
         self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
         self.tok_pieces = 0
 
@@ -238,7 +239,7 @@ class TextAppendable:
         new = TextAppendable.__new__(TextAppendable)
         for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
                      "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces",
-                     "upper_start", "upper_classes"):
+                     "upper_start", "upper_classes", "nl_seen"):
             setattr(new, name, getattr(self, name))
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
@@ -376,6 +377,22 @@ class TextAppendable:
         if rec is not None and rec.end - rec.start > _LONG:
             self.alts.put(rec.start, rec, rec.end, rec.end - rec.start, len(self.text))
 
+    def _holds_newline(self, a: int, b: int) -> bool:
+        """Whether text[a:b] holds a "\r" or "\n", for the last piece [a, b) (o200k
+        punctuation ending in "/", see split_fastpath.classify).  What has been read of the
+        piece is remembered (``nl_seen``: its start, how far, the first newline or -1), so a
+        piece that grows at its end, or is cut and grows again, is read once: amortized
+        O(appended), not O(piece) per call (a run of "/" was read whole after every truncation)."""
+        seen = self.nl_seen
+        upto, first = (seen[1], seen[2]) if seen is not None and seen[0] == a else (a, -1)
+        if first < 0 and upto < b:
+            seg = self.text[upto:b]
+            found = [i for i in (seg.find("\n"), seg.find("\r")) if i >= 0]
+            first = upto + min(found) if found else -1
+            upto = b
+        self.nl_seen = (a, upto, first)
+        return 0 <= first < b
+
     def _span(self, k: int):
         """Span of the k-th piece from the end (1 = last), or None."""
         tail = self.tail
@@ -389,7 +406,7 @@ class TextAppendable:
         return ends[i], ends[i + 1]
 
     def _classify(self) -> int:
-        kind = self.fast.classify(self.text, self._span)
+        kind = self.fast.classify(self.text, self._span, self._holds_newline)
         self.kind = kind
         if self.tail:
             a, b, _ = self.tail[-1]
@@ -422,6 +439,10 @@ class TextAppendable:
         self.pending = ""
         self.kind = K_NONE
         self.last_str = None
+        seen = self.nl_seen
+        if seen is not None and seen[1] > n:
+            # what was read past n goes (other text may come there)
+            self.nl_seen = None if n <= seen[0] else (seen[0], n, seen[2] if seen[2] < n else -1)
         self.alts.drop_above(n)
         records = self.records
         ends = self.stable_ends
