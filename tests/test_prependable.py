@@ -803,6 +803,12 @@ def _runs(*runs):
      [("p", "0 '"), ("p", "/<1"), ("t", 4), ("p", "?a"), ("p", "\r\nA"), ("p", "_-"), ("p", "__"), ("t", 4),
       ("t", 2), ("t", 2), ("p", "< a1"), ("p", "<"), ("p", "\xa00"), ("p", "\xa0\n\nx"), ("p", " ' a\u02b0"),
       ("t", 3), ("p", "Ab\u02b0"), ("p", "\xa0"), ("t", 1), ("p", " \n.\t")]),
+    # A piece that a re-split takes from a record (known) got no bytes: the state looked for
+    # next built them in Python.  Its bytes now come from its ghost or, as when the piece is
+    # fetched, from a copy of a saved state with its end; of those, the nearest below it (the
+    # first one found was a state of "!''" * k from before "!" * k was put in front of it).
+    ("o200k_base", _runs(("\t", 139), ("!", 378)), [("p", "?"), ("p", "'")]),
+    ("o200k_base", _runs(("\t", 139), ("!''", 223), ("!", 378)), [("p", "?"), ("p", "'"), ("p", "Ab")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the

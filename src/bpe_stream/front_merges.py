@@ -89,7 +89,9 @@ class MergedStretches:
         text).  None without one.  ``front`` starts at distance ``n``.  O(new bytes + saved
         states), and a copy of the piece's bytes (C speed), once: later re-splits take the
         ghost."""
-        for key, (word, run, _) in self.saved.starting_in(n - len(front), d):
+        # the state nearest below d: the fewest bytes to add (a state of a longer piece with the
+        # same end may lie far below, from before text was put in front of it)
+        for key, (word, run, _) in sorted(self.saved.starting_in(n - len(front), d), key=lambda item: -item[0][0]):
             if key[1] != e:
                 continue
             bp = word.bp if word is not None else run.bp if run is not None and run.start == key[0] else None

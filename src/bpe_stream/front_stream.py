@@ -556,10 +556,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     got = self._saved_piece_at(d, front, a) if self.saved else None
                     if got is None and (self.known or self.known_cut) and (piece := self._known_piece(d)):
                         got = piece[1], piece[0]  # (see known)
+                        # the piece's bytes, as when it is fetched: the ghost of its end takes
+                        # the bytes in front of it, or a copy of a saved state's bytes becomes
+                        # its ghost (a state looked for later takes them from there)
                         if self.ghosts and piece[0] in self.ghosts:
-                            # the ghost of its end takes the bytes in front of it, as when the
-                            # piece is fetched: a state looked for later takes them from there
                             self._ghost_count(d, piece[0], front, a, base)
+                        elif self.saved:
+                            self._adopt_saved(d, piece[0], front, a, base)
                     if got is not None:
                         count, e = got
                         new.append((d, count))
