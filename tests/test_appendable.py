@@ -376,6 +376,13 @@ def _check_stretch_cuts(enc, prefix, middle):
      [("t", 1), ("t", 5), ("p", " \n"), ("p", "aB12\u02b0"), ("p", "/_"), ("t", 4), ("p", "\xe9"), ("t", 2),
       ("t", 1), ("p", "\u0301a"), ("p", "/\n"), ("p", " \n\u4e2d\u0301/\n"), ("t", 4), ("p", "!a\u0301"),
       ("p", "x\u0301/\n"), ("p", "aB"), ("p", " \n\nAb"), ("p", "\xa0\xe9 a"), ("t", 4), ("p", " \n1")]),
+    # Kept records (alts) that reach past a truncation were dropped, though cut they are
+    # records of what is left: an all-whitespace text is one piece again after the truncation
+    # back, and its record was rebuilt from the newline piece's, re-adding the spaces in
+    # Python.  And a kept record a few characters off the piece's end was not taken back.
+    ("cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")]),
+    ("cl100k_base", [(" \n", 347), (" \t", 194)], [("p", "\t"), ("p", "'s")]),
+    ("o200k_base", [("\r\n \n", 281), ("\t", 356)], [("p", " \n''\n\n")]),
 ])
 def test_a_sequence_of_edits_at_the_end_does_not_re_encode_a_long_piece(name, runs, ops):
     # Found by bench_work_growth.py --sequences --side back: the Python lines of the third

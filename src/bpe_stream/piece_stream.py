@@ -361,14 +361,18 @@ class TextAppendable:
             self.records[a] = rec
         elif abs(end - rec.end) > _LONG:
             # a long change of the piece at a: the record of the other end is kept (a copy, C
-            # speed, once), or taken back when it is of this end
+            # speed, once), or taken back when it is nearer this end (it may differ by a few
+            # characters: "\r\n \n" * k + "\t" * m + " \n" is one piece, the truncation back
+            # cuts the two characters off the record kept)
             alt = self.alts.get(a) if self.alts else None
-            if alt is not None and alt.end == end:
+            if alt is not None and abs(end - alt.end) < abs(end - rec.end):
                 self.alts.pop(a)
                 self._keep_alt(rec)
-                self.records[a] = alt
-                return alt.ba.token_count
-            self._keep_alt(rec.copy())
+                self.records[a] = rec = alt
+                if alt.end == end:
+                    return alt.ba.token_count
+            else:
+                self._keep_alt(rec.copy())
         rec.set_end(self.text, end, self.run_re, self.mergeable)
         return rec.ba.token_count
 
@@ -443,7 +447,12 @@ class TextAppendable:
         if seen is not None and seen[1] > n:
             # what was read past n goes (other text may come there)
             self.nl_seen = None if n <= seen[0] else (seen[0], n, seen[2] if seen[2] < n else -1)
-        self.alts.drop_above(n)
+        for a, rec, _ in (self.alts.drop_above(n) if self.alts else ()):
+            # a kept record reaching past n is still one of text[a:n] once cut (an all-space
+            # text that a non-space split is one piece again after the truncation back)
+            if n - a > _LONG:
+                rec.set_end(self.text, n, self.run_re, self.mergeable)
+                self._keep_alt(rec)
         records = self.records
         ends = self.stable_ends
         if self.pattern is None:
