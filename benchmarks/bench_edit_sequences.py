@@ -43,7 +43,9 @@ SEQUENCES = [
     ("front", "o200k_base", [("'s", 234), ("\xe1\u0301", 365)], [("p", "\r\nAb")],
      "open: a word that joins a long word of marks"),
     ("back", "o200k_base", [("\n\n/", 274)], [("p", "\t")],
-     "open: o200k punctuation ending in \"/\" classified by a scan of the piece"),
+     "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
+    ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],
+     "all-whitespace text split and joined again (fixed: kept records cut, not dropped, by truncations)"),
     ("back", "o200k_base", [("'", 178), ("\n\n", 168)], [("p", "x\n")],
      "open: a long apostrophe run is not compressible (re-split on its whole text)"),
 ]
