@@ -33,17 +33,9 @@ long stretch: :mod:`bpe_stream.front_merges` (a prepend that merges a stretch in
 piece, and its undo) and :mod:`bpe_stream.front_periods` (a prepend that shifts every
 piece of a periodic stretch).  :mod:`bpe_stream.front_text` holds the text itself.
 
-Long pieces without a state, or whose state a truncation cut off (``known``).  A long
-piece that no state applies to (``"\r\n" * k``, an o200k word holding apostrophes) was
-fetched to its end by every re-split that met it and scanned again by the checks for a
-state: O(piece) at C speed per edit, which Python line counts do not show.  ``known``
-records, by start, the end and count of each long piece a re-split meets or that was first,
-and whether it has a state; the split from a piece start depends only on the text after
-it, so a later re-split that meets a match there takes the piece from the record.  A
-truncation that cuts a short text (at most ``_LONG`` characters) off such a piece keeps the
-record with the text it cut (``known_cut``), the first piece's state included (its bytes
-stay the ghost's): a toggle of a short edit that makes a new long piece of the edit and
-the piece behind it then finds the piece, and its state, when the edit comes back.
+Long pieces without a state, or whose state a truncation cut off, are recorded by start
+(:mod:`bpe_stream.front_known`), so that a re-split that meets one does not fetch it to
+its end.
 
 Every record of these modules is a fact about the text below some distance, and a
 truncation below it cuts or drops the record first (``_forget_above``).
@@ -60,6 +52,7 @@ from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
 from .front_digits import TRAILING_DIGITS, DigitRuns
+from .front_known import KnownPieces
 from .front_merges import MergedStretches
 from .front_periods import PeriodicJumps
 from .front_records import DistanceRecords
@@ -76,7 +69,7 @@ _LETTER = regex.compile(r"\p{L}")
 _WHITESPACE = regex.compile(r"\s*")
 
 
-class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, FrontText):
+class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, KnownPieces, FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
                  "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "ghost_alts", "puncts", "tails",
                  "gaps", "periods", "blanks", "known", "known_cut")
@@ -138,19 +131,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
         self.periods = DistanceRecords()
         self.blanks = DistanceRecords()  # see _blank_after
-        # start -> (end, count, state, ghost start): a long piece that was first.  The split from
-        # a piece start depends only on the text after it, so while no truncation goes below
-        # the start, a re-split that meets a match there takes the piece's end and count from
-        # here instead of fetching it to its end.  state None: no word, run or digit state
-        # applies to the piece, and the checks for one are not run on it again; "?": not
-        # looked for (a piece a re-split met behind the first); else the piece's ("word" |
-        # "run", state without its bytes), whose bytes are the ghost over (ghost start, end)
-        # and the text in front of it (see _take_state)
+        # long pieces by start, and those a short truncation cut off (see front_known)
         self.known = DistanceRecords()
-        # start -> (record of known, text): a record whose start a truncation to distance top
-        # cut off, by at most _LONG characters, with the text it cut (distances top + 1 to
-        # start).  True again once that text is put back in front (a toggle of a short edit
-        # that merges into a long piece: the piece comes back at the same distances)
         self.known_cut = DistanceRecords()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
@@ -242,50 +224,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         piece = None
         if bounds.has(2) and n - bounds.last(2) > self._LONG:
             piece = bounds.last(2), bounds.last_suf() - bounds.last_suf(2)
-            rec = self._known_piece(n) if self.known or self.known_cut else None
-            if rec is not None and rec[:2] == piece and rec[2] != "?":
-                if rec[2] is None:
-                    return
-                # the state the piece had when a truncation cut it off, with its bytes from
-                # the ghost it left and the text put back in front (O(that text))
-                # (the re-split that met the piece may have moved the ghost to its start)
-                ghost = self.ghosts.get(rec[0])
-                bp = self._take_ghost(ghost[0], rec[0]) if ghost is not None and rec[3] <= ghost[0] <= n else None
-                if bp is not None:
-                    bp.prepend(self._window(n, ghost[0]).encode("utf-8"))
-                    self.known.pop(n)
-                    if bp.token_count == piece[1]:  # (never expected otherwise)
-                        kind, state = rec[2]
-                        if kind == "word":
-                            self.word = state._replace(bp=bp)
-                        else:
-                            self.run = state._replace(bp=bp)
-                        return
+            if self._known_state(piece):
+                return
         self._check_word()
         self._check_run()
         self._check_digits()
         if piece is not None and self.word is None and self.run is None and self.dig is None:
             self.known.put(n, (*piece, None, None), n, n - piece[0], n)
-
-    def _known_piece(self, d: int):
-        """The record of ``known`` for the long piece that starts at distance ``d`` (when a
-        piece starts there), or of ``known_cut`` when the text it cut is back in front (then
-        it is in ``known`` again); else None."""
-        rec = self.known.get(d)
-        if rec is None and self.known_cut:
-            cut = self.known_cut.get(d)
-            if cut is not None and d <= self.n and self._window(d, d - len(cut[1])) == cut[1]:
-                self.known_cut.pop(d)
-                rec = cut[0]
-                self.known.put(d, rec, d, d - rec[0], self.n)
-        return rec
-
-    def _keep_cut_piece(self, start: int, end: int, count: int, state, ghost_start, n: int) -> None:
-        """A truncation to ``n`` (before the text goes) cuts off the start of the long piece
-        at distances (start, end): keep its record for when the text cut is put back."""
-        if start - n <= self._LONG:
-            self.known_cut.put(start, ((end, count, state, ghost_start), self._window(start, n)), n,
-                               start - end, self.n)
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
@@ -378,14 +323,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 self._set_ghost(start, end, bp, n)
         if self.ghost_alts:
             self.ghost_alts.drop_above(n)
-        for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
-            # (a state's bytes must still be its ghost's: not when the cut goes below its start)
-            state = rec[2]
-            if state is not None and state != "?" and rec[3] > n:
-                state = "?"  # (its bytes are no longer its ghost's)
-            self._keep_cut_piece(d, rec[0], rec[1], state, rec[3], n)
-        if self.known_cut:
-            self.known_cut.drop_above(n)
+        self._forget_known_above(n)
         if self.gaps:
             self.gaps.drop_above(n)
         for lo, _, top in (self.blanks.drop_above(n) if self.blanks else ()):
@@ -554,15 +492,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None
-                    if got is None and (self.known or self.known_cut) and (piece := self._known_piece(d)):
-                        got = piece[1], piece[0]  # (see known)
-                        # the piece's bytes, as when it is fetched: the ghost of its end takes
-                        # the bytes in front of it, or a copy of a saved state's bytes becomes
-                        # its ghost (a state looked for later takes them from there)
-                        if self.ghosts and piece[0] in self.ghosts:
-                            self._ghost_count(d, piece[0], front, a, base)
-                        elif self.saved:
-                            self._adopt_saved(d, piece[0], front, a, base)
+                    if got is None and (self.known or self.known_cut):
+                        got = self._known_piece_at(d, front, a, base)  # (see front_known)
                     if got is not None:
                         count, e = got
                         new.append((d, count))
