@@ -41,10 +41,11 @@ records are kept for stable long pieces too, so that truncating back into a long
 piece costs O(removed).  Invariant of ``records``: its keys are the starts of the
 current pieces longer than ``_LONG`` and each record ends where its piece ends (kept
 by ``_settle`` on every re-split), so a truncation reaches the records it cuts
-through the pieces it removes, not by walking every record.  A record whose piece goes, or changes by more than
-``_LONG`` characters, is kept in ``alts`` (by start, within a 2n budget) for when the
-piece comes back: an edit and its undo then swap records instead of re-adding the part
-in Python (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
+through the pieces it removes, not by walking every record.  A record whose piece
+goes, or changes by more than ``_LONG`` characters, is kept in ``alts`` (by start,
+within a 2n budget, cut rather than dropped by truncations) for when the piece comes
+back: an edit and its undo then swap records instead of re-adding the part in Python
+(an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
 One character at a time (the common streaming case), bundled patterns: the
 regex is not called.  The character's class and the *kind* of the last piece
