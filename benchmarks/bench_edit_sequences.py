@@ -22,7 +22,7 @@ import statistics
 import time
 
 import bpe_stream
-from bpe_stream import AppendableEncoder, PrependableEncoder
+from bench_work_growth import edit_pass  # (the same sequences the search runs)
 
 # (side, encoding, runs, ops, what): minimized trials of bench_work_growth.py --sequences
 SEQUENCES = [
@@ -52,20 +52,7 @@ SEQUENCES = [
 
 
 def time_pass(side: str, enc, runs, ops, scale: int) -> float:
-    st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
-    add = st.prepend if side == "front" else st.append
-    for unit, k in runs:
-        add(unit * (k * scale))
-    size = len(st)
-
-    def one_pass():
-        for op, arg in ops:
-            if op == "p":
-                add(arg)
-            else:
-                st.truncate(max(0, len(st) - arg))
-        st.truncate(size)
-
+    _, _, one_pass = edit_pass(enc, runs, ops, scale, side)
     one_pass()
     one_pass()
     times = []

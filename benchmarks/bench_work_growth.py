@@ -103,33 +103,42 @@ def toggle_work(enc, side: str, unit: str, edits: list, n: int) -> tuple[int, in
     return measure(one_round)
 
 
-def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front"):
-    """(lines of the second pass, (lines, characters read) of the third) of the edit sequence
-    ``ops`` (("p", text) puts text at the growing end, ("t", k) truncates k characters
-    there) on the text built by adding ``unit * (k * scale)`` for each (unit, k) of ``runs``,
-    each pass followed by a truncation back to the built length (counted with it); None
-    when a pass ends below that length.  The second pass may build states once (a pass that
-    cuts into the built text leaves a text the sequence has not seen); the third shows the
-    work that comes back on every pass."""
-    pe = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
-    add = pe.prepend if side == "front" else pe.append
+def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front"):
+    """(stream, built length, one pass): the stream (PrependableEncoder for ``side ==
+    "front"``, else AppendableEncoder) built by adding ``unit * (k * scale)`` for each
+    (unit, k) of ``runs``, and a function that runs the edit sequence ``ops`` once
+    (("p", text) puts text at the growing end, ("t", k) truncates k characters there),
+    then truncates back to the built length when the pass did not end below it."""
+    st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
+    add = st.prepend if side == "front" else st.append
     for unit, k in runs:
         add(unit * (k * scale))
-    size = len(pe)
+    size = len(st)
 
-    def sequence():
+    def one_pass():
         for op, arg in ops:
             if op == "p":
                 add(arg)
             else:
-                pe.truncate(max(0, len(pe) - arg))
-        if len(pe) >= size:
-            pe.truncate(size)  # (counted: the way back is part of the round)
+                st.truncate(max(0, len(st) - arg))
+        if len(st) >= size:
+            st.truncate(size)  # (counted: the way back is part of the round)
 
+    return st, size, one_pass
+
+
+def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front"):
+    """(lines of the second pass, (lines, characters read) of the third) of the edit sequence
+    ``ops`` on the text built from ``runs`` (see :func:`edit_pass`), each pass followed by a
+    truncation back to the built length (counted with it); None when a pass ends below that
+    length.  The second pass may build states once (a pass that cuts into the built text
+    leaves a text the sequence has not seen); the third shows the work that comes back on
+    every pass."""
+    st, size, sequence = edit_pass(enc, runs, ops, scale, side)
     counts = []
     for i in range(3):
         counts.append(measure(sequence) if i else (sequence() or 0))
-        if len(pe) < size:
+        if len(st) < size:
             return None
     return counts[1][0], counts[2]
 
