@@ -231,12 +231,12 @@ class FastSplit:
     def is_ws(self, ch: str) -> bool:
         return self.char_class(ch) in _WS_CLASSES
 
-    def classify(self, text, spans, holds_newline=None) -> int:
+    def classify(self, text, spans, holds_newline) -> int:
         """Kind of the last piece; ``spans(k)`` gives the span of the k-th piece from the end (1 = last) or None.
 
-        O(1) except for o200k punctuation ending in ``/``, which asks ``holds_newline(a, b)``
-        whether the piece ``text[a:b]`` holds a newline (by default one C-speed search of the
-        piece; piece_stream remembers what it has read of the last piece).
+        O(1) plus, for o200k punctuation ending in ``/``, one call of ``holds_newline(a, b)``:
+        whether the piece ``text[a:b]`` holds a newline (piece_stream remembers what it has
+        read of its last piece, so that this is not a scan of the piece every time).
         """
         last = spans(1)
         if last is None:
@@ -267,14 +267,9 @@ class FastSplit:
         if x in (P, SL):
             if o200k and x == SL:
                 # the piece is ` ?[^\s\p{L}\p{N}]+[\r\n/]*`: it holds a newline iff its
-                # trailing [\r\n/] run does (one slice and search, at C speed)
-                if holds_newline is not None:
-                    if holds_newline(a, b):
-                        return K_PNL
-                else:
-                    seg = text[a:b]
-                    if "\n" in seg or "\r" in seg:
-                        return K_PNL
+                # trailing [\r\n/] run does
+                if holds_newline(a, b):
+                    return K_PNL
             return K_P1 if b - a == 1 else K_PN
         # ends with whitespace
         if not self._all_ws(text, a, b):
