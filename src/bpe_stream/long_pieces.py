@@ -198,7 +198,9 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
 
     A whitespace piece gets its one cut; otherwise the stretch cuts (lower-word,
     upper-word, punctuation, o200k slash tail) are taken while they stay disjoint, and
-    without any, the middles of the piece's long one-class runs."""
+    the middles of the piece's long one-class runs that none of them overlaps.  Each cut
+    is sound on its own (the boundaries of the whole text move by its length and none
+    falls inside it), so disjoint cuts are sound together."""
     cut = _ws_piece_cut(rec.runs, a, b, _WS_GROUPS.get(run_re, ()))
     if cut is not None:
         return [cut]
@@ -209,17 +211,19 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
         # punctuation and in the slash tail)
         if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
             out.append(cut)
-    if out:
-        return sorted(out)
-    min_len = _LONG_RUN
+    # the middles of the piece's long one-class runs that no stretch cut covers (a long
+    # newline run in the tail of an o200k punctuation piece, ``"'" * n + "\n" * m``)
+    stretch_cuts = len(out)
     for g, ra, rb in rec.lruns:
         if ra >= b:
             break
         if rb > b:
             rb = b
-        if rb - ra >= min_len and g in mergeable:
-            out.append((ra + _KEEP, rb - _KEEP))
-    return out
+        if rb - ra >= _LONG_RUN and g in mergeable:
+            cut = (ra + _KEEP, rb - _KEEP)
+            if all(cut[1] <= lo or hi <= cut[0] for lo, hi in out[:stretch_cuts]):
+                out.append(cut)
+    return sorted(out) if stretch_cuts else out
 
 
 # Punctuation stretches: maximal runs of [^\s\p{L}\p{N}] (apostrophes, slashes and marks
