@@ -427,13 +427,16 @@ def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
     ("o200k_base", [("!'", 150), ("\r\n", 168)], [("p", " x")]),
     ("cl100k_base", [("!'", 150), ("\n", 336)], [("t", 3), ("p", "\n ab")]),
     ("o200k_base", [("Ab", 150), ("!", 200), ("\n", 168)], [("p", "'s")]),
+    ("cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")]),
+    ("o200k_base", [("\r\n \n", 281), ("\t", 356)], [("p", " \n''\n\n")]),
 ])
-def test_a_long_run_beside_a_punctuation_stretch_is_cut_too(name, runs, ops):
+def test_a_long_run_beside_a_stretch_cut_is_cut_too(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: a punctuation
     # piece with a long newline tail ("'" * n + "\n" * m) got the cut of its punctuation
     # stretch only, and the tail was re-split verbatim on every pass (43,000 characters per
-    # pass at 64x).  The long one-class runs that no stretch cut overlaps are cut too.
-    # Characters read per pass at 1x and 16x.
+    # pass at 64x); so did a whitespace piece (\s++$) with the spaces after its last newline.
+    # The long one-class runs that no stretch cut overlaps are cut too.  Characters read per
+    # pass at 1x and 16x.
     make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
     reads = edit_sequence_lines(bpe_stream.get_encoding(name), False, make, ops, measure=characters_read)
     assert reads[1] <= reads[0] + 2_000, reads

@@ -196,23 +196,25 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
     """Disjoint, sorted ``[(cut_from, cut_to), ...]`` that may be deleted from piece ``[a, b)``
     whose record is ``rec`` (``rec.end >= b``).
 
-    A whitespace piece gets its one cut; otherwise the stretch cuts (lower-word,
-    upper-word, punctuation, o200k slash tail) are taken while they stay disjoint, and
-    the middles of the piece's long one-class runs that none of them overlaps.  Each cut
-    is sound on its own (the boundaries of the whole text move by its length and none
-    falls inside it), so disjoint cuts are sound together."""
+    A whitespace piece gets its whitespace cut; any other piece the stretch cuts
+    (lower-word, upper-word, punctuation, o200k slash tail) while they stay disjoint.
+    Both then get the middles of the piece's long one-class runs that none of them
+    overlaps.  Each cut is sound on its own (the boundaries of the whole text move by
+    its length and none falls inside it), so disjoint cuts are sound together."""
     cut = _ws_piece_cut(rec.runs, a, b, _WS_GROUPS.get(run_re, ()))
     if cut is not None:
-        return [cut]
-    out = _word_piece_cuts(rec.wruns, a, b)
-    for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(rec.pruns, a, b),
-                _slash_tail_cut(rec.truns, a, b)):
-        # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/' in
-        # punctuation and in the slash tail)
-        if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
-            out.append(cut)
-    # the middles of the piece's long one-class runs that no stretch cut covers (a long
-    # newline run in the tail of an o200k punctuation piece, ``"'" * n + "\n" * m``)
+        out = [cut]
+    else:
+        out = _word_piece_cuts(rec.wruns, a, b)
+        for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(rec.pruns, a, b),
+                    _slash_tail_cut(rec.truns, a, b)):
+            # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/'
+            # in punctuation and in the slash tail)
+            if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
+                out.append(cut)
+    # the middles of the piece's long one-class runs that no stretch cut covers: a long
+    # newline run in the tail of a punctuation piece (``"'" * n + "\n" * m``), the spaces
+    # after the last newline of a whitespace piece (``\s++$`` on ``"\n \n" * n + " " * m``)
     stretch_cuts = len(out)
     for g, ra, rb in rec.lruns:
         if ra >= b:
