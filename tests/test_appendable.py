@@ -442,6 +442,22 @@ def test_a_long_run_beside_a_stretch_cut_is_cut_too(name, runs, ops):
     assert reads[1] <= reads[0] + 2_000, reads
 
 
+@pytest.mark.parametrize("parts", [
+    ["/" * 20 + "\n" * 69 + "/" * 49, "'LL" * 76],
+    ["/" * 20 + "\n" * 69 + "/" * 49, "'LL" * 10, "'s"],
+])
+def test_a_cut_slash_tail_keeps_the_newline_that_ends_the_punctuation(parts):
+    # o200k "/" * k + "\n" * m + "/" * j + "'": the punctuation repetition takes the slashes
+    # and stops at the first newline, the [\r\n/]* tail takes the rest and stops at the
+    # apostrophe.  The re-split's proxy cut the slash tail from just after the first "/",
+    # deleting that newline, and the repetition ran on into the apostrophe: one token short.
+    enc = bpe_stream.get_encoding("o200k_base")
+    ae = AppendableEncoder(enc)
+    for part in parts:
+        ae.append(part)
+    assert ae.token_count == enc.count("".join(parts))
+
+
 @pytest.mark.parametrize("runs, ops", [
     ([("/", 300)], [("p", "0")]),
     ([("?/", 300)], [("p", "\t"), ("t", 1), ("p", "\xe90")]),

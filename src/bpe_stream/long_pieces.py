@@ -267,31 +267,32 @@ def _punct_piece_cut(pruns, a: int, b: int):
 
 
 def _slash_tail_cut(truns, a: int, b: int):
-    r"""(cut_from, cut_to) deleting part of an o200k ``[
-/]`` stretch in piece ``[a, b)``, or None.
+    r"""(cut_from, cut_to) deleting part of an o200k ``[\r\n/]`` stretch in piece ``[a, b)``,
+    or None.
 
-    Let ``T`` be a maximal stretch of ``
-``, ``
-`` and ``/`` and ``f`` a ``/`` in it.  The
-    match covering ``f + 1`` is a punctuation match: one starting at ``f`` (a word needs
-    a letter or mark after the lead ``/``) or one already running, the only kind that
-    takes ``/``.  Its ``[^\s\p{L}\p{N}]+`` repetition takes ``/`` but stops at a newline,
-    and its tail ``[
-/]*`` then runs to the end of ``T`` without giving back (nothing
-    follows it in the alternative).  So no boundary lies in ``(f + 1, end of T)`` and the
-    tail repetition steps the same way through it.  ``truns`` hold the record's stretches
-    as ``[start, end, first / or -1]``.  Why: ``"/
-" * n`` is one piece with only
-    one-character runs."""
+    Let ``T`` be a maximal stretch of ``\r``, ``\n`` and ``/``, ``f`` a ``/`` in it and
+    ``g`` the first newline after ``f`` in ``T``.  The match covering ``f + 1`` is a
+    punctuation match: one starting at ``f`` (a word needs a letter or mark after the lead
+    ``/``) or one already running, the only kind that takes ``/``.  Its
+    ``[^\s\p{L}\p{N}]+`` repetition takes ``/`` but stops at ``g``, and its tail
+    ``[\r\n/]*`` then runs from ``g`` to the end of ``T`` without giving back (nothing
+    follows it in the alternative).  So no boundary lies in ``(f + 1, end of T)``, and from
+    ``g`` on the tail repetition steps the same way through it.  The cut starts ``_KEEP``
+    after ``g``, not after ``f``: a cut across ``g`` deletes the newline that stops the
+    first repetition, which then runs on past ``T`` into the punctuation after it
+    (``"/" * 20 + "\n" * 69 + "/" * 49 + "'"``: the apostrophe joined the piece, a wrong
+    count).  ``truns`` hold the record's stretches as ``[start, end, first / or -1, first
+    newline after it or -1]``.  Why: ``"/\n" * n`` is one piece with only one-character
+    runs."""
     if not truns:
         return None
     k = bisect_right(truns, b - 1, key=lambda r: r[0]) - 1
     if k < 0:
         return None
-    t0, t1, f = truns[k]
-    if f < a:
+    t0, t1, f, g = truns[k]
+    if f < a or g < 0:
         return None
-    cut_from, cut_to = f + _KEEP, min(t1, b) - _KEEP
+    cut_from, cut_to = g + _KEEP, min(t1, b) - _KEEP
     return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
 
 
@@ -304,7 +305,8 @@ class _LongPiece:
     (:func:`_word_piece_cuts`), ``uruns`` upper-word stretches ``[a, b, first upper-case
     or -1, last Lm/Lo/mark or -1]`` (:func:`_upper_word_piece_cut`), ``pruns``
     punctuation stretches, both patterns (:func:`_punct_piece_cut`), ``truns`` ``[\\r\\n/]``
-    stretches ``[a, b, first / or -1]`` (:func:`_slash_tail_cut`)."""
+    stretches ``[a, b, first / or -1, first newline after it or -1]``
+    (:func:`_slash_tail_cut`)."""
 
     __slots__ = ("start", "end", "ba", "runs", "lruns", "wruns", "uruns", "pruns", "truns")
 
@@ -434,8 +436,11 @@ class _LongPiece:
                         last[2] = last[3]
             if o200k and (g == 5 or ch == "/"):
                 if not (truns and truns[-1][1] == a):
-                    truns.append([a, a, -1])
+                    truns.append([a, a, -1, -1])
                 last = truns[-1]
                 last[1] = b
-                if ch == "/" and last[2] < 0:
-                    last[2] = a
+                if ch == "/":
+                    if last[2] < 0:
+                        last[2] = a
+                elif last[2] >= 0 and last[3] < 0:
+                    last[3] = a
