@@ -459,6 +459,28 @@ def test_a_cut_slash_tail_keeps_the_newline_that_ends_the_punctuation(parts):
 
 
 @pytest.mark.parametrize("runs, ops", [
+    ([("/", 281), ("/\n", 70)], [("p", "\u02b0 '"), ("t", 1), ("p", "_\xe1\u02b0")]),
+    ([("/", 134), ("/\n", 223)], [("p", "a'")]),
+    ([("!''", 254), ("\u0301", 110)], [("p", "0\u02b0\u4e2d")]),
+    ([("\u4e2d\u0301", 340)], [("p", "\xe1'sA"), ("p", "\xe9'x")]),
+    ([("\u4e2d\u0301\u4e2d", 277)], [("p", "'s."), ("p", " a-")]),
+    ([("\u4e2d\u0301", 176)], [("p", "'s '"), ("t", 2), ("p", "\u0301 '")]),
+    ([("\u4e2d\u0301", 77), ("A", 53)], [("p", "1\r\n"), ("t", 5), ("p", "\u0301"), ("p", "A"), ("p", " a")]),
+])
+def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
+    # Found by bench_work_growth.py --sequences counting the characters read (o200k, whole
+    # piece re-split on every pass): of two overlapping stretch cuts the first found was
+    # taken, though it could be the small one ("/" * n + "/\n" * m: the punctuation stretch
+    # ends at the first newline, the slash tail runs to the end; marks after "!''" * n: the
+    # marks' word cut against the punctuation stretch holding them); and a word ending in a
+    # contraction ("'s") was given the cut of the contraction's one letter.  Characters read
+    # per pass at 1x and 16x.
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding("o200k_base"), False, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("runs, ops", [
     ([("/", 300)], [("p", "0")]),
     ([("?/", 300)], [("p", "\t"), ("t", 1), ("p", "\xe90")]),
     ([("\n\n/", 274)], [("p", "\t")]),

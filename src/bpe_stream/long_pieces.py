@@ -87,7 +87,8 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
     it), a part after ``f`` (the second one does), or, with no ``Ll``, any part (the
     first consumes it and gives back only from the end).  Each part keeps ``_KEEP``
     characters on both sides, so ``f``, the optional lead and the contraction after
-    ``we`` stay.  Why: a long o200k word mixing these classes has only short one-class
+    ``we`` stay.  ``R`` is the piece's last stretch, or the one before it when the last is
+    short.  Why: a long o200k word mixing these classes has only short one-class
     runs, so it was re-split whole, O(piece), on every truncation or multi-character
     append (and on every mark appended)."""
     if not wruns:
@@ -96,6 +97,12 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
     if k < 0:
         return []
     ws, we, f = wruns[k]
+    if ws >= b - 2 and k > 0 and wruns[k - 1][0] >= a:
+        # a short last stretch, such as the letters of a contraction ("'s", "'ll"): the one
+        # before it in the same piece is cut instead (as R above, or, in "\u4e2d" * n + "A\u4e2d",
+        # a stretch without an Ll that the first part takes whole: it gives back only from
+        # the last stretch)
+        ws, we, f = wruns[k - 1]
     if ws < a or we <= a:
         return []
     we = min(we, b)
@@ -197,7 +204,8 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
     whose record is ``rec`` (``rec.end >= b``).
 
     A whitespace piece gets its whitespace cut; any other piece the stretch cuts
-    (lower-word, upper-word, punctuation, o200k slash tail) while they stay disjoint.
+    (lower-word, upper-word, punctuation, o200k slash tail), longest first, while they
+    stay disjoint.
     Both then get the middles of the piece's long one-class runs that none of them
     overlaps.  Each cut is sound on its own (the boundaries of the whole text move by
     its length and none falls inside it), so disjoint cuts are sound together."""
@@ -205,12 +213,19 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
     if cut is not None:
         out = [cut]
     else:
-        out = _word_piece_cuts(rec.wruns, a, b)
+        found = _word_piece_cuts(rec.wruns, a, b)
         for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(rec.pruns, a, b),
                     _slash_tail_cut(rec.truns, a, b)):
-            # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/'
-            # in punctuation and in the slash tail)
-            if cut is not None and all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
+            if cut is not None:
+                found.append(cut)
+        # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/' in
+        # punctuation and in the slash tail, marks in an o200k punctuation piece), the longest
+        # first: the first one found may be the small part of a stretch another one covers
+        # ("/" * n + "/\n" * m: the punctuation stretch ends at the first newline, the slash
+        # tail runs to the piece's end)
+        out = []
+        for cut in sorted(found, key=lambda c: c[0] - c[1]):
+            if all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
                 out.append(cut)
     # the middles of the piece's long one-class runs that no stretch cut covers: a long
     # newline run in the tail of a punctuation piece (``"'" * n + "\n" * m``), the spaces
