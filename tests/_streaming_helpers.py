@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 ATOMS = [" ", "  ", "\n", "\r", "\r\n", "\t", "a", "b", "S", "l", "'", "'ll", "'s", "1", "23", "456",
          "!", "/", "é", "É", "中", "文", "😀", "👍🏽", "ʰ", "\u0301", "x" * 12, " " * 12, "\n" * 6,
-         "A" * 9, " the", " word", "Hello", "\u3000"]
+         "A" * 9, " the", " word", "Hello", "\u3000", "\x1c", "\x1f\n"]
 text_st = st.lists(st.sampled_from(ATOMS), max_size=25).map("".join)
 
 # Long runs: exercise long pieces (raw records, interval indexes over pieces, periodic runs).

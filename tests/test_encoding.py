@@ -340,3 +340,17 @@ def test_count_till_limit_reads_no_more_than_the_budget_needs(implementation):
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000, peak
+
+
+def test_space_chars_are_the_patterns_whitespace():
+    # pretokenize.SPACE_CHARS stands for the patterns' \s in the streaming counters' reasoning
+    # about whitespace pieces; str.isspace() differs from it on U+001C..U+001F
+    import sys
+
+    import regex
+
+    from bpe_stream.pretokenize import SPACE_CHARS, is_space
+
+    ws = regex.compile(r"\s")
+    assert sorted(SPACE_CHARS) == [chr(c) for c in range(sys.maxunicode + 1) if ws.match(chr(c))]
+    assert not is_space("\x1c") and "\x1c".isspace()

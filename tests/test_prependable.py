@@ -200,6 +200,35 @@ def test_lower_case_letter_before_upper_case_starts_a_piece(base):
             assert pe.token_count == enc.count(text), (c, text[:6])
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=150, deadline=None)
+@given(
+    base=st.sampled_from(["\n" * 100 + " x", " \n" * 60 + "a", "\n \n" * 40, "  \n" * 50 + "\t" * 30,
+                          "\x1c" * 80 + "\n", "!" * 70 + "\x1d\n"]),
+    ops=st.lists(st.tuples(st.booleans(), st.integers(1, 3),
+                           st.text(alphabet="\x1c\x1d\x1e\x1f \n\t\x85a!", min_size=1, max_size=3)),
+                 min_size=1, max_size=10),
+)
+def test_information_separators_are_not_whitespace_at_the_front(name, base, ops):
+    # U+001C..U+001F are whitespace to str.isspace() but punctuation to the patterns' \s.
+    # The front took "\x1d" put before a whitespace piece ending at a newline for whitespace
+    # that piece absorbs (and a separator-led first piece for a whitespace piece): wrong
+    # counts on about 4 % of such edits.  Whitespace is now tested as the patterns see it
+    # (pretokenize.is_space).
+    enc = bpe_stream.get_encoding(name)
+    pe = PrependableEncoder(enc)
+    pe.prepend(base)
+    text = base
+    for is_trunc, k, c in ops:
+        if is_trunc and len(text) > k:
+            pe.truncate(len(text) - k)
+            text = text[k:]
+        else:
+            pe.prepend(c)
+            text = c + text
+        assert pe.token_count == enc.count(text), repr(text[:12])
+
+
 FRONT_ALPHABETS = ["aB中ʰ\u0301", "A中ʰ\u0301", "abc", " \t\n", "\r\n ", "!?.", "!'/\u0301", "/\n\r!", "12"]
 
 

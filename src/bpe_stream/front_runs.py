@@ -52,6 +52,7 @@ from typing import NamedTuple
 import regex
 
 from .front_merges import PUNCT_RUN
+from .pretokenize import SPACE_CHARS, is_space
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
@@ -104,7 +105,7 @@ class RunPieces:
         front = self._front(min(n, L1 + self._CTX))
         P = front[:L1]
         absorbs = False
-        if P.isspace() and ((L1 == n and not o200k) or P[-1] in "\r\n"):
+        if is_space(P) and ((L1 == n and not o200k) or P[-1] in "\r\n"):
             # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
             # alternative and splits s + P after the last newline of s), or ends at the last newline of its
             # stretch (the stretch goes on without newline to a non-space character or to the
@@ -114,7 +115,7 @@ class RunPieces:
             # before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same last newline), and
             # the pieces after P do not change.
             rest = front[L1:]
-            k = len(rest) - len(rest.lstrip())
+            k = len(rest) - len(rest.lstrip(SPACE_CHARS))
             absorbs = "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n)
             if not absorbs:
                 return
@@ -123,7 +124,7 @@ class RunPieces:
         # match may take a newline run at P's start, "!" + "\n" * k: only the run's argument
         # covers that.)
         found = None
-        if P.isspace():
+        if is_space(P):
             m = self.run_re.match(front, 0)
             if m.lastindex in self.mergeable and min(m.end(), L1) >= 2 * _KEEP + _MIN_CUT:
                 found = 0, min(m.end(), L1), m.lastindex
@@ -215,7 +216,7 @@ class RunPieces:
             return True
         head = self._front(h)
         need = 2 * _KEEP + _MIN_CUT
-        if head[:L1].isspace():
+        if is_space(head[:L1]):
             return True
         for p0 in (0, 1, 2):
             m = self.run_re.match(head, p0)
@@ -297,7 +298,7 @@ class RunPieces:
         if k is None or bounds.prev_dist(k) != end or drop >= n_old - end:
             return False
         n_new = n_old - drop + len(c)
-        if absorbs and ps == n_old and (c.isspace() or c == ""):
+        if absorbs and ps == n_old and (c == "" or is_space(c)):
             # a whitespace piece ending at a newline, the first piece (see _check_run): it
             # takes the whitespace or loses the characters
             self._drop_front(drop, bp)
@@ -358,7 +359,7 @@ class RunPieces:
                 return False  # a boundary on the cut: never expected
             da = n_new - a if a < h else d0 - (a - h)
             if da < n_new and bounds.find(da) is not None:
-                if d_end > 0 and (a > len(proxy) - 4 or proxy[a:].isspace() or (
+                if d_end > 0 and (a > len(proxy) - 4 or is_space(proxy[a:]) or (
                         self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
                     return False  # the piece before may not be final (see _resync)
                 synced = da
@@ -375,7 +376,7 @@ class RunPieces:
                     # the stretch in its [\r\n/]* tail ("/" + "\n" + "//!//") stops at the
                     # first character that is not a slash, which the cut may have removed.
                     return False
-                if group == -4 and (a + 2 > h or not proxy[a : a + 2].isspace()):
+                if group == -4 and (a + 2 > h or not is_space(proxy[a : a + 2])):
                     # the argument for a whitespace stretch is about a match that starts with
                     # two whitespace characters ("!" + "\n \n ...": the punctuation match's
                     # [\r\n]* takes newlines up to the first space, which the cut may move)

@@ -60,6 +60,7 @@ from .front_runs import _ANCHOR_REACH, RunPieces
 from .front_text import FrontText
 from .front_words import WordPieces
 from .prependable import BytesPrependable
+from .pretokenize import SPACE_CHARS, SPACE_SET
 from .split_fastpath import O200K_FIRST_RUN, O200K_FIRST_TAIL
 
 __all__ = ["TextPrependable"]
@@ -471,13 +472,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 stable = len(front) + 1
             else:
                 stable = len(front) - 4
-                if front[-1].isspace() and not self._blank_after(base - len(front)):
+                if front[-1] in SPACE_SET and not self._blank_after(base - len(front)):
                     # (only for a match that starts with whitespace: the others end at a
                     # character that their last repetition cannot take, or at a newline run's
                     # end, both fetched)
-                    spaced = len(front.rstrip())
+                    spaced = len(front.rstrip(SPACE_CHARS))
                     blank_from = base - spaced
-                elif o200k and not front[-1].isspace():
+                elif o200k and front[-1] not in SPACE_SET:
                     upper = O200K_FIRST_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
             synced = skip = None
@@ -488,7 +489,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 if bounds.find(d) is not None:
                     synced = d
                     break
-                if (b > stable or (b > spaced and front[a].isspace())
+                if (b > stable or (b > spaced and front[a] in SPACE_SET)
                         or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None

@@ -64,6 +64,7 @@ from typing import NamedTuple
 import regex
 
 from .prependable import BytesPrependable
+from .pretokenize import is_space
 from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
 
 __all__ = ["WordPieces"]
@@ -297,7 +298,7 @@ class WordPieces:
                 # (P's state is kept too when the part added or cut is long, see the word cut)
                 hi = run.hi
                 keep = abs(d - s) > self._LONG
-                if s < d and a + d - s <= len(front) and front[a : a + d - s].isspace():
+                if s < d and a + d - s <= len(front) and is_space(front[a : a + d - s]):
                     bp = run.bp.copy() if keep else run.bp
                     bp.prepend(front[a : a + d - s].encode("utf-8"))
                 elif e < d < s and a >= s - d:

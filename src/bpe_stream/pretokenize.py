@@ -59,6 +59,24 @@ O200K_PATTERN = "|".join(
 #: tiktoken's pre-split patterns by encoding name (cl100k's is the "GPT-4 pattern").
 PATTERNS = {"cl100k_base": CL100K_PATTERN, "o200k_base": O200K_PATTERN}
 
+# The characters of the patterns' ``\s`` (Unicode White_Space).  ``str.isspace()`` and
+# ``str.strip()`` also take U+001C..U+001F (the information separators), which ``\s`` does
+# not: to the patterns ``"\x1c"`` is punctuation.  Code that reasons about which pieces
+# are whitespace uses these instead.
+SPACE_CHARS = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+               + "\u2028\u2029\u202f\u205f\u3000")
+SPACE_SET = frozenset(SPACE_CHARS)
+
+
+def is_space(s: str) -> bool:
+    """``s.isspace()`` as the patterns see it: ``s`` is non-empty and all ``\\s``.
+
+    >>> is_space(" \\n"), is_space("\\x1c\\n")
+    (True, False)
+    """
+    return s.isspace() and not s.strip(SPACE_CHARS)
+
+
 
 def _rust_dollar_to_python(pattern: str) -> str:
     out = []
