@@ -52,7 +52,7 @@ from typing import NamedTuple
 import regex
 
 from .front_merges import PUNCT_RUN
-from .pretokenize import SPACE_CHARS, is_space
+from .pretokenize import SPACE_CHARS, SPACE_SET, is_space
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
@@ -359,9 +359,13 @@ class RunPieces:
                 return False  # a boundary on the cut: never expected
             da = n_new - a if a < h else d0 - (a - h)
             if da < n_new and bounds.find(da) is not None:
-                if d_end > 0 and (a > len(proxy) - 4 or is_space(proxy[a:]) or (
+                if d_end > 0 and (a > len(proxy) - 4 or (is_space(proxy[a:]) and proxy[a - 1] in SPACE_SET) or (
                         self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
-                    return False  # the piece before may not be final (see _resync)
+                    # the piece before may not be final (see _resync): a whitespace match
+                    # before trailing whitespace may take more of it (a piece that ends in a
+                    # non-space character before the whitespace, such as P before a run of
+                    # spaces, read at most one character past its end)
+                    return False
                 synced = da
                 break
             if b == len(proxy) and d_end > 0:
