@@ -52,7 +52,7 @@ from typing import NamedTuple
 import regex
 
 from .front_merges import PUNCT_RUN
-from .pretokenize import SPACE_CHARS, SPACE_SET, is_space
+from .pretokenize import SPACE_SET, is_space
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
@@ -107,18 +107,15 @@ class RunPieces:
         absorbs = False
         if is_space(P) and ((L1 == n and not o200k) or P[-1] in "\r\n"):
             # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
-            # alternative and splits s + P after the last newline of s), or ends at the last newline of its
-            # stretch (the stretch goes on without newline to a non-space character or to the
-            # end): for any
-            # whitespace s, the first piece of s + text is s + P (letter, digit and punctuation
-            # alternatives need a non-space character at position 0 or 1; \s++$ holds iff it held
-            # before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same last newline), and
-            # the pieces after P do not change.
-            rest = front[L1:]
-            k = len(rest) - len(rest.lstrip(SPACE_CHARS))
-            absorbs = "\r" not in rest[:k] and "\n" not in rest[:k] and (k < len(rest) or L1 + k == n)
-            if not absorbs:
-                return
+            # alternative and splits s + P after the last newline of s), or ends at a newline:
+            # for any whitespace s, the first piece of s + text is s + P (letter, digit and
+            # punctuation alternatives need a non-space character at position 0 or 1; \s++$
+            # holds iff it held before; \s*[\r\n] (o200k: \s*[\r\n]+) backtracks to the same
+            # last newline), and the pieces after P do not change.  A whitespace piece that ends
+            # at a newline ends at the last newline of its whitespace stretch (\s*[\r\n] comes
+            # before the other whitespace alternatives and takes the stretch back to its last
+            # newline), so the rest of the stretch, however long, need not be read to know it.
+            absorbs = True
         # A whitespace piece is also cut, as the one-class run it starts with or as a stretch
         # (kind -4), so that any other prepend is decided on a proxy too.  (A punctuation
         # match may take a newline run at P's start, "!" + "\n" * k: only the run's argument
