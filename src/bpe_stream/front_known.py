@@ -16,7 +16,7 @@ new piece's state with the truncation back, and found it again by a scan on the 
   (ghost start, end) and the text in front of it.
 - ``known_cut``, start -> (record of ``known``, text): a record whose start a truncation to
   distance top cut off by at most ``_LONG`` characters, with the text it cut (distances
-  top + 1 to start).
+  top + 1 to start); a further truncation adds what it cuts to that text.
 
 Why a record gives the piece.  The split from a piece start depends only on the text after
 it (the patterns have no look-behind), and a record is a fact about the text at distances
@@ -64,14 +64,19 @@ class KnownPieces:
     def _forget_known_above(self, n: int) -> None:
         """A truncation to ``n``, before the text goes: the records it cuts off go to
         ``known_cut`` (a state's only while its bytes are still its ghost's, that is, while
-        the cut does not go below the ghost's start), those of ``known_cut`` above n go."""
+        the cut does not go below the ghost's start); those of ``known_cut`` above n take the
+        text cut in front of theirs while they stay within ``_LONG`` of n."""
         for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
             state = rec[2]
             if state is not None and state != "?" and rec[3] > n:
                 state = "?"
             self._keep_cut_piece(d, rec[0], rec[1], state, rec[3], n)
         if self.known_cut:
-            self.known_cut.drop_above(n)
+            for d, (rec, cut), top in self.known_cut.drop_above(n):
+                # cut further: the record comes back once the longer text is put back (a
+                # toggle that cuts off the edit and then the text behind it)
+                if d - n <= self._LONG:
+                    self.known_cut.put(d, (rec, cut + self._window(top, n)), n, d - rec[0], self.n)
 
     def _known_state(self, piece) -> bool:
         """For the first piece ``piece`` = (end, count) after a re-split: True when ``known``
