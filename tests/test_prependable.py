@@ -892,6 +892,25 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
     ("cl100k_base", [(" ", 270), ("\u0301", 383)], [("p", "//_"), ("p", "!\r\n"), ("t", 4), ("p", "\n\n")]),
     ("cl100k_base", [("\t", 387), ("\U0001F600-", 244)], [("p", "\u02b0 x"), ("p", "\n /"), ("t", 3), ("t", 4),
                                                     ("p", "-_!")]),
+    # A whitespace piece ending at a newline takes whitespace put in front only if the rest
+    # of its stretch holds no newline, which was checked on 64 characters after it (a longer
+    # run of tabs: no state); it always holds (the piece ends at the stretch's last newline).
+    ("o200k_base", [("\t", 162), ("\n", 305)], [("p", "12 \n"), ("t", 3)]),
+    # A record of known_cut was dropped by a further truncation (now it takes the text cut).
+    ("cl100k_base", [(" ", 364), ("\r\n", 349)], [("p", "\u4e2d\u0301\n\n"), ("p", "'s.\u4e2d"), ("t", 4), ("t", 3)]),
+    # The run state of a piece behind the first one, cut at its front by a truncation, was
+    # not kept with the text cut (only the first piece's was).
+    ("o200k_base", [("/\n", 149), ("\r\n", 230)], [("p", "\u0301\u02b0"), ("t", 4), ("p", ". '")]),
+    # A match that starts with a space and a non-space (cl100k " '" + "\n\n") in trailing
+    # whitespace was taken for a whitespace match that might go on.
+    ("cl100k_base", [(" \n\r\n", 274), ("\n\n ", 373)], [("p", "12\naB"), ("t", 3), ("t", 2), ("p", " '")]),
+    ("o200k_base", [("\n\r\n", 313), (" \n", 129)], [("p", "\u4e2d/\n"), ("t", 3), ("t", 3), ("p", "s12 '")]),
+    # cl100k's \s++$ matched the whitespace at the end of a fetch that a blank record says
+    # goes on to a non-space character ("\n" + "\t" * k + "1").
+    ("cl100k_base", [("1", 320), ("\t\t", 389)], [("t", 1), ("p", "/\n"), ("p", "\u0301\u4e2d\u0301 \n"),
+                                                ("p", "\tx '"), ("t", 2)]),
+    ("cl100k_base", [("0-", 315), (" ", 287)], [("p", "1\u0301\r\n"), ("p", "_1 '"), ("p", "0\n\u4e2d"), ("p", "!."),
+                                             ("t", 4), ("p", "\U0001F60012 a"), ("t", 4), ("t", 3), ("t", 5)]),
 ])
 def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: on every
@@ -899,7 +918,7 @@ def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops
     # the checks for a state scanned it (linear at C speed, a few Python lines per round).
     # Characters read per pass at k = 300 and 4,800; every case fails before its fix
     # (the first group on 4e806a8, the second on b919df8, the third on c862dcd, the fourth
-    # on fbdbc82).
+    # on fbdbc82, the rest on 5424f35).
     make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
     reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
     assert reads[1] <= reads[0] + 2_000, reads

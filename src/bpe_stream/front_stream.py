@@ -131,7 +131,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # p -> (top, bottom): the character at each distance d with bottom + p < d <= top equals
         # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
         self.periods = DistanceRecords()
-        self.blanks = DistanceRecords()  # see _blank_after
+        self.blanks = DistanceRecords()  # see _blank_end
         # long pieces by start, and those a short truncation cut off (see front_known)
         self.known = DistanceRecords()
         self.known_cut = DistanceRecords()
@@ -385,8 +385,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             # the state, cut to what is left, comes back below
             self._save((n, run.end), (None, cut, None))
         elif run is not None and n > run.end:
-            # the cut piece's bytes, kept in case a prepend makes it one piece again
-            if run.start == self.n and self.bounds.last() == self.n and self.bounds.last(2) == run.end:
+            # the cut piece's bytes, kept in case a prepend makes it one piece again, with the
+            # state when the text cut goes back (the piece may lie behind the first one, see
+            # _edit_run: o200k "\u0301\u02b0" before " '" + "\r\n" * k + "/\n" * m)
+            k = self.bounds.find(run.start)
+            if k is not None and self.bounds.prev_dist(k) == run.end:
                 self._keep_cut_piece(run.start, run.end, run.bp.token_count, ("run", run._replace(bp=None)), n, n)
             self._set_ghost(run.start, run.end, run.bp, n)
         word = self.word
@@ -468,28 +471,42 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             whole = len(front) == base  # the fetched text runs to the end
             upper = len(front) + 1  # where the trailing upper-word stretch starts
             spaced = len(front) + 1  # where the trailing whitespace starts, if it matters
+            scan = front  # what the pattern runs on
             if whole:
                 stable = len(front) + 1
             else:
                 stable = len(front) - 4
-                if front[-1] in SPACE_SET and not self._blank_after(base - len(front)):
+                blank_end = self._blank_end(base - len(front)) if front[-1] in SPACE_SET else None
+                if front[-1] in SPACE_SET and blank_end is None:
                     # (only for a match that starts with whitespace: the others end at a
                     # character that their last repetition cannot take, or at a newline run's
                     # end, both fetched)
                     spaced = len(front.rstrip(SPACE_CHARS))
                     blank_from = base - spaced
+                elif blank_end is not None and blank_end > 0:
+                    # The whitespace at the end of the fetch goes on as a blank (no newline)
+                    # to a non-space character: cl100k's \s++$ cannot match there, though it
+                    # matches at the end of the fetch ("\n" + "\t" * k + "1": "\n" is the
+                    # piece, not all the whitespace fetched).  A non-space character after
+                    # the fetch tells the pattern so; the matches that end before the last 4
+                    # characters fetched are those of the text (\s*[\r\n] ends at the last
+                    # newline, which is fetched), the others are not final anyway.
+                    scan = front + "\x00"
                 elif o200k and front[-1] not in SPACE_SET:
                     upper = O200K_FIRST_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
             synced = skip = None
             early = False
-            for m in self.pattern.finditer(front):
+            for m in self.pattern.finditer(scan):
                 a, b = m.span()
                 d = base - a
                 if bounds.find(d) is not None:
                     synced = d
                     break
-                if (b > stable or (b > spaced and front[a] in SPACE_SET)
+                # (a match that starts with a space and then a non-space character is a
+                # punctuation or word match with its lead, which does not read past a space
+                # after its newlines: cl100k " '" + "\n\n" before " \n\n" * k is final)
+                if (b > stable or (b > spaced and front[a] in SPACE_SET and (b - a == 1 or front[a + 1] in SPACE_SET))
                         or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None
@@ -616,11 +633,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
     # edits after it stop at the fetched text (a short newline piece before a long run of
     # spaces: every edit in front read the whole run before).
 
-    def _blank_after(self, f: int) -> bool:
-        """Whether the characters from distance ``f`` down to the end of their whitespace
-        stretch are a blank (or there are none: the stretch ends at ``f``)."""
+    def _blank_end(self, f: int):
+        """Where the whitespace stretch holding distance ``f`` ends (its distance, 0 at the
+        end of the text) when the characters from ``f`` down to there are a blank (or there
+        are none: the stretch ends at ``f``), else None."""
         rec = self.blanks.lowest_top_from(f)
-        return rec is not None and rec[0] <= f
+        return rec[0] if rec is not None and rec[0] <= f else None
 
     def _note_blank(self, front: str, base: int, start: int) -> bool:
         """Record the blank that ends the whitespace stretch starting at distance ``start``
