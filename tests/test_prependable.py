@@ -838,6 +838,10 @@ def _runs(*runs):
     # first one found was a state of "!''" * k from before "!" * k was put in front of it).
     ("o200k_base", _runs(("\t", 139), ("!", 378)), [("p", "?"), ("p", "'")]),
     ("o200k_base", _runs(("\t", 139), ("!''", 223), ("!", 378)), [("p", "?"), ("p", "'"), ("p", "Ab")]),
+    # The state of a whitespace piece that a truncation leaves starting with a long newline
+    # run (no anchor within reach of the front) was dropped, and rebuilt from an older state
+    # by putting the run's bytes in front in Python; it now becomes the whitespace state.
+    ("cl100k_base", _runs((" \n", 145), ("\n", 71)), [("p", "\t"), ("p", "''\r\n\u02b0")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the

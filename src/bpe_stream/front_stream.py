@@ -294,10 +294,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 continue
             own_run = word is None and run is not None and (run.start, run.end) == key
             if own_run and run.absorbs:
-                cut = self._cut_absorbing_run(run, n)
-                if cut is not None:
-                    self._save((n, key[1]), (None, cut, None))
-                    continue
+                self._save((n, key[1]), (None, self._cut_absorbing_run(run, n), None))
+                continue
             if word is not None:
                 cut = self._cut_word(word, key[0], n)
                 if cut is not None:
@@ -334,15 +332,19 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
     def _cut_absorbing_run(self, run, n: int):
         """The state ``run`` of a whitespace piece that takes whitespace in front of it
         (``RunState.absorbs``), cut to what is left of the piece by a truncation to ``n``
-        (before the text goes), or None.  What is left is one piece (front_runs); its anchor
-        must lie in it (a one-class run now starts at n; a stretch's is looked for from n).
-        For the first piece's state and for a saved one alike."""
+        (before the text goes).  What is left is one piece (front_runs); its anchor must lie
+        in it (a one-class run now starts at n; a stretch's is looked for from n).  With no
+        anchor within reach of the new front (a long newline run starts what is left) it
+        becomes the whitespace state, without a cut: that still gives the piece and takes
+        whitespace edits at its front (the state was dropped, and rebuilt from an older one
+        by putting the newline run's bytes in front, in Python).  For the first piece's
+        state and for a saved one alike."""
         hi = run.hi
         if hi is not None and n < hi:
             hi = self._anchor_from(run, n, self._window(n, max(0, n - _ANCHOR_REACH(-4) - 2)), 0)
-            if hi is None:
-                return None
         run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
+        if hi is None:
+            return run._replace(start=n, hi=None, d0=None, tailpart=None, group=None)
         return run._replace(start=n, hi=hi)
 
     def truncate(self, n: int) -> None:
@@ -381,9 +383,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if run is not None and run.start <= n:
             # a run state of a piece behind the first one (see _edit_run) outlives the cut
             self._save((run.start, run.end), (None, run, None))
-        elif run is not None and n > run.end and run.absorbs and (cut := self._cut_absorbing_run(run, n)):
+        elif run is not None and n > run.end and run.absorbs:
             # the state, cut to what is left, comes back below
-            self._save((n, run.end), (None, cut, None))
+            self._save((n, run.end), (None, self._cut_absorbing_run(run, n), None))
         elif run is not None and n > run.end:
             # the cut piece's bytes, kept in case a prepend makes it one piece again, with the
             # state when the text cut goes back (the piece may lie behind the first one, see
