@@ -915,6 +915,11 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
                                                 ("p", "\tx '"), ("t", 2)]),
     ("cl100k_base", [("0-", 315), (" ", 287)], [("p", "1\u0301\r\n"), ("p", "_1 '"), ("p", "0\n\u4e2d"), ("p", "!."),
                                              ("t", 4), ("p", "\U0001F60012 a"), ("t", 4), ("t", 3), ("t", 5)]),
+    # A punctuation match that merges a newline piece and the slash piece behind it into one
+    # piece ("!" + "\n" * k + "/\n\n" * m) was fetched up to the slash piece's record on every
+    # pass; the merged piece now records its own stretch.
+    ("o200k_base", [("/\n\n", 373), ("\n\n", 349)], [("p", " aA!")]),
+    ("o200k_base", [("/\n", 300), ("\r\n", 300)], [("p", "x<")]),
 ])
 def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: on every

@@ -29,7 +29,8 @@ record's e (``_merged_count``).  So is a match that reaches the end of the fetch
 inside a recorded tail, when it is a punctuation run that ends in the fetched text and then
 tail characters only: its tail runs on to e (o200k ``"'_"`` before ``"\n/\n" * n``, whose
 ``"/" + [\r\n/]*`` piece sits behind the short piece ``"\n"``).  A record is kept when the
-run or the tail is long.  The records are kept within a size budget
+run or the tail is long, and a merge found through a record keeps one for its own piece
+(from its punctuation run), so that the next merge finds it in the first text fetched.  The records are kept within a size budget
 (:mod:`bpe_stream.front_records`), so that merging one stretch, then others in front of
 it, then the first again (after truncating the others away) does not re-encode the first.
 
@@ -169,6 +170,7 @@ class MergedStretches:
         if not e < x <= top:
             return None, None
         o200k = self.wc[0].o200k
+        s0 = a + (front[a] == " ")
         if x > z:
             # in the recorded [^\s\p{L}\p{N}] run: a match with no newline and a character no
             # word match can hold is a punctuation match, which takes the whole run and tail
@@ -179,10 +181,16 @@ class MergedStretches:
             # in the recorded tail ([\r\n/]* or [\r\n]*, which ends at e): a match that is a
             # punctuation run ending inside the fetched text, then tail characters up to its
             # end, is a punctuation match whose tail runs on to e
-            q = PUNCT_RUN.match(front, a + (front[a] == " "))
+            q = PUNCT_RUN.match(front, s0)
             if q is None or q.end() >= b or _TAILS[o200k].match(front, q.end()).end() != b:
                 return None, None
+            z = n - q.end()
         count = self._ghost_count(n - a, e, front, a, n)
         if count is None and self.saved:
             count = self._adopt_saved(n - a, e, front, a, n)
+        if count is not None and n - s0 > top:
+            # the merged piece's own record, from its punctuation run: the next merge into
+            # the same stretch finds it from the first characters fetched (o200k "!" before
+            # "\n" * k + "/\n\n" * m: the record of the "/" piece lies k characters in)
+            self.puncts.put(e, (n - s0, z), n - s0, n - s0 - e, self.n)
         return count, e
