@@ -485,14 +485,15 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     # end, both fetched)
                     spaced = len(front.rstrip(SPACE_CHARS))
                     blank_from = base - spaced
-                elif blank_end is not None and blank_end > 0:
-                    # The whitespace at the end of the fetch goes on as a blank (no newline)
-                    # to a non-space character: cl100k's \s++$ cannot match there, though it
-                    # matches at the end of the fetch ("\n" + "\t" * k + "1": "\n" is the
-                    # piece, not all the whitespace fetched).  A non-space character after
-                    # the fetch tells the pattern so; the matches that end before the last 4
-                    # characters fetched are those of the text (\s*[\r\n] ends at the last
-                    # newline, which is fetched), the others are not final anyway.
+                elif blank_end is not None and blank_end > 0 and self.run_re is not None:
+                    # (bundled patterns) The whitespace at the end of the fetch goes on as a
+                    # blank (no newline) to a non-space character: cl100k's \s++$ cannot match
+                    # there, though it matches at the end of the fetch ("\n" + "\t" * k + "1":
+                    # "\n" is the piece, not all the whitespace fetched).  A non-space
+                    # character after the fetch tells the pattern so; the matches that end
+                    # before the last 4 characters fetched are those of the text (\s*[\r\n]
+                    # ends at the last newline, which is fetched), the others are not final
+                    # anyway.
                     scan = front + "\x00"
                 elif o200k and front[-1] not in SPACE_SET:
                     upper = O200K_FIRST_TAIL.search(front).start()
