@@ -41,8 +41,11 @@ def _split_without_cuts(enc, pattern, text: str) -> tuple[list, list]:
         if b - a > 64:
             rec = _LongPiece(enc.bpe, a)
             rec.set_end(text, b, run_re, mergeable)
-            cuts += long_piece_cuts(rec, a, b, run_re, mergeable)
-    cuts.sort()
+            piece_cuts = long_piece_cuts(rec, a, b, run_re, mergeable)
+            # the proxy builders take them in order: disjoint and sorted, inside the piece
+            assert all(a <= lo < hi <= b for lo, hi in piece_cuts), piece_cuts
+            assert all(p[1] <= q[0] for p, q in zip(piece_cuts, piece_cuts[1:])), piece_cuts
+            cuts += piece_cuts
     kept = []  # (proxy start, text start) of each kept segment
     chunks = []
     q = cur = 0

@@ -205,42 +205,55 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
 
     A whitespace piece gets its whitespace cut; any other piece the stretch cuts
     (lower-word, upper-word, punctuation, o200k slash tail), longest first, while they
-    stay disjoint.
-    Both then get the middles of the piece's long one-class runs that none of them
-    overlaps.  Each cut is sound on its own (the boundaries of the whole text move by
-    its length and none falls inside it), so disjoint cuts are sound together."""
+    stay disjoint.  Both then get the middles of the piece's long one-class runs that
+    none of them overlaps.  Each cut is sound on its own (the boundaries of the whole
+    text move by its length and none falls inside it), so disjoint cuts are sound
+    together."""
     cut = _ws_piece_cut(rec.runs, a, b, _WS_GROUPS.get(run_re, ()))
     if cut is not None:
         out = [cut]
     else:
-        found = _word_piece_cuts(rec.wruns, a, b)
+        out = _word_piece_cuts(rec.wruns, a, b)
         for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(rec.pruns, a, b),
                     _slash_tail_cut(rec.truns, a, b)):
             if cut is not None:
-                found.append(cut)
-        # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/' in
-        # punctuation and in the slash tail, marks in an o200k punctuation piece), the longest
-        # first: the first one found may be the small part of a stretch another one covers
-        # ("/" * n + "/\n" * m: the punctuation stretch ends at the first newline, the slash
-        # tail runs to the piece's end)
-        out = []
-        for cut in sorted(found, key=lambda c: c[0] - c[1]):
-            if all(cut[1] <= lo or hi <= cut[0] for lo, hi in out):
                 out.append(cut)
+        if len(out) > 1:
+            # keep the cuts disjoint (a stretch of Lm/Lo/marks lies in both word kinds, '/'
+            # in punctuation and in the slash tail, marks in an o200k punctuation piece),
+            # the longest first: the first one found may be the small part of a stretch
+            # another one covers ("/" * n + "/\n" * m: the punctuation stretch ends at the
+            # first newline, the slash tail runs to the piece's end)
+            found, out = sorted(out, key=lambda c: c[0] - c[1]), []
+            for lo, hi in found:
+                for olo, ohi in out:
+                    if lo < ohi and olo < hi:
+                        break
+                else:
+                    out.append((lo, hi))
+            out.sort()
     # the middles of the piece's long one-class runs that no stretch cut covers: a long
     # newline run in the tail of a punctuation piece (``"'" * n + "\n" * m``), the spaces
     # after the last newline of a whitespace piece (``\s++$`` on ``"\n \n" * n + " " * m``)
-    stretch_cuts = len(out)
-    for g, ra, rb in rec.lruns:
+    lruns = rec.lruns
+    if not lruns:
+        return out
+    stretch = tuple(out)
+    for g, ra, rb in lruns:
         if ra >= b:
             break
         if rb > b:
             rb = b
         if rb - ra >= _LONG_RUN and g in mergeable:
-            cut = (ra + _KEEP, rb - _KEEP)
-            if all(cut[1] <= lo or hi <= cut[0] for lo, hi in out[:stretch_cuts]):
-                out.append(cut)
-    return sorted(out) if stretch_cuts else out
+            lo, hi = ra + _KEEP, rb - _KEEP
+            for slo, shi in stretch:
+                if lo < shi and slo < hi:
+                    break
+            else:
+                out.append((lo, hi))
+    if len(out) > len(stretch) and stretch:
+        out.sort()
+    return out
 
 
 # Punctuation stretches: maximal runs of [^\s\p{L}\p{N}] (apostrophes, slashes and marks
