@@ -30,9 +30,10 @@ inside a recorded tail, when it is a punctuation run that ends in the fetched te
 tail characters only: its tail runs on to e (o200k ``"'_"`` before ``"\n/\n" * n``, whose
 ``"/" + [\r\n/]*`` piece sits behind the short piece ``"\n"``).  A record is kept when the
 run or the tail is long, and a merge found through a record keeps one for its own piece
-(from its punctuation run), so that the next merge finds it in the first text fetched.  The records are kept within a size budget
-(:mod:`bpe_stream.front_records`), so that merging one stretch, then others in front of
-it, then the first again (after truncating the others away) does not re-encode the first.
+(from its punctuation run), so that the next merge finds it in the first text fetched.
+The records are kept within a size budget (:mod:`bpe_stream.front_records`), so that
+merging one stretch, then others in front of it, then the first again (after truncating
+the others away) does not re-encode the first.
 
 Invariant: each record is true of the text (``_forget_above`` cuts or drops it when a
 truncation goes below its top or start).

@@ -356,8 +356,9 @@ class RunPieces:
                 return False  # a boundary on the cut: never expected
             da = n_new - a if a < h else d0 - (a - h)
             if da < n_new and bounds.find(da) is not None:
-                if d_end > 0 and (a > len(proxy) - 4 or (is_space(proxy[a:]) and proxy[a - 1] in SPACE_SET) or (
-                        self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
+                if d_end > 0 and (a > len(proxy) - 4
+                                  or (is_space(proxy[a:]) and proxy[a - 1] in SPACE_SET)
+                                  or (self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
                     # the piece before may not be final (see _resync): a whitespace match
                     # before trailing whitespace may take more of it (a piece that ends in a
                     # non-space character before the whitespace, such as P before a run of

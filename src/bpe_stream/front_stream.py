@@ -478,24 +478,25 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 stable = len(front) + 1
             else:
                 stable = len(front) - 4
-                blank_end = self._blank_end(base - len(front)) if front[-1] in SPACE_SET else None
-                if front[-1] in SPACE_SET and blank_end is None:
-                    # (only for a match that starts with whitespace: the others end at a
-                    # character that their last repetition cannot take, or at a newline run's
-                    # end, both fetched)
-                    spaced = len(front.rstrip(SPACE_CHARS))
-                    blank_from = base - spaced
-                elif blank_end is not None and blank_end > 0 and self.run_re is not None:
-                    # (bundled patterns) The whitespace at the end of the fetch goes on as a
-                    # blank (no newline) to a non-space character: cl100k's \s++$ cannot match
-                    # there, though it matches at the end of the fetch ("\n" + "\t" * k + "1":
-                    # "\n" is the piece, not all the whitespace fetched).  A non-space
-                    # character after the fetch tells the pattern so; the matches that end
-                    # before the last 4 characters fetched are those of the text (\s*[\r\n]
-                    # ends at the last newline, which is fetched), the others are not final
-                    # anyway.
-                    scan = front + "\x00"
-                elif o200k and front[-1] not in SPACE_SET:
+                if front[-1] in SPACE_SET:
+                    blank_end = self._blank_end(base - len(front))
+                    if blank_end is None:
+                        # (only for a match that starts with whitespace: the others end at a
+                        # character that their last repetition cannot take, or at a newline
+                        # run's end, both fetched)
+                        spaced = len(front.rstrip(SPACE_CHARS))
+                        blank_from = base - spaced
+                    elif blank_end > 0 and self.run_re is not None:
+                        # (bundled patterns) The whitespace at the end of the fetch goes on as
+                        # a blank (no newline) to a non-space character: cl100k's \s++$ cannot
+                        # match there, though it matches at the end of the fetch ("\n" +
+                        # "\t" * k + "1": "\n" is the piece, not all the whitespace fetched).
+                        # A non-space character after the fetch tells the pattern so; the
+                        # matches that end before the last 4 characters fetched are those of
+                        # the text (\s*[\r\n] ends at the last newline, which is fetched), the
+                        # others are not final anyway.
+                        scan = front + "\x00"
+                elif o200k:
                     upper = O200K_FIRST_TAIL.search(front).start()
             new = []  # (dist, count of the piece starting there)
             synced = skip = None
@@ -509,7 +510,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # (a match that starts with a space and then a non-space character is a
                 # punctuation or word match with its lead, which does not read past a space
                 # after its newlines: cl100k " '" + "\n\n" before " \n\n" * k is final)
-                if (b > stable or (b > spaced and front[a] in SPACE_SET and (b - a == 1 or front[a + 1] in SPACE_SET))
+                if (b > stable
+                        or (b > spaced and front[a] in SPACE_SET and (b - a == 1 or front[a + 1] in SPACE_SET))
                         or (b > upper and self._reads_upper_tail(front, a, b))):
                     # a long piece whose start a saved state knows ends where it says
                     got = self._saved_piece_at(d, front, a) if self.saved else None

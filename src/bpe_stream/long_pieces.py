@@ -252,7 +252,7 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
             else:
                 out.append((lo, hi))
     if len(out) > len(stretch) and stretch:
-        out.sort()
+        out.sort()  # (each part is sorted: the stretch cuts, then the runs' in order)
     return out
 
 
