@@ -481,6 +481,32 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
 
 
 @pytest.mark.parametrize("runs, ops", [
+    # a punctuation piece led by a space whose stretch has a mark between any two other
+    # characters (" '" + "\u0301!" * n): no position where a punctuation match must run,
+    # but the re-split starts at the piece, a space and a non-mark, which only the
+    # punctuation alternative takes
+    ([("\u0301 '", 126), ("\u0301!", 383)], [("p", "\u4e2d\u0301/")]),
+    # a word whose last lower-word stretches are short ("A\u02b0's" after "\u0301\u4e2d" * n):
+    # only the one before the last was looked at
+    ([("\u0301\u4e2d", 387)], [("p", "A\u02b0's"), ("p", "''\xe9")]),
+    # a [\r\n/] tail starting with newlines right after the punctuation stretch ("<" * n +
+    # "\n" * m + "/" * k): no newline after a "/", so the slash-tail cut did not apply
+    ([("<", 70), ("\n", 66), ("/", 143)], [("p", "1'ss"), ("t", 5), ("p", "\u02b0!")]),
+    # the classification of a last punctuation piece ending in "/" read the piece from its
+    # start to its end to find its first newline, which comes right at the start
+    ([("\r\n/\n", 188)], [("p", ". "), ("t", 3), ("p", "aA"), ("p", "\U0001F600"), ("t", 1), ("t", 2),
+                           ("p", "a/\n\n"), ("t", 2), ("p", "0"), ("p", "\xe9aB"), ("t", 3), ("t", 3), ("p", "A")]),
+])
+def test_a_long_o200k_piece_mixing_classes_is_not_read_again(runs, ops):
+    # Found by bench_work_growth.py --sequences counting the characters read (o200k): on
+    # every pass the re-split's proxy held the whole piece, or the classification read it.
+    # Characters read per pass at 1x and 16x; each case fails on d454e36.
+    make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding("o200k_base"), False, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("runs, ops", [
     ([("/", 300)], [("p", "0")]),
     ([("?/", 300)], [("p", "\t"), ("t", 1), ("p", "\xe90")]),
     ([("\n\n/", 274)], [("p", "\t")]),

@@ -21,7 +21,7 @@ from bpe_stream.pretokenize import compile_pattern
 # units of every class the cuts know (letters of each o200k class, marks, apostrophes and
 # contractions, slashes, punctuation, each kind of whitespace), repeated into long runs
 UNITS = ["a", "A", "\xe1", "\u02b0", "\u4e2d", "\u0301", "'", "'s", "'LL", "/", "/\n", "!", "-", "<",
-         " ", "\t", "\n", "\r\n", "\n \n", " \n", "1", "x", "Ab", "\U0001f600", "\xa0"]
+         " ", "\t", "\n", "\r\n", "\n \n", " \n", "1", "x", "Ab", "\U0001f600", "\xa0", "\u0301!", " '"]
 
 runs_st = st.lists(st.tuples(st.sampled_from(UNITS), st.integers(1, 90)), min_size=1, max_size=5)
 
@@ -41,7 +41,9 @@ def _split_without_cuts(enc, pattern, text: str) -> tuple[list, list]:
         if b - a > 64:
             rec = _LongPiece(enc.bpe, a)
             rec.set_end(text, b, run_re, mergeable)
-            piece_cuts = long_piece_cuts(rec, a, b, run_re, mergeable)
+            # (the proxy is split from its start and keeps the boundaries before a cut, so
+            # a match starts at a)
+            piece_cuts = long_piece_cuts(rec, a, b, run_re, mergeable, text[a : a + 2])
             # the proxy builders take them in order: disjoint and sorted, inside the piece
             assert all(a <= lo < hi <= b for lo, hi in piece_cuts), piece_cuts
             assert all(p[1] <= q[0] for p, q in zip(piece_cuts, piece_cuts[1:])), piece_cuts

@@ -12,11 +12,18 @@ new piece's state with the truncation back, and found it again by a scan on the 
 - ``known``, start -> (end, count, state, ghost start): a long piece that a re-split met or
   that was first.  ``state`` is None when no state applies to it (the checks are not run
   on it again), ``"?"`` when none was looked for (a piece met behind the first), or the
-  piece's ``("word" | "run", state without its bytes)``, whose bytes are the ghost over
-  (ghost start, end) and the text in front of it.
-- ``known_cut``, start -> (record of ``known``, text): a record whose start a truncation to
-  distance top cut off by at most ``_LONG`` characters, with the text it cut (distances
-  top + 1 to start); a further truncation adds what it cuts to that text.
+  piece's ``("word" | "run", state without its bytes)``.  Its bytes are those of the ghost
+  at its end, when there is one whose start lies at or above ghost start (and at or below
+  the piece's start), with the text in front of the ghost; else the state is looked for
+  again.  A record stays when its state is taken: the state may move on (a lead put in
+  front of a word saves it under the lead's start) while the record still describes the
+  piece for the next truncation that cuts it off.
+- ``known_cut``, start -> alternatives (record of ``known``, text, top), most recent first: a
+  record whose start a truncation to distance top cut off by at most ``_LONG`` characters,
+  with the text it cut (distances top + 1 to start); a further truncation adds what it cuts
+  to that text.  Up to ``_CUT_ALTS`` texts per start: an edit sequence may put different
+  text at the same start in turn (a lead ``"<"``, later ``"'"``, before the same word), and
+  each comes back.
 
 Why a record gives the piece.  The split from a piece start depends only on the text after
 it (the patterns have no look-behind), and a record is a fact about the text at distances
@@ -40,6 +47,7 @@ class KnownPieces:
     ``known_cut`` records."""
 
     __slots__ = ()
+    _CUT_ALTS = 4  # texts kept per start in known_cut
 
     def _known_piece(self, d: int):
         """The record of ``known`` for the long piece that starts at distance ``d`` (when a
@@ -47,36 +55,54 @@ class KnownPieces:
         it is in ``known`` again); else None."""
         rec = self.known.get(d)
         if rec is None and self.known_cut:
-            cut = self.known_cut.get(d)
-            if cut is not None and d <= self.n and self._window(d, d - len(cut[1])) == cut[1]:
-                self.known_cut.pop(d)
-                rec = cut[0]
-                self.known.put(d, rec, d, d - rec[0], self.n)
+            alts = self.known_cut.get(d)
+            if alts is not None and d <= self.n:
+                for i, (cut_rec, cut, _) in enumerate(alts):
+                    if self._window(d, d - len(cut)) == cut:
+                        rec = cut_rec
+                        self._put_cut_alts(d, alts[:i] + alts[i + 1 :])
+                        self.known.put(d, rec, d, d - rec[0], self.n)
+                        break
         return rec
+
+    def _put_cut_alts(self, d: int, alts: tuple) -> None:
+        """Hold the ``known_cut`` alternatives ``alts`` of start ``d`` (none: drop them)."""
+        if not alts:
+            self.known_cut.pop(d)
+            return
+        texts = {cut for _, cut, _ in alts}
+        if len(texts) < len(alts):  # (texts cut further may have become equal)
+            alts = tuple(a for i, a in enumerate(alts) if all(b[1] != a[1] for b in alts[:i]))
+        self.known_cut.put(d, alts, max(top for _, _, top in alts), d - alts[0][0][0], self.n)
 
     def _keep_cut_piece(self, start: int, end: int, count: int, state, ghost_start, n: int) -> None:
         """A truncation to ``n`` (before the text goes) cuts off the start of the long piece
         at distances (start, end): keep its record for when the text cut is put back."""
         if start - n <= self._LONG:
-            self.known_cut.put(start, ((end, count, state, ghost_start), self._window(start, n)), n,
-                               start - end, self.n)
+            cut = self._window(start, n)
+            old = self.known_cut.get(start, ()) if self.known_cut else ()
+            alts = ((end, count, state, ghost_start), cut, n), *(a for a in old if a[1] != cut)
+            self._put_cut_alts(start, alts[: self._CUT_ALTS])
 
     def _forget_known_above(self, n: int) -> None:
         """A truncation to ``n``, before the text goes: the records it cuts off go to
-        ``known_cut`` (a state's only while its bytes are still its ghost's, that is, while
-        the cut does not go below the ghost's start); those of ``known_cut`` above n take the
+        ``known_cut``, a state's with its ghost start lowered to n (the ghost its end has
+        after the cut, if any, has its bytes); those of ``known_cut`` above n take the
         text cut in front of theirs while they stay within ``_LONG`` of n."""
-        for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
-            state = rec[2]
-            if state is not None and state != "?" and rec[3] > n:
-                state = "?"
-            self._keep_cut_piece(d, rec[0], rec[1], state, rec[3], n)
         if self.known_cut:
-            for d, (rec, cut), top in self.known_cut.drop_above(n):
+            # (first: a record of known cut off below joins the alternatives of its start)
+            for d, alts, _ in self.known_cut.drop_above(n):
                 # cut further: the record comes back once the longer text is put back (a
                 # toggle that cuts off the edit and then the text behind it)
                 if d - n <= self._LONG:
-                    self.known_cut.put(d, (rec, cut + self._window(top, n)), n, d - rec[0], self.n)
+                    self._put_cut_alts(d, tuple((rec, cut + self._window(top, n), n) if top > n else (rec, cut, top)
+                                                for rec, cut, top in alts))
+        for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
+            # a state's bytes are then those of the ghost its end has after the cut, if any (a
+            # state cut off with its piece leaves one: _forget_above, truncate); _known_state
+            # looks for it
+            ghost_start = rec[3] if rec[3] is None or rec[3] <= n else n
+            self._keep_cut_piece(d, rec[0], rec[1], rec[2], ghost_start, n)
 
     def _known_state(self, piece) -> bool:
         """For the first piece ``piece`` = (end, count) after a re-split: True when ``known``
@@ -95,7 +121,8 @@ class KnownPieces:
         if bp is None:
             return False
         bp.prepend(self._window(n, ghost[0]).encode("utf-8"))
-        self.known.pop(n)
+        # (the record stays: a truncation that cuts the piece off keeps the state with it
+        # again, whether the state is then the first piece's or saved under a lead's start)
         if bp.token_count != piece[1]:  # never expected
             return False
         kind, state = rec[2]

@@ -230,7 +230,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self._check_word()
         self._check_run()
         self._check_digits()
-        if piece is not None and self.word is None and self.run is None and self.dig is None:
+        if piece is None:
+            return
+        run = self.run
+        if self.word is not None or (run is not None and (run.start, run.end) == (n, piece[0])):
+            # the state outlives the piece being first (a lead put in front of a word moves it
+            # to ``saved`` under the lead's start; an edit of a run may drop it): a truncation
+            # that cuts the piece off keeps it with the record, whose bytes are then the ghost
+            # left at its end (front_known)
+            state = ("word", self.word._replace(bp=None)) if self.word is not None else ("run", run._replace(bp=None))
+            self.known.put(n, (*piece, state, n), n, n - piece[0], n)
+        elif run is None and self.dig is None:
             self.known.put(n, (*piece, None, None), n, n - piece[0], n)
 
     def _save_state(self) -> None:
@@ -553,7 +563,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         count = bp.token_count
                 if count is None:
                     count = len(pieces[m.group()])
-                if b - a > self._LONG and (not self.known or d not in self.known):
+                if b - a > self._LONG and (not (self.known or self.known_cut) or self._known_piece(d) is None):
                     # (a later re-split that meets it takes its end from here)
                     self.known.put(d, (base - b, count, "?", None), d, b - a, self.n)
                 new.append((d, count))

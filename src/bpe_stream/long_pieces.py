@@ -71,6 +71,9 @@ _COMPRESSIBLE = {_RUNS_CL100K: frozenset({1, 2, 3, 4}), _RUNS_O200K: frozenset({
 _WORD_GROUPS = {_RUNS_O200K: (2, 3, 4)}
 
 
+_SHORT_STRETCHES = 4  # short stretches at a word's end passed over for a long one before them
+
+
 def _word_piece_cuts(wruns, a: int, b: int) -> list:
     """Cuts ``[(cut_from, cut_to), ...]`` deleting parts of an o200k lower-word stretch in
     piece ``[a, b)`` (empty if none).
@@ -87,22 +90,34 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
     it), a part after ``f`` (the second one does), or, with no ``Ll``, any part (the
     first consumes it and gives back only from the end).  Each part keeps ``_KEEP``
     characters on both sides, so ``f``, the optional lead and the contraction after
-    ``we`` stay.  ``R`` is the piece's last stretch, or the one before it when the last is
-    short.  Why: a long o200k word mixing these classes has only short one-class
-    runs, so it was re-split whole, O(piece), on every truncation or multi-character
-    append (and on every mark appended)."""
+    ``we`` stay.  ``R`` is the piece's last stretch, or when that gives no cut, the nearest
+    one before it that does, passing over at most ``_SHORT_STRETCHES`` (the argument
+    holds for any maximal stretch; the bound keeps the look O(1)).  Why: a long o200k
+    word mixing these classes has only short one-class runs, so it was re-split whole,
+    O(piece), on every truncation or multi-character append (and on every mark
+    appended)."""
     if not wruns:
         return []
     k = bisect_right(wruns, b - 1, key=lambda r: r[0]) - 1
     if k < 0:
         return []
-    ws, we, f = wruns[k]
-    if ws >= b - 2 and k > 0 and wruns[k - 1][0] >= a:
-        # a short last stretch, such as the letters of a contraction ("'s", "'ll"): the one
-        # before it in the same piece is cut instead (as R above, or, in "\u4e2d" * n + "A\u4e2d",
-        # a stretch without an Ll that the first part takes whole: it gives back only from
-        # the last stretch)
-        ws, we, f = wruns[k - 1]
+    out = _stretch_cuts(wruns[k], a, b)
+    j = k
+    while not out and j > 0 and k - j < _SHORT_STRETCHES and wruns[j - 1][0] >= a:
+        # a short last stretch, such as the letters of a contraction ("'s", "'ll") or an Lm
+        # letter after an upper-case one ("A\u02b0's"): a stretch before it in the same piece
+        # is cut instead (as R above, or, in "\u4e2d" * n + "A\u4e2d", a stretch without an
+        # Ll that the first part takes whole: it gives back only from the last stretch)
+        j -= 1
+        out = _stretch_cuts(wruns[j], a, b)
+    return out
+
+
+
+def _stretch_cuts(stretch, a: int, b: int) -> list:
+    """The cuts of one lower-word stretch ``[ws, we, f]`` in piece ``[a, b)`` (see
+    :func:`_word_piece_cuts`)."""
+    ws, we, f = stretch
     if ws < a or we <= a:
         return []
     we = min(we, b)
@@ -199,9 +214,11 @@ def run_regex_for(pat_str):
     return None
 
 
-def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
+def long_piece_cuts(rec, a: int, b: int, run_re, mergeable, head: str = "") -> list:
     """Disjoint, sorted ``[(cut_from, cut_to), ...]`` that may be deleted from piece ``[a, b)``
-    whose record is ``rec`` (``rec.end >= b``).
+    whose record is ``rec`` (``rec.end >= b``).  ``head``: the piece's first two characters
+    when a match is known to start at ``a`` in the text re-split (the re-split starts
+    there, or every boundary before it is kept), else empty.
 
     A whitespace piece gets its whitespace cut; any other piece the stretch cuts
     (lower-word, upper-word, punctuation, o200k slash tail), longest first, while they
@@ -214,8 +231,9 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable) -> list:
         out = [cut]
     else:
         out = _word_piece_cuts(rec.wruns, a, b)
-        for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(rec.pruns, a, b),
-                    _slash_tail_cut(rec.truns, a, b)):
+        z = _punct_stretch(rec.pruns, a, head)
+        for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(z, b),
+                    _slash_tail_cut(rec.truns, a, b, z[1] if z is not None else -1)):
             if cut is not None:
                 out.append(cut)
         if len(out) > 1:
@@ -264,10 +282,12 @@ _PUNCT_GROUPS = {
     _RUNS_O200K: (frozenset({7}), frozenset({4}), "'/"),
 }
 _CATCH_ALL = {_RUNS_CL100K: 5, _RUNS_O200K: 8}
+_MARK = regex.compile(r"\p{M}")
 
 
-def _punct_piece_cut(pruns, a: int, b: int):
-    r"""(cut_from, cut_to) deleting the middle of a punctuation stretch in piece ``[a, b)``, or None.
+def _punct_piece_cut(z, b: int):
+    r"""(cut_from, cut_to) deleting the middle of a punctuation stretch in a piece ending at
+    ``b``, or None; ``z`` is what :func:`_punct_stretch` found.
 
     Let ``Z`` be a maximal stretch of ``[^\s\p{L}\p{N}]`` characters and ``q`` a position
     in it where two characters that are not marks follow each other (cl100k: any two).
@@ -280,21 +300,39 @@ def _punct_piece_cut(pruns, a: int, b: int):
     covers ``q``, and its ``[^\s\p{L}\p{N}]`` repetition (possessive in cl100k; greedy in
     o200k, followed only by ``[\r\n/]*``, which can match empty, so it never gives back)
     runs to the end of ``Z``: no boundary in ``(q, end of Z)`` and the same step for every
-    character there.  ``pruns`` hold the record's stretches
-    as ``[start, end, q or -1, start of the trailing non-mark streak or -1]``; the first
-    one is the stretch of a punctuation piece (which starts at ``a`` or after a space).
-    Why: ``"!'" * n`` has only one-character runs (the apostrophe is never merged), so
-    it was re-split whole on every truncation or multi-character append."""
-    if not pruns:
+    character there.  Why: ``"!'" * n`` has only one-character runs (the apostrophe is never merged), so
+    it was re-split whole on every truncation or multi-character append.
+
+    Without such a ``q`` (o200k ``" '" + "\u0301!" * n``: marks between the others), a
+    match known to start at ``a`` (``head``) that is a space and a character of ``Z`` other
+    than a mark is a punctuation match: the word alternatives take the space as their lead
+    and then need a letter or mark, digits need a digit; its repetition runs from ``a + 1``
+    to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start inside such
+    a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)"""
+    if z is None:
         return None
-    z0, z1, q, _ = pruns[0]
-    if q < 0 or z0 > a + 1:
-        return None
+    q, z1 = z
     cut_from, cut_to = q + _KEEP, min(z1, b) - _KEEP
     return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
 
 
-def _slash_tail_cut(truns, a: int, b: int):
+def _punct_stretch(pruns, a: int, head: str):
+    """(q, end) of the punctuation stretch ``Z`` of piece ``[a, ...)`` that a punctuation
+    match is known to run through from ``q`` to its end (:func:`_punct_piece_cut` has the
+    argument), or None.  ``pruns`` hold the record's stretches as ``[start, end, q or -1,
+    start of the trailing non-mark streak or -1]``; the first one is the stretch of a
+    punctuation piece (which starts at ``a`` or after a space)."""
+    if not pruns:
+        return None
+    z0, z1, q, _ = pruns[0]
+    if q < 0 and z0 == a + 1 and len(head) == 2 and head[0] == " " and not _MARK.match(head[1]):
+        q = z0
+    if q < 0 or z0 > a + 1:
+        return None
+    return q, z1
+
+
+def _slash_tail_cut(truns, a: int, b: int, z1: int = -1):
     r"""(cut_from, cut_to) deleting part of an o200k ``[\r\n/]`` stretch in piece ``[a, b)``,
     or None.
 
@@ -311,14 +349,22 @@ def _slash_tail_cut(truns, a: int, b: int):
     (``"/" * 20 + "\n" * 69 + "/" * 49 + "'"``: the apostrophe joined the piece, a wrong
     count).  ``truns`` hold the record's stretches as ``[start, end, first / or -1, first
     newline after it or -1]``.  Why: ``"/\n" * n`` is one piece with only one-character
-    runs."""
+    runs.
+
+    A ``T`` that starts at the end ``z1`` of a punctuation stretch that a punctuation match
+    is known to run through (:func:`_punct_stretch`) starts with a newline, where that
+    repetition stops: the tail takes all of ``T`` the same way, and the cut starts
+    ``_KEEP`` after ``T``'s start (``"<" * n + "\n" * m + "/" * k``: ``T`` holds no newline
+    after a ``/``)."""
     if not truns:
         return None
     k = bisect_right(truns, b - 1, key=lambda r: r[0]) - 1
     if k < 0:
         return None
     t0, t1, f, g = truns[k]
-    if f < a or g < 0:
+    if t0 == z1:
+        g = t0
+    elif f < a or g < 0:
         return None
     cut_from, cut_to = g + _KEEP, min(t1, b) - _KEEP
     return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None

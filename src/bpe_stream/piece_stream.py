@@ -390,11 +390,17 @@ class TextAppendable:
         O(appended), not O(piece) per call (a run of "/" was read whole after every truncation)."""
         seen = self.nl_seen
         upto, first = (seen[1], seen[2]) if seen is not None and seen[0] == a else (a, -1)
-        if first < 0 and upto < b:
-            seg = self.text[upto:b]
+        step = _LONG
+        while first < 0 and upto < b:
+            # in growing windows: a piece whose first newline comes early ("/\n" * n) is not
+            # read to its end when it is read from its start again
+            hi = min(b, upto + step)
+            seg = self.text[upto:hi]
             found = [i for i in (seg.find("\n"), seg.find("\r")) if i >= 0]
-            first = upto + min(found) if found else -1
-            upto = b
+            if found:
+                first = upto + min(found)
+            upto = hi
+            step *= 2
         self.nl_seen = (a, upto, first)
         return 0 <= first < b
 
@@ -557,7 +563,9 @@ class TextAppendable:
                 rec = self.records.get(a)
                 if rec is None or rec.end < b:
                     continue
-                for cut_from, cut_to in long_piece_cuts(rec, a, b, self.run_re, self.mergeable):
+                # (the re-split starts at S: a match starts there)
+                head = text[a : a + 2] if a == S else ""
+                for cut_from, cut_to in long_piece_cuts(rec, a, b, self.run_re, self.mergeable, head):
                     chunks.append(text[cur:cut_from])
                     qpos += cut_from - cur
                     cuts.add(qpos)
