@@ -489,6 +489,9 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
     # a word whose last lower-word stretches are short ("A\u02b0's" after "\u0301\u4e2d" * n):
     # only the one before the last was looked at
     ([("\u0301\u4e2d", 387)], [("p", "A\u02b0's"), ("p", "''\xe9")]),
+    # the same with the short stretches between upper-case letters, which the upper-word
+    # cut takes: the long stretch before its first upper-case letter is cut too
+    ([("\u4e2d\u0301", 189), ("A\u4e2d\u0301", 363)], [("p", "\u4e2d\u0301\xe1.")]),
     # a [\r\n/] tail starting with newlines right after the punctuation stretch ("<" * n +
     # "\n" * m + "/" * k): no newline after a "/", so the slash-tail cut did not apply
     ([("<", 70), ("\n", 66), ("/", 143)], [("p", "1'ss"), ("t", 5), ("p", "\u02b0!")]),

@@ -21,7 +21,8 @@ from bpe_stream.pretokenize import compile_pattern
 # units of every class the cuts know (letters of each o200k class, marks, apostrophes and
 # contractions, slashes, punctuation, each kind of whitespace), repeated into long runs
 UNITS = ["a", "A", "\xe1", "\u02b0", "\u4e2d", "\u0301", "'", "'s", "'LL", "/", "/\n", "!", "-", "<",
-         " ", "\t", "\n", "\r\n", "\n \n", " \n", "1", "x", "Ab", "\U0001f600", "\xa0", "\u0301!", " '"]
+         " ", "\t", "\n", "\r\n", "\n \n", " \n", "1", "x", "Ab", "\U0001f600", "\xa0", "\u0301!", " '",
+         "\u4e2d\u0301", "A\u4e2d\u0301"]
 
 runs_st = st.lists(st.tuples(st.sampled_from(UNITS), st.integers(1, 90)), min_size=1, max_size=5)
 

@@ -74,7 +74,7 @@ _WORD_GROUPS = {_RUNS_O200K: (2, 3, 4)}
 _SHORT_STRETCHES = 4  # short stretches at a word's end passed over for a long one before them
 
 
-def _word_piece_cuts(wruns, a: int, b: int) -> list:
+def _word_piece_cuts(wruns, a: int, b: int, upper: int = -1) -> list:
     """Cuts ``[(cut_from, cut_to), ...]`` deleting parts of an o200k lower-word stretch in
     piece ``[a, b)`` (empty if none).
 
@@ -92,10 +92,12 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
     characters on both sides, so ``f``, the optional lead and the contraction after
     ``we`` stay.  ``R`` is the piece's last stretch, or when that gives no cut, the nearest
     one before it that does, passing over at most ``_SHORT_STRETCHES`` (the argument
-    holds for any maximal stretch; the bound keeps the look O(1)).  Why: a long o200k
-    word mixing these classes has only short one-class runs, so it was re-split whole,
-    O(piece), on every truncation or multi-character append (and on every mark
-    appended)."""
+    holds for any maximal stretch; the bound keeps the look O(1)).  The stretch that ends
+    at ``upper``, the first upper-case letter of the piece's upper-word stretch, is cut
+    too: the upper-word cut takes the part after it, where the stretches are short
+    (``"\u4e2d\u0301" * n + "A\u4e2d\u0301" * m + "\xe1"``).  Why: a long o200k word mixing
+    these classes has only short one-class runs, so it was re-split whole, O(piece), on
+    every truncation or multi-character append (and on every mark appended)."""
     if not wruns:
         return []
     k = bisect_right(wruns, b - 1, key=lambda r: r[0]) - 1
@@ -110,6 +112,10 @@ def _word_piece_cuts(wruns, a: int, b: int) -> list:
         # Ll that the first part takes whole: it gives back only from the last stretch)
         j -= 1
         out = _stretch_cuts(wruns[j], a, b)
+    if upper > a:
+        i = bisect_right(wruns, upper - 1, key=lambda r: r[0]) - 1
+        if 0 <= i < j and wruns[i][1] == upper:
+            out = _stretch_cuts(wruns[i], a, b) + out
     return out
 
 
@@ -230,7 +236,7 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable, head: str = "") -> l
     if cut is not None:
         out = [cut]
     else:
-        out = _word_piece_cuts(rec.wruns, a, b)
+        out = _word_piece_cuts(rec.wruns, a, b, rec.uruns[0][2] if rec.uruns else -1)
         z = _punct_stretch(rec.pruns, a, head)
         for cut in (_upper_word_piece_cut(rec.uruns, a, b), _punct_piece_cut(z, b),
                     _slash_tail_cut(rec.truns, a, b, z[1] if z is not None else -1)):
