@@ -70,6 +70,8 @@ SEQUENCES = [
      "a word ending in a contraction (fixed: the stretch before the contraction is cut)"),
     ("back", "o200k_base", [("\u0301 '", 126), ("\u0301!", 383)], [("p", "\u4e2d\u0301/")],
      "\" '\" + (mark + \"!\")* (fixed: a space-led punctuation piece the re-split starts at is cut)"),
+    ("back", "o200k_base", [("\u0301 '", 126), ("\u0301!", 383)], [("p", "/\r\n-"), ("p", "\u4e2d\u0301/")],
+     "the same ending in \"!/\" (fixed: the cut starts after the space even then)"),
     ("back", "o200k_base", [("\u0301\u4e2d", 387)], [("p", "A\u02b0's"), ("p", "''\xe9")],
      "a word ending in short stretches (fixed: up to four are passed over)"),
     ("back", "o200k_base", [("\u4e2d\u0301", 189), ("A\u4e2d\u0301", 363)], [("p", "\u4e2d\u0301\xe1.")],

@@ -486,6 +486,7 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
     # but the re-split starts at the piece, a space and a non-mark, which only the
     # punctuation alternative takes
     ([("\u0301 '", 126), ("\u0301!", 383)], [("p", "\u4e2d\u0301/")]),
+    ([("\u0301 '", 126), ("\u0301!", 383)], [("p", "/\r\n-"), ("p", "\u4e2d\u0301/")]),  # ("!/": a q at its end)
     # a word whose last lower-word stretches are short ("A\u02b0's" after "\u0301\u4e2d" * n):
     # only the one before the last was looked at
     ([("\u0301\u4e2d", 387)], [("p", "A\u02b0's"), ("p", "''\xe9")]),

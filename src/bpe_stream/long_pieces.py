@@ -119,7 +119,6 @@ def _word_piece_cuts(wruns, a: int, b: int, upper: int = -1) -> list:
     return out
 
 
-
 def _stretch_cuts(stretch, a: int, b: int) -> list:
     """The cuts of one lower-word stretch ``[ws, we, f]`` in piece ``[a, b)`` (see
     :func:`_word_piece_cuts`)."""
@@ -306,14 +305,14 @@ def _punct_piece_cut(z, b: int):
     covers ``q``, and its ``[^\s\p{L}\p{N}]`` repetition (possessive in cl100k; greedy in
     o200k, followed only by ``[\r\n/]*``, which can match empty, so it never gives back)
     runs to the end of ``Z``: no boundary in ``(q, end of Z)`` and the same step for every
-    character there.  Why: ``"!'" * n`` has only one-character runs (the apostrophe is never merged), so
-    it was re-split whole on every truncation or multi-character append.
+    character there.  Why: ``"!'" * n`` has only one-character runs (the apostrophe is
+    never merged), so it was re-split whole on every truncation or multi-character append.
 
-    Without such a ``q`` (o200k ``" '" + "\u0301!" * n``: marks between the others), a
-    match known to start at ``a`` (``head``) that is a space and a character of ``Z`` other
-    than a mark is a punctuation match: the word alternatives take the space as their lead
-    and then need a letter or mark, digits need a digit; its repetition runs from ``a + 1``
-    to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start inside such
+    Without such a ``q`` near ``Z``'s start (o200k ``" '" + "\u0301!" * n``: marks between
+    the others), a match known to start at ``a`` (``head``) that is a space and a character
+    of ``Z`` other than a mark is a punctuation match: the word alternatives take the space
+    as their lead and then need a letter or mark, digits need a digit; its repetition runs
+    from ``a + 1`` to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start inside such
     a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)"""
     if z is None:
         return None
@@ -331,8 +330,8 @@ def _punct_stretch(pruns, a: int, head: str):
     if not pruns:
         return None
     z0, z1, q, _ = pruns[0]
-    if q < 0 and z0 == a + 1 and len(head) == 2 and head[0] == " " and not _MARK.match(head[1]):
-        q = z0
+    if q != z0 and z0 == a + 1 and len(head) == 2 and head[0] == " " and not _MARK.match(head[1]):
+        q = z0  # (the stretch may have a q further on: "!/" at its end)
     if q < 0 or z0 > a + 1:
         return None
     return q, z1
