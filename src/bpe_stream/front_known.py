@@ -57,8 +57,10 @@ class KnownPieces:
         if rec is None and self.known_cut:
             alts = self.known_cut.get(d)
             if alts is not None and d <= self.n:
+                # (one read for all: each text is a prefix of the text from d on)
+                front = self._window(d, max(0, d - max(len(cut) for _, cut, _ in alts)))
                 for i, (cut_rec, cut, _) in enumerate(alts):
-                    if self._window(d, d - len(cut)) == cut:
+                    if front.startswith(cut):
                         rec = cut_rec
                         self._put_cut_alts(d, alts[:i] + alts[i + 1 :])
                         self.known.put(d, rec, d, d - rec[0], self.n)
@@ -66,22 +68,27 @@ class KnownPieces:
         return rec
 
     def _put_cut_alts(self, d: int, alts: tuple) -> None:
-        """Hold the ``known_cut`` alternatives ``alts`` of start ``d`` (none: drop them)."""
+        """Hold the ``known_cut`` alternatives ``alts`` of start ``d``, their texts distinct
+        (none: drop them)."""
         if not alts:
             self.known_cut.pop(d)
             return
-        texts = {cut for _, cut, _ in alts}
-        if len(texts) < len(alts):  # (texts cut further may have become equal)
-            alts = tuple(a for i, a in enumerate(alts) if all(b[1] != a[1] for b in alts[:i]))
-        self.known_cut.put(d, alts, max(top for _, _, top in alts), d - alts[0][0][0], self.n)
+        top = alts[0][2] if len(alts) == 1 else max(top for _, _, top in alts)
+        self.known_cut.put(d, alts, top, d - alts[0][0][0], self.n)
 
     def _keep_cut_piece(self, start: int, end: int, count: int, state, ghost_start, n: int) -> None:
         """A truncation to ``n`` (before the text goes) cuts off the start of the long piece
         at distances (start, end): keep its record for when the text cut is put back."""
         if start - n <= self._LONG:
-            cut = self._window(start, n)
+            rec = (end, count, state, ghost_start)
             old = self.known_cut.get(start, ()) if self.known_cut else ()
-            alts = ((end, count, state, ghost_start), cut, n), *(a for a in old if a[1] != cut)
+            cut = self._window(start, n)
+            if old and old[0][1] == cut and old[0][0] == rec:
+                return  # (kept already by this truncation: _forget_known_above, then truncate)
+            if not old:
+                self._put_cut_alts(start, ((rec, cut, n),))
+                return
+            alts = (rec, cut, n), *(a for a in old if a[1] != cut)
             self._put_cut_alts(start, alts[: self._CUT_ALTS])
 
     def _forget_known_above(self, n: int) -> None:
@@ -95,8 +102,11 @@ class KnownPieces:
                 # cut further: the record comes back once the longer text is put back (a
                 # toggle that cuts off the edit and then the text behind it)
                 if d - n <= self._LONG:
-                    self._put_cut_alts(d, tuple((rec, cut + self._window(top, n), n) if top > n else (rec, cut, top)
-                                                for rec, cut, top in alts))
+                    alts = tuple((rec, cut + self._window(top, n), n) if top > n else (rec, cut, top)
+                                 for rec, cut, top in alts)
+                    if len({cut for _, cut, _ in alts}) < len(alts):  # (texts cut further became equal)
+                        alts = tuple(a for i, a in enumerate(alts) if all(b[1] != a[1] for b in alts[:i]))
+                    self._put_cut_alts(d, alts)
         for d, rec, _ in (self.known.drop_above(n) if self.known else ()):
             # a state's bytes are then those of the ghost its end has after the cut, if any (a
             # state cut off with its piece leaves one: _forget_above, truncate); _known_state
