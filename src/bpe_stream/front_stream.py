@@ -232,16 +232,20 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self._check_digits()
         if piece is None:
             return
+        # The state found outlives the piece being first (a lead put in front of a word moves
+        # it to ``saved`` under the lead's start; an edit of a run may drop it): a truncation
+        # that cuts the piece off keeps it with the record, whose bytes are then the ghost
+        # left at its end (front_known).
         run = self.run
-        if self.word is not None or (run is not None and (run.start, run.end) == (n, piece[0])):
-            # the state outlives the piece being first (a lead put in front of a word moves it
-            # to ``saved`` under the lead's start; an edit of a run may drop it): a truncation
-            # that cuts the piece off keeps it with the record, whose bytes are then the ghost
-            # left at its end (front_known)
-            state = ("word", self.word._replace(bp=None)) if self.word is not None else ("run", run._replace(bp=None))
-            self.known.put(n, (*piece, state, n), n, n - piece[0], n)
+        if self.word is not None:
+            state, ghost_start = ("word", self.word._replace(bp=None)), n
+        elif run is not None and (run.start, run.end) == (n, piece[0]):
+            state, ghost_start = ("run", run._replace(bp=None)), n
         elif run is None and self.dig is None:
-            self.known.put(n, (*piece, None, None), n, n - piece[0], n)
+            state = ghost_start = None  # (no state applies)
+        else:
+            return
+        self.known.put(n, (*piece, state, ghost_start), n, n - piece[0], n)
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""

@@ -312,8 +312,8 @@ def _punct_piece_cut(z, b: int):
     the others), a match known to start at ``a`` (``head``) that is a space and a character
     of ``Z`` other than a mark is a punctuation match: the word alternatives take the space
     as their lead and then need a letter or mark, digits need a digit; its repetition runs
-    from ``a + 1`` to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start inside such
-    a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)"""
+    from ``a + 1`` to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start
+    inside such a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)"""
     if z is None:
         return None
     q, z1 = z

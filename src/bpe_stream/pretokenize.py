@@ -77,7 +77,6 @@ def is_space(s: str) -> bool:
     return s.isspace() and not s.strip(SPACE_CHARS)
 
 
-
 def _rust_dollar_to_python(pattern: str) -> str:
     out = []
     in_class = False
