@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import time
 
 import bpe_stream
@@ -73,23 +74,36 @@ def worst_edit(enc, text: str, front: bool) -> tuple[float, str]:
 def back_to_back(sizes) -> list[str]:
     """Median of 50 back-to-back toggles (no count check between calls) of a few edit strings
     at both ends of ``"x" * n`` (both encodings) and in front of ``"!\u0301\u0301" * n`` (o200k,
-    the merge): the cost without the cache misses that the check between calls of the main
-    table causes."""
+    the merge), of mixed mark-led words (a merge with a floor) and of ``"'s" * n``: the cost
+    without the cache misses that the check between calls of the main table causes."""
     lines = ["", "Back to back (`--medians`): median of 50 edit/undo toggles per edit string, no count "
              "check between the calls, in µs (slowest edit string; one warm-up toggle each):", "",
              "| encoding | text | side | " + " | ".join(f"{n:,}" for n in sizes) + " |",
              "|---|---|---|" + "---|" * len(sizes)]
-    rows = [(name, "x", front, ["!", " ", "a", "!!", " !", "'s"])
+
+    def repeated(unit):
+        return f"{unit!r} * n", lambda n: (unit * (n // len(unit) + 1))[:n]
+
+    def mixed_words(n):  # "'\u0301" and "'\u0301\u0301" words in a fixed random order, then "x"
+        rng = random.Random(1)
+        words = "".join(rng.choice(("'\u0301", "'\u0301\u0301")) for _ in range(n // 2))
+        return words[: n - 1] + "x"
+
+    rows = [(name, *repeated("x"), front, ["!", " ", "a", "!!", " !", "'s"])
             for name in ("cl100k_base", "o200k_base") for front in (False, True)]
     # the merge of mark-led words into one punctuation piece, and its undo
-    rows.append(("o200k_base", "!\u0301\u0301", True, ["!", " ", "'", "!!"]))
+    rows.append(("o200k_base", *repeated("!\u0301\u0301"), True, ["!", " ", "'", "!!"]))
+    # a merge that ends a character into the word after the stretch: its boundary goes under
+    # the hidden ones (the hole's floor); the words are not periodic, so each has a boundary
+    mixed = f"mixed {chr(39) + chr(0x301)!r}, {chr(39) + chr(0x301) * 2!r} + 'x'"
+    rows.append(("o200k_base", mixed, mixed_words, True, [" '", "0 '"]))
     # a prepend that shifts the phase of every "'s's" piece (the re-split jumps the stretch)
-    rows.append(("o200k_base", "'s", True, [" \u4e2dA", "A", "s"]))
-    for name, unit, front, edits in rows:
+    rows.append(("o200k_base", *repeated("'s"), True, [" \u4e2dA", "A", "s"]))
+    for name, label, make, front, edits in rows:
         enc = bpe_stream.get_encoding(name)
         cells = []
         for n in sizes:
-            text = (unit * (n // len(unit) + 1))[:n]
+            text = make(n)
             st = PrependableEncoder(enc) if front else AppendableEncoder(enc)
             add = st.prepend if front else st.append
             add(text)
@@ -108,7 +122,7 @@ def back_to_back(sizes) -> list[str]:
             if st.token_count != enc.count(text):
                 raise AssertionError("count differs after the toggles")
             cells.append(f"{worst * 1e6:.1f}")
-        lines.append(f"| {name} | {unit!r} * n | {'prepend' if front else 'append'} | "
+        lines.append(f"| {name} | {label} | {'prepend' if front else 'append'} | "
                      + " | ".join(cells) + " |")
     return lines
 

@@ -10,9 +10,9 @@ Removing and re-adding the n boundaries made each such toggle O(n).  Here they a
 *hidden* instead, and *revealed* by the truncation that undoes the merge.
 
 Invariant.  Physically the stack is two lists, ``D`` (distances, strictly increasing)
-and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position (see
-*Positions* below).  Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those in no hole) are
-the boundaries kept for the current text, each with the token count of the text after
+and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position
+(entries never move).  Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those
+in no hole) are the boundaries kept for the current text, each with the token count of the text after
 it.  A hole is made by :meth:`hide_above` when a re-split syncs at a visible entry
 ``x = D[h0 - 1]`` and its new first piece ``P`` covers everything above: the hidden
 entries are the boundaries that an earlier text ``U`` had between ``P``'s end ``x`` and
@@ -29,26 +29,19 @@ as holes when it is revealed.
 A hole's *floor*.  ``P`` may end above ``x``, with pieces ``Q`` between (o200k ``"0 '"`` in
 front of ``"'\u0301" * n + "\u0301-" * m`` makes one punctuation piece that ends one
 character into the word after the stretch, and the rest of that word is ``Q``).  The
-boundaries of ``Q`` lie below the hidden ones and go *under* the hole
-(:meth:`push_under_hole`): the last ``floor`` entries below ``h0``.  They are true of the
-text while ``P`` is; a truncation that reveals the hole removes them, since ``U``'s split
-has the hidden boundaries there instead.
-
-Positions.  ``index`` records each entry's position when it is put; a floor that goes in
-or out below entries moves them, and instead of renumbering them (a dict update per hidden
-entry) the stack notes the move in ``moves``: ``[t, k]``, the entries at distances >= t
-moved k positions.  An entry's position is its recorded one plus the moves at or below its
-distance; an entry put later has the moves taken off when it is recorded.  A floor that goes
-in and out again at the same place cancels out, and moves above the top entry are
-forgotten, so ``moves`` holds at most one per floor (the model test checks this).
+boundaries of ``Q`` lie below every hidden one, and they are visible: they are the hole's
+floor (:meth:`push_under_hole`).  They are true of the text while ``P`` is; a truncation
+that reveals the hole removes them, since ``U``'s split has the hidden boundaries there
+instead.  Physically the floor *borrows* the slots of the hole's lowest entries: those
+``k`` entries move to the hole's ``stash`` and the floor is written over them, so that
+``D`` stays sorted and no entry changes position; the reveal writes the stash back.  (A
+floor inserted below the hole moved the whole hole in the lists, O(hole) on every merge
+and undo.)  The hole keeps at least one entry in the lists, so that ``D[-1]`` is its top.
 
 Complexity: push, pop, lookups and hiding are O(1) (hiding also moves the holes it
-swallows, O(swallowed)); a truncation is O(dropped entries), at C speed; a visible-entry
-lookup by position from the top walks over at most ``k`` holes and the moves.  Putting
-entries under a hole, and removing them when it is revealed, move the hole in the lists:
-a memmove of the hole's part of the two lists (O(hole) at memmove speed), once per merge
-and undo, against discarding the hole and re-splitting ``U`` piece by piece in Python on
-the undo.  A push below hidden entries that cannot go under the hole (a re-split whose
+swallows, O(swallowed)); a floor and its removal are O(floor); a truncation is O(dropped
+entries), at C speed; a visible-entry lookup by position from the top walks over at most
+``k`` holes.  A push below hidden entries that cannot go under the hole (a re-split whose
 pieces lie among them: not seen) discards the hole, O(hole) at C speed.
 """
 
@@ -64,23 +57,21 @@ _H0 = itemgetter(0)
 
 
 class BoundaryStack:
-    __slots__ = ("D", "S", "index", "holes", "moves")
+    __slots__ = ("D", "S", "index", "holes")
 
     def __init__(self):
         self.D = [0]  # distances from the end, increasing; D[0] == 0 is the text's end
         self.S = [0]  # token count of the text after each boundary
         self.index = {0: 0}
-        # outermost holes [h0, h1, children, floor], sorted and disjoint (floor: see push_under_hole)
+        # outermost holes [h0, h1, children, stash], sorted and disjoint; stash: the
+        # (distance, suffix count) of the hole's lowest entries, whose slots D[h0 - len(stash):h0]
+        # its floor borrows (see push_under_hole)
         self.holes: list = []
-        # [t, k]: the entries at distances >= t moved k positions after ``index`` recorded
-        # them (a floor went in or out below them); sorted by t, all t <= D[-1] (see _moved)
-        self.moves: list = []
 
     def copy(self) -> BoundaryStack:
         new = BoundaryStack.__new__(BoundaryStack)
         new.D, new.S, new.index = list(self.D), list(self.S), dict(self.index)
         new.holes = _copy_holes(self.holes)
-        new.moves = [list(m) for m in self.moves]
         return new
 
     # -- reading ---------------------------------------------------------------------
@@ -122,11 +113,7 @@ class BoundaryStack:
     def find(self, d: int):
         """Physical position of the visible boundary at distance ``d``, or None."""
         p = self.index.get(d)
-        if p is None:
-            return p
-        if self.moves:
-            p += self._moved(d)
-        if not self.holes:
+        if p is None or not self.holes:
             return p
         holes = self.holes
         j = bisect_right(holes, p, key=_H0) - 1
@@ -144,7 +131,7 @@ class BoundaryStack:
         return self.D[p - 1]
 
     def above(self, p: int) -> int:
-        """Physical entries above position ``p`` (visible or hidden)."""
+        """Physical entries above position ``p`` (visible or hidden, stashes not counted)."""
         return len(self.D) - 1 - p
 
     def visible(self) -> list[tuple[int, int]]:
@@ -166,35 +153,39 @@ class BoundaryStack:
             self._discard_top_hole()  # (see the module docstring)
         D.append(d)
         self.S.append(suf)
-        self.index[d] = len(D) - 1 - self._moved(d) if self.moves else len(D) - 1
+        self.index[d] = len(D) - 1
 
     def push_under_hole(self, entries: list) -> int:
         """Put the first boundaries of ``entries`` ((distance, suffix count), by distance,
         all above the visible front), those below every entry of the hole just above the
         front, between the two; returns how many (0: nothing done, also when a later one
-        would lie among the hidden entries, which ``push`` then discards).  For a re-split
-        whose merged piece P ends above its sync point x: the hole holds the boundaries that
-        the earlier text U had above x (hidden on x), and P's split has others between x and
-        P's end.  They are the hole's *floor*: true of the text while P is, they go when a
-        truncation reveals the hole (U's split comes back, which has the hidden ones
-        instead).  O(hole) at C speed (the hole moves up in the lists), against discarding
-        it and re-splitting U on the undo."""
+        would lie among the hidden entries, which ``push`` then discards, or when the hole
+        has no more entries in the lists than that).  For a re-split whose merged piece P
+        ends above its sync point x: the hole holds the boundaries that the earlier text U
+        had above x (hidden on x), and P's split has others between x and P's end.  They are
+        the hole's *floor*: true of the text while P is, they go when a truncation reveals
+        the hole (U's split comes back, which has the hidden ones instead).  They take the
+        slots of the hole's lowest entries, which go to its stash: O(floor), against
+        discarding the hole and re-splitting U on the undo."""
         holes, D = self.holes, self.D
         if not entries or not holes or holes[-1][1] != len(D):
             return 0
         hole = holes[-1]
-        h0 = hole[0]
-        k = bisect_left(entries, (D[h0],))
-        if k == 0 or not D[h0 - 1] < entries[0][0] or (k < len(entries) and entries[k][0] <= D[-1]):
+        h0, stash = hole[0], hole[3]
+        lowest = stash[0][0] if stash else D[h0]  # (the lowest hidden entry)
+        k = bisect_left(entries, (lowest,))
+        if (k == 0 or k >= len(D) - h0 or not D[h0 - 1] < entries[0][0]
+                or (k < len(entries) and entries[k][0] <= D[-1])):
             return 0
-        first_hidden = D[h0]
-        D[h0:h0] = [d for d, _ in entries[:k]]
-        self.S[h0:h0] = [suf for _, suf in entries[:k]]
-        moves = self.moves
-        self.index.update((d, h0 + i - (self._moved(d) if moves else 0)) for i, (d, _) in enumerate(entries[:k]))
-        self._move(first_hidden, k)
-        _shift([hole], k)
-        hole[3] += k
+        S, index = self.S, self.index
+        h1 = h0 + k
+        stash.extend(zip(D[h0:h1], S[h0:h1]))
+        _unindex(index, D[h0:h1])
+        # (slices of equal length: written in place, nothing above them moves)
+        D[h0:h1] = [d for d, _ in entries[:k]]
+        S[h0:h1] = [suf for _, suf in entries[:k]]
+        index.update(zip(D[h0:h1], range(h0, h1)))
+        hole[0] = h1
         return k
 
     def pop(self) -> None:
@@ -203,8 +194,6 @@ class BoundaryStack:
             self._discard_top_hole()
         del self.index[self.D.pop()]
         self.S.pop()
-        if self.moves:
-            self._forget_moves()
 
     def pop_above(self, x: int) -> None:
         """Remove the visible boundaries at distances above ``x``."""
@@ -217,8 +206,6 @@ class BoundaryStack:
             elif j < len(D):
                 _unindex(self.index, D[j:])
                 del D[j:], self.S[j:]
-            if self.moves:
-                self._forget_moves()
             return
         while self.last() > x:
             self.pop()
@@ -239,74 +226,43 @@ class BoundaryStack:
             j -= 1
         children = holes[j:]
         del holes[j:]
-        holes.append([p + 1, len(D), children, 0])
+        holes.append([p + 1, len(D), children, []])
 
     def drop_above(self, n: int) -> None:
         """A truncation to length ``n``: entries at distances above ``n`` are gone, and the
         hidden entries of a merged piece whose start is gone are revealed."""
-        D = self.D
+        D, S = self.D, self.S
         j = bisect_right(D, n)
         if j < len(D):
             _unindex(self.index, D[j:])
-            del D[j:], self.S[j:]
-            if self.moves:
-                self._forget_moves()
+            del D[j:], S[j:]
         holes = self.holes
         while holes and holes[-1][1] >= j:
-            h0, _, children, floor = holes.pop()
-            if h0 < j:  # its merged piece started above n: reveal, children become holes
-                if floor:
-                    # the boundaries under it that its merged piece's split had and the
-                    # revealed text's split does not have (see push_under_hole) go
-                    a = h0 - floor
-                    _unindex(self.index, D[a:h0])
-                    del D[a:h0], self.S[a:h0]
-                    if a < len(D):
-                        self._move(D[a], -floor)
-                    j -= floor
-                    _shift(children, -floor)
-                holes.extend(c for c in children if c[0] < j)
+            h0, _, children, stash = holes.pop()
+            if stash:
+                if stash[0][0] > n:  # all hidden entries are gone; the floor stays
+                    continue
+                # reveal: the floor's slots get the stashed entries at or below n back (when
+                # some are above n, so is every entry above the floor: j == h0)
+                a = h0 - len(stash)
+                b = a + bisect_right(stash, (n, float("inf")))
+                _unindex(self.index, D[a:h0])
+                del D[b:h0], S[b:h0]
+                D[a:b] = [d for d, _ in stash[: b - a]]
+                S[a:b] = [suf for _, suf in stash[: b - a]]
+                self.index.update(zip(D[a:b], range(a, b)))
+                j = len(D)
+            elif h0 >= j:  # its merged piece is gone with every entry it hid
+                continue
+            holes.extend(c for c in children if c[0] < j)
 
     def _discard_top_hole(self) -> None:
-        """Physically remove the hole at the top (its merged piece is gone): O(hole), at C
-        speed."""
+        """Physically remove the hole at the top (its merged piece is gone; a floor stays):
+        O(hole), at C speed."""
         h0 = self.holes.pop()[0]
         D = self.D
         _unindex(self.index, D[h0:])
         del D[h0:], self.S[h0:]
-        if self.moves:
-            self._forget_moves()
-
-    # -- positions of moved entries ----------------------------------------------------
-
-    def _moved(self, d: int) -> int:
-        """How many positions the entry at distance ``d`` moved since ``index`` recorded it."""
-        k = 0
-        for t, m in self.moves:
-            if t > d:
-                break
-            k += m
-        return k
-
-    def _move(self, t: int, k: int) -> None:
-        """The entries at distances >= ``t`` (all of them above the change) moved ``k``
-        positions.  O(moves): a floor that goes in and comes out again at the same place
-        cancels out."""
-        moves = self.moves
-        i = bisect_left(moves, t, key=_H0)
-        if i < len(moves) and moves[i][0] == t:
-            moves[i][1] += k
-            if moves[i][1] == 0:
-                del moves[i]
-        else:
-            moves.insert(i, [t, k])
-
-    def _forget_moves(self) -> None:
-        """Drop the moves of entries that are all gone (kept: every t <= D[-1], so that a
-        new entry pushed above reads the same moves that were taken off its position)."""
-        moves, top = self.moves, self.D[-1]
-        while moves and moves[-1][0] > top:
-            moves.pop()
 
 
 def _unindex(index: dict, distances: list) -> None:
@@ -320,13 +276,4 @@ def _unindex(index: dict, distances: list) -> None:
 
 
 def _copy_holes(holes: list) -> list:
-    return [[h0, h1, _copy_holes(children), floor] for h0, h1, children, floor in holes]
-
-
-def _shift(holes: list, k: int) -> None:
-    """Move ``holes`` and the holes inside them ``k`` positions up (entries went in or out
-    below them)."""
-    for hole in holes:
-        hole[0] += k
-        hole[1] += k
-        _shift(hole[2], k)
+    return [[h0, h1, _copy_holes(children), list(stash)] for h0, h1, children, stash in holes]
