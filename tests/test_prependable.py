@@ -879,6 +879,19 @@ def _runs(*runs):
     # run (no anchor within reach of the front) was dropped, and rebuilt from an older state
     # by putting the run's bytes in front in Python; it now becomes the whitespace state.
     ("cl100k_base", _runs((" \n", 145), ("\n", 71)), [("p", "\t"), ("p", "''\r\n\u02b0")]),
+    # o200k "\r\n.-" before "\r\n" * k + "/\r\n" * m makes one punctuation piece from "."
+    # (newlines, slashes); the undo keeps the piece from the newline run's start in
+    # ghost_alts, but the merge starts two characters before it and took the ghost of the
+    # slash piece, putting the newline run's bytes in front in Python on every pass (an
+    # alternative within _LONG of the start is now taken; found by this stop's search, seed 2)
+    ("o200k_base", _runs(("\r\n/", 303), ("\r\n", 162)), [("p", "\r\n.-")]),
+    # A truncation into a whitespace piece that took whitespace in front of it (cl100k
+    # "\n" * k before spaces) cut off its anchor and left it above the text when no other was
+    # within reach; the next edit dropped the state, and the piece was re-encoded on every
+    # pass (the state now goes on without a cut, as _cut_absorbing_run leaves it).
+    ("cl100k_base", _runs(("\u4e2d\u0301!", 256), (" ", 219), ("\n\n", 256)),
+     [("p", " "), ("p", "0112"), ("t", 2), ("p", "\U0001f600."), ("t", 3), ("t", 1), ("t", 2), ("p", "1\n "),
+      ("p", "\n\n\xe9?")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the

@@ -113,12 +113,20 @@ class MergedStretches:
         difference is not in ``front``.  A long difference keeps a copy of the ghost before
         it (``ghost_alts``, C speed, once), which an undo takes back in O(1)."""
         ghost = self.ghosts.get(e)
-        alt = self.ghost_alts.pop((e, d)) if self.ghost_alts else None
-        if alt is not None:
-            if ghost is not None:
-                self.ghost_alts.put((e, ghost[0]), ghost[1], ghost[0], ghost[0] - e, self.n)
-            self._put_ghost(e, d, alt)
-            return alt.token_count
+        alts = self.ghost_alts
+        if alts:
+            alt = alts.pop((e, d))
+            if alt is not None:
+                alt = d, alt
+            elif ghost is None or abs(d - ghost[0]) > self._LONG:
+                # one that lies a few characters from d, when the ghost lies far (o200k
+                # "\r\n.-" before "\r\n" * k + "/\r\n" * m makes one piece from ".", and
+                # the undo kept the piece from the newline run's start, two characters on)
+                alt = self._near_alt(d, e, n - len(front), n)
+            if alt is not None:
+                if ghost is not None:
+                    alts.put((e, ghost[0]), ghost[1], ghost[0], ghost[0] - e, self.n)
+                ghost = alt
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
@@ -130,6 +138,19 @@ class MergedStretches:
             bp.truncate(len(bp) - len(front[n - start : a].encode("utf-8")))
         self._put_ghost(e, d, bp)
         return bp.token_count
+
+    def _near_alt(self, d: int, e: int, lo: int, n: int):
+        """(start, bp) of the ghost alternative with end ``e`` whose start is nearest ``d``,
+        at most ``_LONG`` away and in [``lo``, ``n``] (the characters between are in the
+        fetched text), taken out of ``ghost_alts``; or None.  O(log k + alternatives there)."""
+        alts = self.ghost_alts
+        best = None
+        for (end, start), bp in alts.starting_in(max(lo, d - self._LONG), min(n, d + self._LONG)):
+            if end == e and (best is None or abs(start - d) < abs(best[0] - d)):
+                best = start, bp
+        if best is not None:
+            alts.pop((e, best[0]))
+        return best
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
         """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""

@@ -312,7 +312,14 @@ class RunPieces:
                         hi = n_new
                     elif not (n_new - _ANCHOR_REACH(-4) <= hi <= n_new):
                         m = self._STRETCHES[-4][0].search(self._front(_ANCHOR_REACH(-4) + 2))
-                        hi = hi if m is None else n_new - m.start()
+                        if m is not None:
+                            hi = n_new - m.start()
+                        elif hi > n_new:
+                            # (the anchor was cut off and none is within reach: the state goes
+                            # on without a cut, as _cut_absorbing_run leaves it; an anchor left
+                            # above the text made the next edit drop the state, and the one
+                            # after re-encode the piece: "1\n " before "\n" * k + " " * m)
+                            hi = d0 = tailpart = group = None
                 elif not c:
                     hi = min(hi, n_new)  # the run starts at the new front if its start went
                 else:
