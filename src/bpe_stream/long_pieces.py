@@ -313,7 +313,12 @@ def _punct_piece_cut(z, b: int):
     of ``Z`` other than a mark is a punctuation match: the word alternatives take the space
     as their lead and then need a letter or mark, digits need a digit; its repetition runs
     from ``a + 1`` to the end of ``Z`` as above, so ``q = a + 1`` serves.  (A match may start
-    inside such a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)"""
+    inside such a ``Z`` when none runs through it: ``"!\u0301"`` is a word, lead and mark.)
+    So is a match known to start at ``a`` on a ``Z`` of one character that is not a mark,
+    followed by a newline (o200k ``"\U0001F600" + "\n" * k + "/" * m``): a word needs a
+    letter or mark after its lead, digits a digit, whitespace a space first; ``Z`` is
+    all it has to run through (nothing to cut), and the ``[\r\n/]`` stretch after it is
+    its tail (:func:`_slash_tail_cut`)."""
     if z is None:
         return None
     q, z1 = z
@@ -330,8 +335,11 @@ def _punct_stretch(pruns, a: int, head: str):
     if not pruns:
         return None
     z0, z1, q, _ = pruns[0]
-    if q != z0 and z0 == a + 1 and len(head) == 2 and head[0] == " " and not _MARK.match(head[1]):
-        q = z0  # (the stretch may have a q further on: "!/" at its end)
+    if q != z0 and len(head) == 2 and not _MARK.match(head[1]):
+        if z0 == a + 1 and head[0] == " ":
+            q = z0  # (the stretch may have a q further on: "!/" at its end)
+        elif z0 == a and z1 == a + 1 and head[1] in "\r\n" and not _MARK.match(head[0]):
+            q = z0  # one character, then a newline (below)
     if q < 0 or z0 > a + 1:
         return None
     return q, z1
