@@ -58,6 +58,12 @@ SEQUENCES = [
     ("front", "o200k_base", [("\t", 155), ("\n", 240)], [("p", " a\r\n"), ("p", "x/\n"), ("p", "/\n"), ("t", 3),
                                                        ("t", 2), ("p", "-aBAb"), ("t", 5), ("t", 3), ("p", ".")],
      "a whitespace piece behind slash pieces (fixed: the record keeps the run state)"),
+    ("front", "o200k_base", [("\r\n/", 303), ("\r\n", 162)], [("p", "\r\n.-")],
+     "a merge two characters before a kept ghost alternative (fixed: a near alternative is taken)"),
+    ("front", "cl100k_base", [("\u4e2d\u0301!", 256), (" ", 219), ("\n\n", 256)],
+     [("p", " "), ("p", "0112"), ("t", 2), ("p", "\U0001F600."), ("t", 3), ("t", 1), ("t", 2), ("p", "1\n "),
+      ("p", "\n\n\xe9?")],
+     "a whitespace piece's anchor cut off (fixed: no anchor left above the text)"),
     ("back", "o200k_base", [("/", 300)], [("p", "0")],
      "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
     ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],
@@ -82,6 +88,8 @@ SEQUENCES = [
                                               ("t", 2), ("p", "a/\n\n"), ("t", 2), ("p", "0"), ("p", "\xe9aB"),
                                               ("t", 3), ("t", 3), ("p", "A")],
      "the newline check of a last \"/\" piece (fixed: read in growing windows)"),
+    ("back", "o200k_base", [("a\u0301\U0001F600", 355), ("\n\n\n\n", 122), ("/", 343)], [("p", " a-?")],
+     "one punctuation character, then newlines and slashes (fixed: its tail is cut)"),
 ]
 
 
