@@ -64,6 +64,8 @@ SEQUENCES = [
      [("p", " "), ("p", "0112"), ("t", 2), ("p", "\U0001F600."), ("t", 3), ("t", 1), ("t", 2), ("p", "1\n "),
       ("p", "\n\n\xe9?")],
      "a whitespace piece's anchor cut off (fixed: no anchor left above the text)"),
+    ("front", "o200k_base", [("\n/", 373)], [("p", "\r\n/\n"), ("p", "s"), ("t", 2), ("p", "\r\n's''")],
+     "a truncation into a merged piece's [\\r\\n/] tail (fixed: the rest of the tail is recorded)"),
     ("back", "o200k_base", [("/", 300)], [("p", "0")],
      "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
     ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],

@@ -984,6 +984,13 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
     ("o200k_base", [("'s", 260), ("\u4e2d\u0301", 308)], [("p", "\u0301"), ("t", 2), ("p", "\u4e2d"), ("p", " a '"),
                                                       ("p", "\xe9\U0001F600\U0001F600"), ("p", "\t"), ("t", 4),
                                                       ("p", "s"), ("t", 4)]),
+    # A truncation into the [\r\n/] tail of a merged punctuation piece dropped its record,
+    # so the next punctuation match that took the rest of the tail was fetched to its end
+    # ("''" before "\n/\n" + "\n/" * k); the rest of the tail is now kept as a record.
+    ("o200k_base", [("/", 275)], [("p", "/\n?"), ("t", 5), ("p", "!'\r\n")]),
+    ("o200k_base", [("\n/", 373)], [("p", "\r\n/\n"), ("p", "s"), ("t", 2), ("p", "\r\n's''")]),
+    ("o200k_base", [("\r\n/", 202)], [("p", "aBs'"), ("t", 5), ("t", 3), ("p", "s<\n\n"), ("t", 2), ("t", 2),
+                                     ("p", "_"), ("p", "\n\naBx")]),
 ])
 def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: on every
@@ -991,7 +998,7 @@ def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops
     # the checks for a state scanned it (linear at C speed, a few Python lines per round).
     # Characters read per pass at k = 300 and 4,800; every case fails before its fix
     # (the first group on 4e806a8, the second on b919df8, the third on c862dcd, the fourth
-    # on fbdbc82, the fifth on 5424f35, the last on d454e36).
+    # on fbdbc82, the fifth on 5424f35, the sixth on d454e36, the last on aadaf19).
     make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
     reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
     assert reads[1] <= reads[0] + 2_000, reads

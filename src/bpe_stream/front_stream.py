@@ -326,6 +326,11 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         for e, (top, z), _ in (self.puncts.drop_above(n) if self.puncts else ()):
             if n >= z:  # (n == z: the tail alone, for a punctuation run put in front again)
                 self.puncts.put(e, (n, z), n, n - e, self.n)
+            elif n - e > self._LONG:
+                # a cut into the tail leaves the rest of the tail, [\r\n/]* up to e: the tail
+                # alone (o200k "''" before "\n/\n" + "\n/" * k, after a truncation into the
+                # tail of a merged piece: the piece from the next "/" was fetched to its end)
+                self.puncts.put(e, (n, n), n, n - e, self.n)
         if self.tails:
             self.tails.drop_above(n)
         for p, (top, bottom), _ in (self.periods.drop_above(n) if self.periods else ()):
