@@ -14,7 +14,10 @@ undo are O(1), with three records, each fixed by distances from the end of the t
   truncation cuts it (``_set_ghost``);
 - ``ghost_alts``, (end, start) -> bp: a ghost as it was before a change of its start by
   more than 64 characters (a copy, C speed, once), which the undo takes back in O(1)
-  instead of re-adding the part in Python;
+  instead of re-adding the part in Python, and which a piece starting a few characters
+  from it takes when the ghost itself lies far (``_near_alt``: o200k ``"\r\n.-"`` before
+  ``"\r\n" * k + "/\r\n" * m`` makes one piece from ``"."``, two characters before the
+  piece the undo kept);
 - ``puncts``, e -> (top, z): the characters from distance top down to z are
   ``[^\s\p{L}\p{N}]``, and those from z down to e are ``[\r\n/]`` (cl100k ``[\r\n]``), the
   last of their runs.
