@@ -499,7 +499,8 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
     # the classification of a last punctuation piece ending in "/" read the piece from its
     # start to its end to find its first newline, which comes right at the start
     ([("\r\n/\n", 188)], [("p", ". "), ("t", 3), ("p", "aA"), ("p", "\U0001F600"), ("t", 1), ("t", 2),
-                           ("p", "a/\n\n"), ("t", 2), ("p", "0"), ("p", "\xe9aB"), ("t", 3), ("t", 3), ("p", "A")]),    # a punctuation piece of one character, then newlines and slashes ("\U0001F600" + "\n" * k
+                           ("p", "a/\n\n"), ("t", 2), ("p", "0"), ("p", "\xe9aB"), ("t", 3), ("t", 3), ("p", "A")]),
+    # a punctuation piece of one character, then newlines and slashes ("\U0001F600" + "\n" * k
     # + "/" * m): no position where two punctuation characters meet, so the [\r\n/] tail
     # was not known to be the punctuation match's, and its slashes were read on every pass
     # (found by this stop's search, seed 2)

@@ -94,7 +94,8 @@ def test_deleting_the_cuts_of_long_pieces_keeps_the_split(name, runs):
     # the slash tail's cut deleted the newline that stops the punctuation repetition, which
     # then took the apostrophe after the stretch (found by the property test above)
     ("o200k_base", "/" * 20 + "\n" * 69 + "/" * 49 + "'LL" * 76),
-    ("o200k_base", "\U0001f600" * 86 + "/" * 53 + "\r\n" * 76 + "/" * 38 + "<" * 68),    # one punctuation character before a newline starts a punctuation match whose tail is
+    ("o200k_base", "\U0001f600" * 86 + "/" * 53 + "\r\n" * 76 + "/" * 38 + "<" * 68),
+    # one punctuation character before a newline starts a punctuation match whose tail is
     # the [\r\n/] stretch after it (not when it is a mark: that is a word)
     ("o200k_base", "a\u0301\U0001f600" * 40 + "\n" * 200 + "/" * 150 + " a-?"),
     ("o200k_base", "\U0001f600" + "\n" * 100 + "/" * 70 + "\n/" * 40 + "'s"),

@@ -892,6 +892,14 @@ def _runs(*runs):
     ("cl100k_base", _runs(("\u4e2d\u0301!", 256), (" ", 219), ("\n\n", 256)),
      [("p", " "), ("p", "0112"), ("t", 2), ("p", "\U0001f600."), ("t", 3), ("t", 1), ("t", 2), ("p", "1\n "),
       ("p", "\n\n\xe9?")]),
+    # A prepend that takes the first characters of a punctuation piece into a new piece in
+    # front (o200k "0./\n" before "/" + "'" * k: the "/" goes to "./\n/") left the state's
+    # anchor above the piece; the truncation back to the piece's start put it above the
+    # text, the next edit dropped the state and the piece was re-encoded on every pass (the
+    # anchor is now looked for in the piece; found by this stop's search, seed 4).
+    ("o200k_base", _runs(("''", 129)), [("p", "_/"), ("p", "\u02b0"), ("t", 2), ("p", "0./\n"), ("p", "s\r\n\r\n"),
+                                        ("p", "\U0001f600")]),
+    ("o200k_base", _runs(("<'", 171)), [("p", "/"), ("p", "\n\n"), ("p", "'"), ("p", "'saB\r\n"), ("p", "s")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the

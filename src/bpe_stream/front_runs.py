@@ -436,5 +436,18 @@ class RunPieces:
                 h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
                 if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
                     hi = n_new  # an anchor at the new front, in the same stretch
+        if hi > ps:
+            # P lost its first characters to a piece in front (o200k "0./\n" before "/" +
+            # "'" * k: the "/" went to "./\n/"), and the anchor with them: it must lie in P.
+            # (Left above P, a truncation back to P's start put it above the text, the next
+            # edit dropped the state and the one after re-encoded P.)
+            if group > 0:
+                hi = ps  # (the run goes on from P's start)
+            else:
+                m = self._STRETCHES[group][0].search(head, n_new - ps)
+                if m is None:
+                    self.run = None
+                    return True
+                hi = n_new - m.start()
         self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs and group == -4)
         return True
