@@ -9,22 +9,22 @@ one punctuation piece of n mark-led words), and truncating it away splits them b
 Removing and re-adding the n boundaries made each such toggle O(n).  Here they are
 *hidden* instead, and *revealed* by the truncation that undoes the merge.
 
-Invariant.  Physically the stack is two lists, ``D`` (distances, strictly increasing)
-and ``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position
-(entries never move).  Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those
-in no hole) are the boundaries kept for the current text, each with the token count of the text after
-it.  A hole is made by :meth:`hide_above` when a re-split syncs at a visible entry
+Invariant.  Physically the stack is two lists, ``D`` (distances, strictly increasing) and
+``S`` (suffix counts), and ``index`` maps every distance in ``D`` to its position (entries
+never move).  Some segments ``D[h0:h1]`` are *holes*; the *visible* entries (those in no
+hole) are the boundaries kept for the current text, each with the token count of the text
+after it.  A hole is made by :meth:`hide_above` when a re-split syncs at a visible entry
 ``x = D[h0 - 1]`` and its new first piece ``P`` covers everything above: the hidden
 entries are the boundaries that an earlier text ``U`` had between ``P``'s end ``x`` and
 ``U``'s front.  They stay true facts about ``U``, and their suffix counts stay right,
-since the text at distances up to ``U``'s front is unchanged until a truncation goes
-below it.  A truncation that drops ``P``'s start (:meth:`drop_above`) leaves a suffix
-of ``U`` (or of text put in front of ``U``'s tail), whose split agrees with ``U``'s
-from any of ``U``'s boundaries on (the patterns have no look-behind): so the hidden
-entries at or below the cut are revealed and the rest, being above it, are dropped.
-Holes nest (a later merge may swallow an earlier merged piece) or are disjoint; only
-the outermost are in ``holes`` (sorted), each with its ``children``, which come back
-as holes when it is revealed.
+since the text at distances up to ``U``'s front is unchanged until a truncation goes below
+it.  A truncation that drops ``P``'s start (:meth:`drop_above`) leaves a suffix of ``U``
+(or of text put in front of ``U``'s tail), whose split agrees with ``U``'s from any of
+``U``'s boundaries on (the patterns have no look-behind): so the hidden entries at or
+below the cut are revealed and the rest, being above it, are dropped.  Holes nest (a later
+merge may swallow an earlier merged piece) or are disjoint; only the outermost are in
+``holes`` (sorted), each with its ``children``, which come back as holes when it is
+revealed.
 
 A hole's *floor*.  ``P`` may end above ``x``, with pieces ``Q`` between (o200k ``"0 '"`` in
 front of ``"'\u0301" * n + "\u0301-" * m`` makes one punctuation piece that ends one
@@ -64,8 +64,8 @@ class BoundaryStack:
         self.S = [0]  # token count of the text after each boundary
         self.index = {0: 0}
         # outermost holes [h0, h1, children, stash], sorted and disjoint; stash: the
-        # (distance, suffix count) of the hole's lowest entries, whose slots D[h0 - len(stash):h0]
-        # its floor borrows (see push_under_hole)
+        # (distance, suffix count) of the hole's lowest entries, whose slots
+        # D[h0 - len(stash):h0] its floor borrows (see push_under_hole)
         self.holes: list = []
 
     def copy(self) -> BoundaryStack:
@@ -245,7 +245,7 @@ class BoundaryStack:
                 # reveal: the floor's slots get the stashed entries at or below n back (when
                 # some are above n, so is every entry above the floor: j == h0)
                 a = h0 - len(stash)
-                b = a + bisect_right(stash, (n, float("inf")))
+                b = a + bisect_right(stash, n, key=_H0)
                 _unindex(self.index, D[a:h0])
                 del D[b:h0], S[b:h0]
                 D[a:b] = [d for d, _ in stash[: b - a]]
