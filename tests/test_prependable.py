@@ -999,6 +999,12 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
     ("o200k_base", [("\n/", 373)], [("p", "\r\n/\n"), ("p", "s"), ("t", 2), ("p", "\r\n's''")]),
     ("o200k_base", [("\r\n/", 202)], [("p", "aBs'"), ("t", 5), ("t", 3), ("p", "s<\n\n"), ("t", 2), ("t", 2),
                                      ("p", "_"), ("p", "\n\naBx")]),
+    # Records of one long piece at several starts (a truncation into it, text put back) were
+    # counted at the piece's length in the records' budget: four filled it and pushed each
+    # other out, and one start was fetched to its end on every pass (found by this stop's
+    # search, seed 6); a record now counts _LONG characters.
+    ("o200k_base", [("'s", 70), ("\u4e2d\u0301\xe9", 388)],
+     [("p", "_1"), ("t", 5), ("p", "1<a\u0301"), ("p", "'."), ("t", 5), ("p", "s"), ("p", "s")]),
 ])
 def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: on every

@@ -33,6 +33,13 @@ starting at a recorded start takes the piece's end and count from the record, an
 of ``known_cut`` is true again once its text is back in front of it, which costs a compare
 of that text (at most ``_LONG`` characters).
 
+Size.  A record holds no bytes (a state's are the ghost's, a cut text is at most ``_LONG``
+characters), so it counts ``_LONG`` characters in the records' budget (``front_records``), not
+its piece's length: a truncation into a long piece and text put back make records at several
+starts of the same piece, and counted at the piece's length four of them filled the budget
+and pushed each other out, so that one was fetched to its end on every pass (o200k ``"_1"``,
+a truncation of 5, ``"1<a\u0301"``, ... before ``"\u4e2d\u0301\xe9" * k + "'s"``).
+
 Cost: O(1) per record put or looked up (``DistanceRecords``), plus the compare of a cut
 record's text and the bytes put in front of a ghost when a state comes back.
 """
@@ -63,7 +70,7 @@ class KnownPieces:
                     if front.startswith(cut):
                         rec = cut_rec
                         self._put_cut_alts(d, alts[:i] + alts[i + 1 :])
-                        self.known.put(d, rec, d, d - rec[0], self.n)
+                        self.known.put(d, rec, d, self._LONG, self.n)
                         break
         return rec
 
@@ -74,7 +81,7 @@ class KnownPieces:
             self.known_cut.pop(d)
             return
         top = alts[0][2] if len(alts) == 1 else max(top for _, _, top in alts)
-        self.known_cut.put(d, alts, top, d - alts[0][0][0], self.n)
+        self.known_cut.put(d, alts, top, self._LONG * len(alts), self.n)
 
     def _keep_cut_piece(self, start: int, end: int, count: int, state, ghost_start, n: int) -> None:
         """A truncation to ``n`` (before the text goes) cuts off the start of the long piece

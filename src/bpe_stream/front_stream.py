@@ -245,7 +245,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             state = ghost_start = None  # (no state applies)
         else:
             return
-        self.known.put(n, (*piece, state, ghost_start), n, n - piece[0], n)
+        self.known.put(n, (*piece, state, ghost_start), n, self._LONG, n)  # (size: front_known)
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
@@ -574,7 +574,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     count = len(pieces[m.group()])
                 if b - a > self._LONG and (not (self.known or self.known_cut) or self._known_piece(d) is None):
                     # (a later re-split that meets it takes its end from here)
-                    self.known.put(d, (base - b, count, "?", None), d, b - a, self.n)
+                    self.known.put(d, (base - b, count, "?", None), d, self._LONG, self.n)
                 new.append((d, count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
