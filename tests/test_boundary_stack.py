@@ -102,7 +102,7 @@ ops_st = st.lists(
 # a hole with a floor revealed, with an earlier hole inside it that stays hidden (below 12)
 @example(ops=[("push", 3), ("push", 3), ("push", 3), ("hide", 2), ("push", 3), ("push", 3), ("hide", 1),
               ("under", [0]), ("drop", 2)])
-# a floor of two entries revealed while the hole inside it is cut away: positions move down
+# a floor of two entries revealed while the hole inside it is cut away
 @example(ops=[("push", 3), ("push", 3), ("push", 3), ("push", 3), ("hide", 3), ("push", 3), ("hide", 1),
               ("under", [0, 1]), ("drop", 5), ("push", 3)])
 # a truncation below every hidden entry of a hole with a floor: the hole goes, its floor stays
