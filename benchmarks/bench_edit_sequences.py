@@ -72,6 +72,8 @@ SEQUENCES = [
     ("front", "o200k_base", [("'s", 70), ("\u4e2d\u0301\xe9", 388)],
      [("p", "_1"), ("t", 5), ("p", "1<a\u0301"), ("p", "'."), ("t", 5), ("p", "s"), ("p", "s")],
      "records of one long piece at four starts (fixed: a record counts _LONG in the budget)"),
+    ("front", "o200k_base", [("'s", 231), ("'\u0301", 244)], [("p", "Ab''-")],
+     "a merge that shifts the phase of a periodic stretch after it (fixed: several jumps per re-split)"),
     ("back", "o200k_base", [("/", 300)], [("p", "0")],
      "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
     ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],

@@ -900,6 +900,11 @@ def _runs(*runs):
     ("o200k_base", _runs(("''", 129)), [("p", "_/"), ("p", "\u02b0"), ("t", 2), ("p", "0./\n"), ("p", "s\r\n\r\n"),
                                         ("p", "\U0001f600")]),
     ("o200k_base", _runs(("<'", 171)), [("p", "/"), ("p", "\n\n"), ("p", "'"), ("p", "'saB\r\n"), ("p", "s")]),
+    # A merge that also shifts the phase of a periodic stretch after it (o200k "Ab''-" before
+    # "'\u0301" * k + "'s" * m: one punctuation piece that ends a character into the "'s"
+    # stretch): the truncation back jumped the first stretch and then re-split the second
+    # piece by piece, one jump per re-split (found by this stop's search, seed 7).
+    ("o200k_base", _runs(("'s", 231), ("'\u0301", 244)), [("p", "Ab''-")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the

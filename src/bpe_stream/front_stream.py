@@ -473,7 +473,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         o200k = self.wc is not None and self.wc[0].o200k
         k = self._FETCH
         head = []  # pieces before the text fetched now (re-split before a jump or a skip)
-        jumped = None  # index in head of the jump over a periodic stretch (see _jump)
+        jumps = []  # indices in head of the jumps over periodic stretches (see _jump)
         looked = False  # whether a period was looked for early in a fetch, in vain
         base = n  # distance of front[0]: the front, or where the re-split goes on
         blank_from = None  # where the trailing whitespace of a fetch began (see _note_blank)
@@ -582,7 +582,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 if bounds.find(d) is not None:
                     synced = d
                     break
-                if len(new) == self._PERIOD_PIECES * 2 and jumped is None and not looked:
+                if len(new) == self._PERIOD_PIECES * 2 and not looked:
                     early = True  # look for a period now rather than after the whole fetch
                     break
                 if (just is not None and d == just[0] - 1 and d > just[1]
@@ -602,13 +602,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 base = skip
                 k = self._FETCH
                 continue
-            if jumped is None and len(new) >= self._PERIOD_PIECES:
+            if len(new) >= self._PERIOD_PIECES:
+                # (one stretch after another may need a jump: o200k "Ab''-" before
+                # "'\u0301" * k + "'s" * m merges the first and shifts the phase of the
+                # second, and the truncation back jumps both)
                 jump = self._jump(front, new, base)
                 if jump is not None:
                     i0, d, count, base = jump
                     head += new[:i0] + [(d, count)]
-                    jumped = len(head) - 1
+                    jumps.append(len(head) - 1)
                     k = self._FETCH
+                    looked = False
                     continue
                 if early:  # none found early: finish this fetch without looking early again
                     looked = True
@@ -620,14 +624,14 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # hidden instead, for a truncation that splits the piece again (not after a jump of
         # this re-split: its pieces are not pushed, so that nothing would cover them).
         p = bounds.find(synced)
-        hidden = jumped is None and (bounds.above(p) > self._LONG or self.gaps.top() > synced)
+        hidden = not jumps and (bounds.above(p) > self._LONG or self.gaps.top() > synced)
         if hidden:
             bounds.hide_above(p)
         bounds.pop_above(synced)
-        if jumped is not None:
+        for j in jumps:
             # (a fact about the text after the jump's start, kept until a truncation goes
             # below it: hidden boundaries revealed later may have this gap too)
-            self._gap(new[jumped][0], new[jumped + 1][0] if len(new) > jumped + 1 else synced)
+            self._gap(new[j][0], new[j + 1][0] if len(new) > j + 1 else synced)
         base = bounds.last_suf()
         if not hidden or not new or new[-1][0] > bounds.D[-1]:  # (no new boundary below a hidden one)
             for d, c in reversed(new):
