@@ -70,9 +70,14 @@ class KnownPieces:
                     if front.startswith(cut):
                         rec = cut_rec
                         self._put_cut_alts(d, alts[:i] + alts[i + 1 :])
-                        self.known.put(d, rec, d, self._LONG, self.n)
+                        self._put_known(d, rec)
                         break
         return rec
+
+    def _put_known(self, d: int, rec: tuple) -> None:
+        """Hold ``rec`` as the ``known`` record of the long piece starting at distance ``d``
+        (counted ``_LONG`` characters in the budget: see *Size* above)."""
+        self.known.put(d, rec, d, self._LONG, self.n)
 
     def _put_cut_alts(self, d: int, alts: tuple) -> None:
         """Hold the ``known_cut`` alternatives ``alts`` of start ``d``, their texts distinct

@@ -245,7 +245,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             state = ghost_start = None  # (no state applies)
         else:
             return
-        self.known.put(n, (*piece, state, ghost_start), n, self._LONG, n)  # (size: front_known)
+        self._put_known(n, (*piece, state, ghost_start))
 
     def _save_state(self) -> None:
         """Keep the long first piece's state for when truncation makes it first again."""
@@ -324,13 +324,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # that end
                 self._set_ghost(key[0], key[1], (word or run).bp, n)
         for e, (top, z), _ in (self.puncts.drop_above(n) if self.puncts else ()):
-            if n >= z:  # (n == z: the tail alone, for a punctuation run put in front again)
-                self.puncts.put(e, (n, z), n, n - e, self.n)
-            elif n - e > self._LONG:
-                # a cut into the tail leaves the rest of the tail, [\r\n/]* up to e: the tail
-                # alone (o200k "''" before "\n/\n" + "\n/" * k, after a truncation into the
-                # tail of a merged piece: the piece from the next "/" was fetched to its end)
-                self.puncts.put(e, (n, n), n, n - e, self.n)
+            # (n == z: the tail alone, for a punctuation run put in front again; a cut into the
+            # tail, n < z, leaves the rest of the tail, [\r\n/]* up to e, kept while long: o200k
+            # "''" before "\n/\n" + "\n/" * k, after a truncation into the tail of a merged
+            # piece, fetched the piece from the next "/" to its end)
+            if n >= z or n - e > self._LONG:
+                self.puncts.put(e, (n, min(n, z)), n, n - e, self.n)
         if self.tails:
             self.tails.drop_above(n)
         for p, (top, bottom), _ in (self.periods.drop_above(n) if self.periods else ()):
@@ -574,7 +573,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     count = len(pieces[m.group()])
                 if b - a > self._LONG and (not (self.known or self.known_cut) or self._known_piece(d) is None):
                     # (a later re-split that meets it takes its end from here)
-                    self.known.put(d, (base - b, count, "?", None), d, self._LONG, self.n)
+                    self._put_known(d, (base - b, count, "?", None))
                 new.append((d, count))
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
