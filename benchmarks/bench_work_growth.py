@@ -19,7 +19,9 @@ after two warm-up rounds, on ``unit * n`` for two lengths ``n`` and ``16 n``:
 Each trial picks an encoding, a unit and one to three edit strings from an alphabet of
 characters whose pieces behave differently.  Trials that grow by more than ``--slack``
 lines or ``--char-slack`` characters are listed.  Deterministic for a seed (up to which
-trials fit in the time); counts are not checked here (the tests do that).
+trials fit in the time); counts are not checked here (the tests do that).  ``--alphabet
+wide`` draws from 19 more strings (``WIDE``): other whitespace, the other contractions,
+a title-case letter, numbers that are not ASCII digits, ZWJ, ...
 
 With ``--sequences`` a trial is a random sequence of 20 additions and truncations at the
 growing end on a text built in several steps, counted on its third pass (each pass ending
@@ -45,6 +47,15 @@ from bpe_stream import AppendableEncoder, PrependableEncoder
 ALPHABET = ["!", "/", "\n", "\r\n", " ", "\t", "a", "A", "s", "'", "'s", "1", "12", "\u0301", "a\u0301",
             "\u4e2d", "\u02b0", "?", ".", "x", "\u00e9", "-", "_", "/\n", " \n", "Ab", "aB", "''", " a",
             "\n\n", "\u00a0", "\U0001F600", "\u4e2d\u0301", " '", "0", "<"]
+
+# ``--alphabet wide`` adds what the base alphabet lacks and the two patterns treat apart: a
+# lone CR, the other contractions (upper-case ones too: cl100k matches them ignoring case),
+# whitespace that is neither space nor newline (VT, LINE SEPARATOR, IDEOGRAPHIC SPACE), a
+# title-case letter (upper-case class only in o200k), numbers that are not ASCII digits (No,
+# Nd), a three-digit group, a double space, a mark on an upper-case letter, ZWJ (format, so
+# punctuation for the patterns) and a letter from a third script.
+WIDE = ALPHABET + ["\r", "'ll", "'LL", "'t", "'S", "'re", "\x0b", "\u2028", "\u3000", "\u01c5",
+                   "\u00bd", "\u0663", "123", "  ", "A\u0301", "\u00df", "\u200d", "\ud55c", ")"]
 
 
 def measure(action) -> tuple[int, int]:
@@ -149,16 +160,17 @@ def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
     return c16 - c4 > 2 * max(c4 - c1, 0) + slack // 2
 
 
-def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None) -> list:
+def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None,
+                     alphabet=ALPHABET) -> list:
     """Report lines for random edit sequences on texts built in several additions, counted
     on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
     tried, once, listed = 0, 0, []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
-        runs = [("".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
+        runs = [("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
                 for _ in range(rng.randint(1, 4))]
-        ops = [("p", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
+        ops = [("p", "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
         short = sequence_work(enc, runs, ops, 1, side)
         long = sequence_work(enc, runs, ops, 16, side) if short is not None else None
@@ -208,14 +220,14 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
     return lines
 
 
-def search(side: str, seconds: float, n: int, slack: int, char_slack: int, rng, encs) -> list:
+def search(side: str, seconds: float, n: int, slack: int, char_slack: int, rng, encs, alphabet=ALPHABET) -> list:
     """Report lines (markdown) for the trials of one side."""
     t0 = time.time()
     tried, growths, char_growths, listed = 0, [], [], []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
-        unit = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3)))
-        edits = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))]
+        unit = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
+        edits = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))]
         (l1, c1) = toggle_work(enc, side, unit, edits, n)
         (l16, c16) = toggle_work(enc, side, unit, edits, 16 * n)
         tried += 1
@@ -263,17 +275,20 @@ def main() -> None:
     ap.add_argument("--char-slack", type=int, default=8192, help="characters read of growth listed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
+    ap.add_argument("--alphabet", choices=["base", "wide"], default="base",
+                    help="the strings trials are made of (wide: base and 19 more, see WIDE)")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
     rng = random.Random(args.seed)
+    alphabet = WIDE if args.alphabet == "wide" else ALPHABET
     lines = [
         "# Work of random edit toggles as the text grows 16x",
         "",
         f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
-        f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}`; "
-        f"load average at start: "
+        f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}"
+        + (" --alphabet wide" if args.alphabet == "wide" else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
@@ -288,10 +303,11 @@ def main() -> None:
         lines[2] = lines[2].replace("--seed", "--sequences --seed")
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
-                lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump)
+                lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump,
+                                          alphabet)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
-            lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs)
+            lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs, alphabet)
     report = "\n".join(lines)
     print(report)
     if args.out:

@@ -13,8 +13,9 @@ of operations as a JSON line.
 the long-piece constants tiny (as the ``small_constants`` fixture does), so that the
 machinery for long pieces acts on short texts.  The texts are runs of units drawn from
 characters whose pieces behave differently (punctuation, marks, spaces, CR, LF, tabs,
-letters of each case, digits, CJK, apostrophes, slashes, emoji).  With ``--cls app`` the
-invariant of the long-piece records is checked after every step too
+letters of each case, digits, CJK, apostrophes, slashes, emoji; ``--wide`` adds other
+whitespace, a title-case letter, numbers that are not ASCII digits, ZWJ and more).  With
+``--cls app`` the invariant of the long-piece records is checked after every step too
 (``_streaming_helpers.append_records_violations``).  Prints a progress line
 every 5,000 cases and ``DONE cases=... steps=... fails=...`` at the end.
 """
@@ -34,6 +35,8 @@ p.add_argument("--maxrun", type=int, default=200)
 p.add_argument("--out", default=None)
 p.add_argument("--enc", default="both")
 p.add_argument("--nodig", action="store_true")
+p.add_argument("--wide", action="store_true",
+               help="add VT, LINE SEPARATOR, a title-case letter, No digits, ZWJ, ... to the units")
 a = p.parse_args()
 
 import bpe_stream
@@ -52,6 +55,9 @@ ALPHA = ["!", "/", "\n", "\r\n", "\r", " ", "\t", "a", "A", "s", "'", "'s", "'ll
          "\u0301", "a\u0301", "\u4e2d", "\u02b0", "?", ".", "x", "\u00e9", "\u00c9", "-", "_", "/\n", " \n",
          "Ab", "aB", "''", ".\n", " a", "\n\n", "\u0660", "\u00a0", "\u3000", "\u02b0a", "A\u0301", "<", "%",
          "\U0001F600", "\u4e2d\u0301", "ab", " '", "\t\n", "0"]
+if a.wide:  # what bench_work_growth.py --alphabet wide adds and ALPHA lacks
+    ALPHA += ["'LL", "'t", "\x0b", "\u2028", "\u01c5", "\u00bd", "\u0663", "123", "  ", "\u00df", "\u200d",
+              "\ud55c", ")"]
 if a.nodig:
     ALPHA = [u for u in ALPHA if not any(c.isdigit() or c == "\u0660" for c in u)]
 CHARS = sorted(set("".join(ALPHA)))
