@@ -905,6 +905,12 @@ def _runs(*runs):
     # stretch): the truncation back jumped the first stretch and then re-split the second
     # piece by piece, one jump per re-split (found by this stop's search, seed 7).
     ("o200k_base", _runs(("'s", 231), ("'\u0301", 244)), [("p", "Ab''-")]),
+    # Two periodic stretches of one period (o200k "'S" * k + "'s" * m, both "'S'S" /
+    # "'s's" pieces of 4 characters, with "'S's" between): a mark in front shifts the phase
+    # of both.  The record of period 4 was that of the first stretch, so the jump over the
+    # second found no period and it was re-split piece by piece on the prepend and on the
+    # undo (each period now keeps an interval per stretch; found with --alphabet wide, seed 1).
+    ("o200k_base", _runs(("'s", 300), ("'S", 30)), [("p", "\u0301")]),
 ])
 def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it(name, make, ops):
     # Found by bench_work_growth.py --sequences: the Python lines of the third pass over the
@@ -1192,6 +1198,63 @@ def test_periodic_stretches_are_jumped_exactly(name, unit, k, tail, edits, small
             pe = pe.copy()
             continue
         text = _apply(pe, enc, text, [unit * -e if isinstance(e, int) and e < 0 else e])
+
+
+def _check_periods(pe):
+    """The invariant of ``periods`` (front_periods): per period, disjoint intervals sorted by
+    bottom, each periodic where it says, and the record's top the highest top."""
+    impl = pe._impl
+    text, n = impl.get_text(), impl.n
+    for p, spans in impl.periods.items():
+        assert spans == tuple(sorted(spans)), spans
+        for (b0, t0), (b1, t1) in zip(spans, spans[1:]):
+            assert t0 <= b1 + p, spans
+        for bottom, top in spans:
+            assert top <= n, (top, n)
+            assert all(text[n - d] == text[n - d + p] for d in range(bottom + p + 1, top + 1)), (p, bottom, top)
+        assert impl.periods._meta[p][0] == max(t for _, t in spans)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    units=st.lists(st.lists(st.sampled_from(_PERIODIC_ALPHABET + ["S", "'S"]), min_size=1, max_size=3).map("".join),
+                   min_size=2, max_size=3),
+    k=st.integers(20, 120),
+    edits=st.lists(
+        st.lists(st.sampled_from(_PERIODIC_ALPHABET + ["'S"]), min_size=1, max_size=3).map("".join)
+        | st.integers(0, 200), max_size=10),
+)
+@example(units=["'S", "'s"], k=100, edits=["\u0301", 1, "\u0301", 150, "\u0301"])
+def test_stretches_of_one_period_are_each_jumped_exactly(name, units, k, edits, small_constants):
+    # Several periodic stretches behind one another, often of one period (o200k "'S" * k +
+    # "'s" * k: a mark in front shifts both): each gets its own interval in the record of
+    # its period, and every count, kept boundary and interval must be true of the text.
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for unit in reversed(units):
+        pe.prepend(unit * k)
+        text = unit * k + text
+    assert pe.token_count == enc.count(text)
+    for e in edits:
+        text = _apply(pe, enc, text, [e])
+        _check_periods(pe)
+
+
+def test_a_mark_before_two_stretches_of_one_period_keeps_an_interval_for_each():
+    # white-box: the jump over the second stretch needs its own interval of period 4; with
+    # one record per period it read the first stretch's and found no period
+    enc = bpe_stream.get_encoding("o200k_base")
+    pe = PrependableEncoder(enc)
+    pe.prepend("'s" * 400)
+    pe.prepend("'S" * 100)
+    pe.prepend("\u0301")
+    assert pe.token_count == enc.count("\u0301" + "'S" * 100 + "'s" * 400)
+    # distances: "'s" * 400 at (0, 800], "'S" * 100 at (800, 1000]
+    (b0, t0), (b1, t1) = pe._impl.periods[4]
+    assert b0 + 4 < 400 < t0 <= 800 < b1 + 4 < 900 < t1, pe._impl.periods[4]
+    _check_periods(pe)
 
 
 @pytest.mark.parametrize("n1, n2", [(70, 70), (20, 10), (200, 100), (300, 300)])

@@ -18,10 +18,13 @@ and the piece starting at a, are real pieces, and nothing reads the boundaries b
 but a re-split, which syncs only on real piece starts.  ``gaps`` records the jump so that a
 truncation to its start re-splits there.
 
-Invariant of ``periods``: for p -> (top, bottom), the character at each distance d with
-bottom + p < d <= top equals the one at d - p.  It stays true while no truncation goes
-below top (``_forget_above`` cuts it), and is kept within the size budget of
-:mod:`bpe_stream.front_records`.
+Invariant of ``periods``: for p -> ((bottom, top), ...), disjoint intervals sorted by
+bottom, the character at each distance d with bottom + p < d <= top equals the one at
+d - p.  It stays true while no truncation goes below a top (``_forget_above`` cuts the
+intervals), and is kept within the size budget of :mod:`bpe_stream.front_records` (the
+record's size is the sum of its intervals', its top the highest top).  A text can hold
+several stretches of one period (o200k ``"'S" * k + "'s" * m``: the mark in front of it
+shifts both, and both are jumped), so a period keeps an interval per stretch it met.
 
 Cost: O(one period + the characters compared), the comparison by doubling blocks and
 bisection at C speed and done once per stretch (later jumps read the record), instead of
@@ -29,6 +32,8 @@ O(pieces) in Python.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
 
 import regex
 
@@ -79,14 +84,17 @@ class PeriodicJumps:
 
     def _periodic_bottom(self, p: int, top: int) -> int:
         """The least ``bottom`` such that the character at each distance d with
-        bottom + p < d <= top equals the one at d - p: from the record of ``p`` when it
-        reaches ``top``, else by comparing blocks down from ``top`` (down to the record's top
-        when there is one), which then becomes the record.  O(1) with a record, else
-        O(characters compared + chunks visited)."""
-        rec = self.periods.get(p)
-        if rec is not None and rec[0] >= top:
-            return rec[1]
-        stop = p if rec is None else max(p, rec[0])  # compare the distances (stop, top]
+        bottom + p < d <= top equals the one at d - p: from the interval of ``p`` that holds
+        ``top`` when there is one, else by comparing blocks down from ``top`` (down to the top
+        of the highest interval below it, which it then extends), which then becomes an
+        interval.  O(log intervals) with an interval, else O(characters compared + chunks
+        visited + intervals of p)."""
+        spans = self.periods.get(p, ())
+        i = bisect_left(spans, (top - p,))  # spans[:i]: bottom + p < top
+        if i and spans[i - 1][1] >= top:
+            return spans[i - 1][0]
+        below = spans[i - 1] if i else None  # the highest interval ending below top
+        stop = p if below is None else max(p, below[1])  # compare the distances (stop, top]
         hi = top
         step = 256
         bottom = None
@@ -106,7 +114,19 @@ class PeriodicJumps:
                 break
             hi = lo
             step *= 2
-        if bottom is None:
-            bottom = 0 if rec is None else rec[1]
-        self.periods.put(p, (top, bottom), top, top - bottom, self.n)
+        if bottom is None:  # periodic down to the interval below, which it extends
+            bottom = 0 if below is None else below[0]
+        if below is not None and bottom == below[0]:
+            spans = spans[: i - 1] + ((bottom, top),) + spans[i:]
+        else:
+            spans = spans[:i] + ((bottom, top),) + spans[i:]
+        self._put_periods(p, spans)
         return bottom
+
+    def _put_periods(self, p: int, spans: tuple) -> None:
+        """Hold the intervals ``spans`` of ``p`` (see the module doc), or forget ``p``."""
+        if spans:
+            top = max(t for _, t in spans)
+            self.periods.put(p, spans, top, sum(t - b for b, t in spans), self.n)
+        else:
+            self.periods.pop(p)

@@ -332,9 +332,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 self.puncts.put(e, (n, min(n, z)), n, n - e, self.n)
         if self.tails:
             self.tails.drop_above(n)
-        for p, (top, bottom), _ in (self.periods.drop_above(n) if self.periods else ()):
-            if n - p > bottom:  # the text above n goes; below it the record stays true
-                self.periods.put(p, (n, bottom), n, n - bottom, self.n)
+        for p, spans, _ in (self.periods.drop_above(n) if self.periods else ()):
+            # the text above n goes; below it the intervals stay true
+            self._put_periods(p, tuple((bottom, min(top, n)) for bottom, top in spans if n - p > bottom))
         for end, (start, bp), _ in (self.ghosts.drop_above(n) if self.ghosts else ()):
             if n > end:
                 self._set_ghost(start, end, bp, n)
