@@ -505,6 +505,11 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
     # was not known to be the punctuation match's, and its slashes were read on every pass
     # (found by this stop's search, seed 2)
     ([("a\u0301\U0001F600", 355), ("\n\n\n\n", 122), ("/", 343)], [("p", " a-?")]),
+    # an upper-case word with marks ("A\u0301" * n) that took a contraction ("'LL"), cut back
+    # into its marks: the truncation popped the contraction's upper stretch and did not find
+    # the last mark of the stretch left, so the upper-word cut did not apply on any later
+    # pass (found with --alphabet wide, seed 1)
+    ([("A\u0301", 300)], [("p", "'LL"), ("t", 4), ("p", "'S")]),
 ])
 def test_a_long_o200k_piece_mixing_classes_is_not_read_again(runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read (o200k): on

@@ -441,13 +441,18 @@ class _LongPiece:
         while lruns and (lruns[-1][1] >= end or lruns[-1][2] - lruns[-1][1] < _LONG_RUN):
             lruns.pop()
         uruns = self.uruns
-        lost_w = bool(uruns) and uruns[-1][3] >= end  # the last Lm/Lo/mark of an upper stretch
+        # whether the upper stretch left last loses its last Lm/Lo/mark (that stretch, not
+        # the last one before the cut: "A\u0301" * n + "'LL" cut into the marks, the "LL"
+        # stretch popped, left n's stretch without one, and so uncut, on every re-split)
+        lost_w = False
         for stretches in (self.wruns, uruns, self.pruns, self.truns):
             while stretches and stretches[-1][0] >= end:
                 stretches.pop()
             if stretches and stretches[-1][1] > end:
                 # clip the last stretch; its positions (fields 2..) past the end are gone
                 last = stretches[-1]
+                if stretches is uruns and last[3] >= end:
+                    lost_w = True
                 last[1] = end
                 for f in range(2, len(last)):
                     if last[f] >= end:
@@ -457,7 +462,7 @@ class _LongPiece:
             pruns[-1][2] = -1  # its pair of non-mark characters lost the second one
         # (a trailing non-mark streak cut to -1 is not known without a scan: -1 only finds a
         # later q)
-        if lost_w and uruns and uruns[-1][3] < 0:
+        if lost_w:
             # the last Lm/Lo/mark run of the stretch is one of its last two runs (upper-case
             # runs merge), so this loop takes at most two steps
             last = uruns[-1]
