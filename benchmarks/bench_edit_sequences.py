@@ -74,6 +74,8 @@ SEQUENCES = [
      "records of one long piece at four starts (fixed: a record counts _LONG in the budget)"),
     ("front", "o200k_base", [("'s", 231), ("'\u0301", 244)], [("p", "Ab''-")],
      "a merge that shifts the phase of a periodic stretch after it (fixed: several jumps per re-split)"),
+    ("front", "o200k_base", [("'s", 300), ("'S", 30)], [("p", "\u0301")],
+     "a mark before two stretches of one period (fixed: an interval per stretch)"),
     ("back", "o200k_base", [("/", 300)], [("p", "0")],
      "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
     ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],
@@ -100,6 +102,8 @@ SEQUENCES = [
      "the newline check of a last \"/\" piece (fixed: read in growing windows)"),
     ("back", "o200k_base", [("a\u0301\U0001F600", 355), ("\n\n\n\n", 122), ("/", 343)], [("p", " a-?")],
      "one punctuation character, then newlines and slashes (fixed: its tail is cut)"),
+    ("back", "o200k_base", [("A\u0301", 300)], [("p", "'LL"), ("t", 4), ("p", "'S")],
+     "an upper word with marks and a contraction, cut into the marks (fixed: its last mark is found)"),
 ]
 
 
