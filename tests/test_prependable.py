@@ -1016,6 +1016,13 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
     # search, seed 6); a record now counts _LONG characters.
     ("o200k_base", [("'s", 70), ("\u4e2d\u0301\xe9", 388)],
      [("p", "_1"), ("t", 5), ("p", "1<a\u0301"), ("p", "'."), ("t", 5), ("p", "s"), ("p", "s")]),
+    # A short word in front of a long upper-word stretch ("\u4e2d" before "\u01c5" * k +
+    # "'re": [Lu Lt Lm Lo M]* runs through the stretch and gives back to "\u4e2d") is final
+    # only once the stretch's end is fetched; the truncation back to it fetched the stretch
+    # on every pass.  Its end is now recorded (known).  Found with --alphabet wide, seed 4.
+    ("o200k_base", [("'re", 1), ("\u01c5", 261)],
+     [("t", 1), ("p", "123aB\u4e2d"), ("p", "A\u0301"), ("p", "\u3000"), ("p", "a")]),
+    ("o200k_base", [("'re", 1), ("\u01c5", 261), ("\u4e2d", 1)], [("p", "B")]),  # ("B\u4e2d" is a word)
 ])
 def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops):
     # Found by bench_work_growth.py --sequences counting the characters read: on every
@@ -1023,7 +1030,8 @@ def test_an_edit_sequence_does_not_fetch_a_long_piece_to_its_end(name, runs, ops
     # the checks for a state scanned it (linear at C speed, a few Python lines per round).
     # Characters read per pass at k = 300 and 4,800; every case fails before its fix
     # (the first group on 4e806a8, the second on b919df8, the third on c862dcd, the fourth
-    # on fbdbc82, the fifth on 5424f35, the sixth on d454e36, the last on aadaf19).
+    # on fbdbc82, the fifth on 5424f35, the sixth on d454e36, the seventh on aadaf19, the
+    # last two on fdf010b).
     make = lambda k: [unit * (count * k // 300) for unit, count in runs]  # noqa: E731
     reads = edit_sequence_lines(bpe_stream.get_encoding(name), True, make, ops, measure=characters_read)
     assert reads[1] <= reads[0] + 2_000, reads

@@ -17,7 +17,10 @@ new piece's state with the truncation back, and found it again by a scan on the 
   the piece's start), with the text in front of the ghost; else the state is looked for
   again.  A record stays when its state is taken: the state may move on (a lead put in
   front of a word saves it under the lead's start) while the record still describes the
-  piece for the next truncation that cuts it off.
+  piece for the next truncation that cuts it off.  A short o200k word is recorded too when
+  its end took a long read: a match whose first part ``[Lu Lt Lm Lo M]*`` runs through a
+  long upper-word stretch after it and gives back (``"\u4e2d"`` before ``"\u01c5" * k +
+  "'re"``) is final only once the stretch's end is fetched.
 - ``known_cut``, start -> alternatives (record of ``known``, text, top), most recent first: a
   record whose start a truncation to distance top cut off by at most ``_LONG`` characters,
   with the text it cut (distances top + 1 to start); a further truncation adds what it cuts
@@ -155,7 +158,7 @@ class KnownPieces:
         return True
 
     def _known_piece_at(self, d: int, front: str, a: int, base: int):
-        """(count, end) of the long piece starting at distance ``d`` (at ``front[a]``,
+        """(count, end) of the recorded piece starting at distance ``d`` (at ``front[a]``,
         ``front`` starting at distance ``base``) from its record, or None.  The piece gets
         its bytes as a fetched one does: the ghost of its end takes the bytes in front of
         it, or a copy of a saved state's bytes becomes its ghost (a state looked for later
@@ -163,6 +166,12 @@ class KnownPieces:
         piece = self._known_piece(d)
         if not piece:
             return None
+        if d - piece[0] <= self._LONG:
+            # a short piece recorded because its end took a long read (front_stream._resync):
+            # counted from its text, as any short piece is (fetched: it ends inside the
+            # upper-word stretch that made the match wait, or before it)
+            end = a + d - piece[0]
+            return (len(self.enc._pieces[front[a:end]]), piece[0]) if end <= len(front) else None
         if self.ghosts and piece[0] in self.ghosts:
             self._ghost_count(d, piece[0], front, a, base)
         elif self.saved:

@@ -476,6 +476,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         looked = False  # whether a period was looked for early in a fetch, in vain
         base = n  # distance of front[0]: the front, or where the re-split goes on
         blank_from = None  # where the trailing whitespace of a fetch began (see _note_blank)
+        waited = None  # start of a word match that stopped a fetch by reading into its upper tail
         while True:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
             if blank_from is not None and self._note_blank(front, base, blank_from):
@@ -552,6 +553,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                             new.append((d, count))
                             synced = e if bounds.find(e) is not None else None
                             skip = e
+                    elif b <= stable and b > upper:
+                        waited = d
                     break
                 count = None
                 if b - a > self._LONG:
@@ -573,6 +576,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     count = len(pieces[m.group()])
                 if b - a > self._LONG and (not (self.known or self.known_cut) or self._known_piece(d) is None):
                     # (a later re-split that meets it takes its end from here)
+                    self._put_known(d, (base - b, count, "?", None))
+                elif d == waited:
+                    # A short word match that was final only once the fetch ran past the
+                    # upper-word stretch after it (o200k "\u4e2d" before "\u01c5" * k + "'re":
+                    # [Lu Lt Lm Lo M]* runs through the stretch and gives back to "\u4e2d"):
+                    # recorded like a long piece, so that a truncation back to it does not
+                    # read the stretch again (known_cut keeps it when a short edit cuts it off).
                     self._put_known(d, (base - b, count, "?", None))
                 new.append((d, count))
                 # Sync where the next match starts, without matching it (it may be a long
