@@ -554,7 +554,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                             synced = e if bounds.find(e) is not None else None
                             skip = e
                     elif b <= stable and b > upper:
-                        waited = d
+                        waited = d  # (a word reading into the upper tail: its end is recorded below)
                     break
                 count = None
                 if b - a > self._LONG:
