@@ -36,7 +36,7 @@ p.add_argument("--out", default=None)
 p.add_argument("--enc", default="both")
 p.add_argument("--nodig", action="store_true")
 p.add_argument("--wide", action="store_true",
-               help="add VT, LINE SEPARATOR, a title-case letter, No digits, ZWJ, ... to the units")
+               help="add VT, LINE SEPARATOR, a title-case letter, non-ASCII digits, ZWJ, ... to the units")
 a = p.parse_args()
 
 import bpe_stream

@@ -5,7 +5,8 @@ deleted; long_pieces states that each cut is sound (no match boundary falls insi
 every boundary after it moves by its length, in any text holding the piece).  Here that
 claim is checked directly: the split of the text with every cut of every long piece
 deleted, mapped back, must be the split of the text.  The streaming tests only see a
-wrong cut when it changes a count.
+wrong cut when it changes a count.  The records the cuts are read from are kept as the
+piece grows and shrinks; they are checked against records built at once.
 """
 
 from __future__ import annotations
