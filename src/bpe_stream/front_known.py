@@ -78,7 +78,7 @@ class KnownPieces:
         return rec
 
     def _put_known(self, d: int, rec: tuple) -> None:
-        """Hold ``rec`` as the ``known`` record of the long piece starting at distance ``d``
+        """Hold ``rec`` as the ``known`` record of the piece starting at distance ``d``
         (counted ``_LONG`` characters in the budget: see *Size* above)."""
         self.known.put(d, rec, d, self._LONG, self.n)
 
@@ -166,14 +166,9 @@ class KnownPieces:
         piece = self._known_piece(d)
         if not piece:
             return None
-        if d - piece[0] <= self._LONG:
-            # a short piece recorded because its end took a long read (front_stream._resync):
-            # counted from its text, as any short piece is (fetched: it ends inside the
-            # upper-word stretch that made the match wait, or before it)
-            end = a + d - piece[0]
-            return (len(self.enc._pieces[front[a:end]]), piece[0]) if end <= len(front) else None
-        if self.ghosts and piece[0] in self.ghosts:
-            self._ghost_count(d, piece[0], front, a, base)
-        elif self.saved:
-            self._adopt_saved(d, piece[0], front, a, base)
+        if d - piece[0] > self._LONG:  # (a short piece, recorded for its long read, needs no bytes)
+            if self.ghosts and piece[0] in self.ghosts:
+                self._ghost_count(d, piece[0], front, a, base)
+            elif self.saved:
+                self._adopt_saved(d, piece[0], front, a, base)
         return piece[1], piece[0]

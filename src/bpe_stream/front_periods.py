@@ -116,11 +116,8 @@ class PeriodicJumps:
             step *= 2
         if bottom is None:  # periodic down to the interval below, which it extends
             bottom = 0 if below is None else below[0]
-        if below is not None and bottom == below[0]:
-            spans = spans[: i - 1] + ((bottom, top),) + spans[i:]
-        else:
-            spans = spans[:i] + ((bottom, top),) + spans[i:]
-        self._put_periods(p, spans)
+        lo = i - 1 if below is not None and bottom == below[0] else i  # (extended: it replaces below)
+        self._put_periods(p, spans[:lo] + ((bottom, top),) + spans[i:])
         return bottom
 
     def _put_periods(self, p: int, spans: tuple) -> None:

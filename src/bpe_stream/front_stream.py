@@ -574,15 +574,13 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                         count = bp.token_count
                 if count is None:
                     count = len(pieces[m.group()])
-                if b - a > self._LONG and (not (self.known or self.known_cut) or self._known_piece(d) is None):
-                    # (a later re-split that meets it takes its end from here)
-                    self._put_known(d, (base - b, count, "?", None))
-                elif d == waited:
-                    # A short word match that was final only once the fetch ran past the
-                    # upper-word stretch after it (o200k "\u4e2d" before "\u01c5" * k + "'re":
-                    # [Lu Lt Lm Lo M]* runs through the stretch and gives back to "\u4e2d"):
-                    # recorded like a long piece, so that a truncation back to it does not
-                    # read the stretch again (known_cut keeps it when a short edit cuts it off).
+                # A long piece, or a short word match that was final only once the fetch ran
+                # past the upper-word stretch after it (o200k "\u4e2d" before "\u01c5" * k +
+                # "'re": [Lu Lt Lm Lo M]* runs through the stretch and gives back to "\u4e2d"),
+                # is recorded: a later re-split that meets it takes its end from here, and a
+                # truncation back to it does not read the piece or the stretch again.
+                if ((b - a > self._LONG or d == waited)
+                        and (not (self.known or self.known_cut) or self._known_piece(d) is None)):
                     self._put_known(d, (base - b, count, "?", None))
                 new.append((d, count))
                 # Sync where the next match starts, without matching it (it may be a long
