@@ -21,7 +21,9 @@ characters whose pieces behave differently.  Trials that grow by more than ``--s
 lines or ``--char-slack`` characters are listed.  Deterministic for a seed (up to which
 trials fit in the time); counts are not checked here (the tests do that).  ``--alphabet
 wide`` draws from 19 more strings (``WIDE``): other whitespace, the other contractions,
-a title-case letter, numbers that are not ASCII digits, ZWJ, ...
+a title-case letter, numbers that are not ASCII digits, ZWJ, ...; ``--alphabet classes``
+draws from a character of every class the two patterns tell apart, in each UTF-8 length,
+and every contraction in three cases (``CLASSES``).
 
 With ``--sequences`` a trial is a random sequence of 20 additions and truncations at the
 growing end on a text built in several steps, counted on its third pass (each pass ending
@@ -56,6 +58,28 @@ ALPHABET = ["!", "/", "\n", "\r\n", " ", "\t", "a", "A", "s", "'", "'s", "1", "1
 # punctuation for the patterns) and a letter from a third script.
 WIDE = ALPHABET + ["\r", "'ll", "'LL", "'t", "'S", "'re", "\x0b", "\u2028", "\u3000", "\u01c5",
                    "\u00bd", "\u0663", "123", "  ", "A\u0301", "\u00df", "\u200d", "\ud55c", ")"]
+
+# ``--alphabet classes`` is built from the patterns' classes, not from strings that once
+# mattered: one character of every class the two patterns tell apart, in every UTF-8 length
+# that class has among common characters, and every contraction in lower, upper and mixed
+# case (both patterns match them ignoring case, so the long s U+017F is an ``s`` there).
+# Classes: CR, LF, space, other whitespace (``\s``: 1, 2 and 3 bytes), ``/``, the
+# apostrophe, Lu and Ll (contraction letters and others), Lt, Lm, Lo (2, 3, 4 bytes), marks
+# (Mn, Mc, Me), numbers (Nd in 1, 2 and 4 bytes, Nl, No) and everything else (punctuation,
+# symbols, format and control characters, 1 to 4 bytes).
+CLASS_CHARACTERS = [
+    "\r", "\n", " ", "\t", "\x0c", "\x85", "\u00a0", "\u2028", "\u3000",
+    "/", "'",
+    "A", "S", "T", "D", "M", "L", "V", "R", "E", "\u00c9", "\u0130",
+    "a", "s", "t", "d", "m", "l", "v", "r", "e", "x", "\u00e9", "\u00df", "\u017f",
+    "\u01c5", "\u02b0", "\u30fc", "\u00aa", "\u4e2d", "\ud55c", "\U00020000",
+    "\u0301", "\u0903", "\u20dd",
+    "0", "1", "7", "\u0663", "\U0001d7d8", "\u216b", "\u00bd",
+    "!", ".", "-", "_", "<", ")", "?", "\x00", "\u00a7", "\u200d", "\u20ac", "\U0001F600",
+]
+CONTRACTIONS = [a + b for core in ("s", "t", "d", "m", "re", "ve", "ll")
+                for a in ("'",) for b in sorted({core, core.upper(), core[0].upper() + core[1:]})]
+CLASSES = CLASS_CHARACTERS + CONTRACTIONS + ["'\u017f", "\r\n", "A\u0301", "123"]
 
 
 def measure(action) -> tuple[int, int]:
@@ -275,20 +299,21 @@ def main() -> None:
     ap.add_argument("--char-slack", type=int, default=8192, help="characters read of growth listed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
-    ap.add_argument("--alphabet", choices=["base", "wide"], default="base",
-                    help="the strings trials are made of (wide: base and 19 more, see WIDE)")
+    ap.add_argument("--alphabet", choices=["base", "wide", "classes"], default="base",
+                    help="the strings trials are made of (wide: base and 19 more, see WIDE; classes: "
+                         "a character of every class of the two patterns, and the contractions, see CLASSES)")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
     rng = random.Random(args.seed)
-    alphabet = WIDE if args.alphabet == "wide" else ALPHABET
+    alphabet = {"base": ALPHABET, "wide": WIDE, "classes": CLASSES}[args.alphabet]
     lines = [
         "# Work of random edit toggles as the text grows 16x",
         "",
         f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
         f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}"
-        + (" --alphabet wide" if args.alphabet == "wide" else "") + "`; load average at start: "
+        + (f" --alphabet {args.alphabet}" if args.alphabet != "base" else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "

@@ -4,7 +4,12 @@ from hypothesis import strategies as st
 
 ATOMS = [" ", "  ", "\n", "\r", "\r\n", "\t", "a", "b", "S", "l", "'", "'ll", "'s", "1", "23", "456",
          "!", "/", "é", "É", "中", "文", "😀", "👍🏽", "ʰ", "\u0301", "x" * 12, " " * 12, "\n" * 6,
-         "A" * 9, " the", " word", "Hello", "\u3000", "\x1c", "\x1f\n"]
+         "A" * 9, " the", " word", "Hello", "\u3000", "\x1c", "\x1f\n",
+         # the classes the atoms above lack (as in bench_work_growth.CLASSES): title case, a
+         # spacing and an enclosing mark, letter and other numbers, a 4-byte letter, NEL
+         # (whitespace), contractions in upper and mixed case and with the long s (an "s"
+         # ignoring case)
+         "\u01c5", "\u0903", "\u20dd", "\u216b", "\u00bd", "\U00020000", "\x85", "'\u017f", "'D", "'Ve"]
 text_st = st.lists(st.sampled_from(ATOMS), max_size=25).map("".join)
 
 # Long runs: exercise long pieces (raw records, interval indexes over pieces, periodic runs).

@@ -14,7 +14,8 @@ the long-piece constants tiny (as the ``small_constants`` fixture does), so that
 machinery for long pieces acts on short texts.  The texts are runs of units drawn from
 characters whose pieces behave differently (punctuation, marks, spaces, CR, LF, tabs,
 letters of each case, digits, CJK, apostrophes, slashes, emoji; ``--wide`` adds other
-whitespace, a title-case letter, numbers that are not ASCII digits, ZWJ and more).  With
+whitespace, a title-case letter, numbers that are not ASCII digits, ZWJ and more;
+``--classes`` adds a character of every class of the two patterns and every contraction).  With
 ``--cls app`` the invariant of the long-piece records is checked after every step too
 (``_streaming_helpers.append_records_violations``).  Prints a progress line
 every 5,000 cases and ``DONE cases=... steps=... fails=...`` at the end.
@@ -37,6 +38,9 @@ p.add_argument("--enc", default="both")
 p.add_argument("--nodig", action="store_true")
 p.add_argument("--wide", action="store_true",
                help="add VT, LINE SEPARATOR, a title-case letter, non-ASCII digits, ZWJ, ... to the units")
+p.add_argument("--classes", action="store_true",
+               help="add bench_work_growth.py's CLASSES: a character of every class of the two "
+                    "patterns in each UTF-8 length, and every contraction in three cases")
 a = p.parse_args()
 
 import bpe_stream
@@ -58,6 +62,12 @@ ALPHA = ["!", "/", "\n", "\r\n", "\r", " ", "\t", "a", "A", "s", "'", "'s", "'ll
 if a.wide:  # what bench_work_growth.py --alphabet wide adds and ALPHA lacks
     ALPHA += ["'LL", "'t", "\x0b", "\u2028", "\u01c5", "\u00bd", "\u0663", "123", "  ", "\u00df", "\u200d",
               "\ud55c", ")"]
+if a.classes:
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
+    from bench_work_growth import CLASSES
+    ALPHA += [u for u in CLASSES if u not in ALPHA]
 if a.nodig:
     ALPHA = [u for u in ALPHA if not any(c.isdigit() or c == "\u0660" for c in u)]
 CHARS = sorted(set("".join(ALPHA)))
