@@ -302,23 +302,38 @@ def _apply(pe, enc, text, edits):
     return text
 
 
+def _first_piece_end(enc, text: str, d: int) -> int:
+    """Distance of the end of the first piece of the text after distance ``d``."""
+    return d - len(next(iter(enc.split(text[len(text) - d :]))))
+
+
 def _check_boundaries(pe, enc, text):
-    """The kept boundaries (white-box; hidden ones excluded) are piece starts of ``text``,
-    each with the count of the text after it: what re-splits sync on must be true.  They
-    need not be all of them (a jumped periodic stretch keeps none inside it), but the front
-    and, unless a digit-run state stands for the run, the first piece's end are kept."""
-    starts, d = [], len(text)
-    for piece in enc.split(text):
-        starts.append(d)
-        d -= len(piece)
-    starts.append(0)
-    visible = pe._impl.bounds.visible()
+    """The kept boundaries (white-box; hidden ones excluded) are true: each with the count
+    of the text after it, each but a graft (front_alts) followed by the end of its first
+    piece, when that is kept, or by a distance below it (a jumped periodic stretch keeps no
+    boundary inside it).  The front is kept and, unless a digit-run state stands for the
+    run, so is the first piece's end.  So are the boundaries of earlier splits (``alts``).
+    Without a graft, they are piece starts of ``text``: what re-splits sync on."""
+    impl = pe._impl
+    visible = impl.bounds.visible()
+    kept = {d for d, _ in visible}
     for d, suf in visible:
-        assert d in starts, d
         assert suf == enc.count(text[len(text) - d :]), d
+    for (below, _), (d, _) in zip(visible, visible[1:]):
+        if d not in impl.grafts:
+            end = _first_piece_end(enc, text, d)
+            assert below == end or (below < end and end not in kept), (d, below, end)
+    for d, suf in impl.alts.items():
+        assert 0 < d < len(text) and suf == enc.count(text[len(text) - d :]), d
     assert visible[-1][0] == len(text)
-    if text and pe._impl.dig is None:
-        assert visible[-2][0] == starts[1]
+    if text and impl.dig is None:
+        assert visible[-2][0] == _first_piece_end(enc, text, len(text))
+    if not impl.grafts:
+        starts, d = set(), len(text)
+        for piece in enc.split(text):
+            starts.add(d)
+            d -= len(piece)
+        assert kept <= starts | {0}
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
@@ -1263,6 +1278,76 @@ def test_a_mark_before_two_stretches_of_one_period_keeps_an_interval_for_each():
     (b0, t0), (b1, t1) = pe._impl.periods[4]
     assert b0 + 4 < 400 < t0 <= 800 < b1 + 4 < 900 < t1, pe._impl.periods[4]
     _check_periods(pe)
+
+
+# Units that o200k pairs (a word takes one contraction after it): a stretch of them splits
+# into pairs, and one character in front pairs them the other way all along the stretch.
+_CONTRACTIONS = ["'s", "'t", "'m", "'d", "'re", "'ve", "'ll", "'S", "'T", "'Ve", "'RE", "'\u017f"]
+
+
+def _contraction_stretch(k: int, seed: int = 5) -> str:
+    """k contractions drawn at random (not periodic, so no jump applies); the first draws
+    are the same for every k, and lie at the front."""
+    draw = random.Random(seed).choice
+    return "".join(draw(_CONTRACTIONS) for _ in range(k))
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
+@pytest.mark.parametrize("ops", [
+    [("p", "r")],
+    [("p", "'s"), ("p", "x"), ("t", 1), ("p", "'m"), ("t", 3)],
+    [("p", "A"), ("t", 1), ("p", "\u0301"), ("p", "'d"), ("t", 2), ("p", "'")],
+])
+def test_a_prepend_that_shifts_the_pairs_of_a_contraction_stretch_does_not_re_split_it(name, ops):
+    # Found by bench_work_growth.py --sequences --alphabet classes --mixed: the two splits of
+    # the stretch share no boundary until it ends, and each edit re-split all of it (the old
+    # boundaries were hidden, then discarded).  A re-split now syncs on the boundaries of the
+    # earlier split too (front_alts).  Before: 21,508 / 73,630 / 262,521 lines at 1x / 4x /
+    # 16x on the searched trial.
+    lines = edit_sequence_lines(encoding_by_name(name), True, lambda k: [_contraction_stretch(k)], ops)
+    assert lines[1] <= lines[0] + 600, lines
+
+
+def test_prepending_contractions_one_at_a_time_is_linear():
+    # Each contraction put in front flips the pairs of the whole stretch behind it: prepending
+    # them one at a time was quadratic (0.7 s for 1,000, 43 s for 8,000).  The Python lines
+    # of the last 50 prepends must not grow with the stretch.
+    enc = bpe_stream.get_encoding("o200k_base")
+    work = []
+    for k in (200, 3200):
+        units = [_contraction_stretch(1, seed) for seed in range(k + 50)]
+        pe = PrependableEncoder(enc)
+        for u in units[:k]:
+            pe.prepend(u)
+
+        def last():
+            for u in units[k:]:
+                pe.prepend(u)
+
+        work.append(python_lines(last))
+        assert pe.token_count == enc.count("".join(reversed(units)))
+    assert work[1] <= work[0] + 2000, work
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    k=st.integers(5, 150),
+    seed=st.integers(0, 3),
+    edits=st.lists(
+        st.lists(st.sampled_from(_CONTRACTIONS + ["x", "A", "'", "\u0301", " ", "1"]), min_size=1, max_size=3)
+        .map("".join) | st.integers(0, 12), max_size=14),
+)
+@example(k=100, seed=5, edits=["r", 1, "'s", "r", 3, 2, "x", 1, 1])
+def test_boundaries_of_earlier_splits_stay_true(name, k, seed, edits, small_constants):
+    # Every count, kept boundary, graft and boundary of an earlier split (alts) must be true
+    # of the text while edits flip the pairs of a contraction stretch back and forth.
+    enc = encoding_by_name(name)
+    pe = PrependableEncoder(enc)
+    text = _contraction_stretch(k, seed)
+    pe.prepend(text)
+    for e in edits:
+        text = _apply(pe, enc, text, [e])
 
 
 @pytest.mark.parametrize("n1, n2", [(70, 70), (20, 10), (200, 100), (300, 300)])

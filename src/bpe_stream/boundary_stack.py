@@ -42,7 +42,9 @@ Complexity: push, pop, lookups and hiding are O(1) (hiding also moves the holes 
 swallows, O(swallowed)); a floor and its removal are O(floor); a truncation is O(dropped
 entries), at C speed; a visible-entry lookup by position from the top walks over at most
 ``k`` holes.  A push below hidden entries that cannot go under the hole (a re-split whose
-pieces lie among them: not seen) discards the hole, O(hole) at C speed.
+pieces lie among them: o200k contractions whose pairs a prepend shifts) discards the hole,
+O(hole) at C speed; while ``spill`` is a list, the discarded entries go there, for the
+caller to keep (front_alts: they are true of the text and a later re-split syncs on them).
 """
 
 from __future__ import annotations
@@ -54,10 +56,11 @@ from operator import itemgetter
 __all__ = ["BoundaryStack"]
 
 _H0 = itemgetter(0)
+_SPILL_MIN = 8  # fewer visible entries popped at once are not spilled (cheap to find again)
 
 
 class BoundaryStack:
-    __slots__ = ("D", "S", "index", "holes")
+    __slots__ = ("D", "S", "index", "holes", "spill")
 
     def __init__(self):
         self.D = [0]  # distances from the end, increasing; D[0] == 0 is the text's end
@@ -67,11 +70,16 @@ class BoundaryStack:
         # (distance, suffix count) of the hole's lowest entries, whose slots
         # D[h0 - len(stash):h0] its floor borrows (see push_under_hole)
         self.holes: list = []
+        # when a list: a hole that a push or pop discards leaves its (distance, suffix count)
+        # entries here, and so do the visible entries that pop_above removes (more than
+        # _SPILL_MIN at once, or any among holes): still true of the text, see front_alts
+        self.spill = None
 
     def copy(self) -> BoundaryStack:
         new = BoundaryStack.__new__(BoundaryStack)
         new.D, new.S, new.index = list(self.D), list(self.S), dict(self.index)
         new.holes = _copy_holes(self.holes)
+        new.spill = None
         return new
 
     # -- reading ---------------------------------------------------------------------
@@ -204,10 +212,14 @@ class BoundaryStack:
                 del self.index[D[j]]
                 del D[j], self.S[j]
             elif j < len(D):
+                if self.spill is not None and len(D) - j > _SPILL_MIN:
+                    self.spill.extend(zip(D[j:], self.S[j:]))
                 _unindex(self.index, D[j:])
                 del D[j:], self.S[j:]
             return
         while self.last() > x:
+            if self.spill is not None:
+                self.spill.append((self.last(), self.last_suf()))
             self.pop()
 
     def set_front(self, d: int, count: int) -> None:
@@ -259,8 +271,11 @@ class BoundaryStack:
     def _discard_top_hole(self) -> None:
         """Physically remove the hole at the top (its merged piece is gone; a floor stays):
         O(hole), at C speed."""
-        h0 = self.holes.pop()[0]
+        h0, _, _, stash = self.holes.pop()
         D = self.D
+        if self.spill is not None:
+            self.spill.extend(stash)
+            self.spill.extend(zip(D[h0:], self.S[h0:]))
         _unindex(self.index, D[h0:])
         del D[h0:], self.S[h0:]
 

@@ -6,7 +6,10 @@ Invariant: the pieces of the text are kept in ``bounds`` as boundaries measured 
 after it; the front (distance ``n``) is always one of them, and ``bounds.last_suf()`` is
 the token count.  Boundaries may be missing inside a jumped periodic stretch or a digit
 run with a state (``gaps``), never at the front, nor at the end of the first piece unless
-a digit-run state stands for the run's groups.
+a digit-run state stands for the run's groups.  Below a *graft* (a boundary of an earlier
+split that a re-split synced on, see :mod:`bpe_stream.front_alts`) the entries are those of
+the other split: each is still followed by the end of its own first piece and has the
+count of the text after it, which is all a re-split or a truncation reads.
 
 Why the re-split is exact.  Prepending ``u`` re-splits from the new front until a match
 starts on a known boundary: from there both splits are identical, because the patterns
@@ -28,10 +31,12 @@ A state is saved (``saved``, keyed by its piece's distances) when other pieces a
 front of its piece, and restored when a truncation makes the piece first again: a piece's
 text is fixed by its distances for as long as no truncation goes below its start (then
 the state is dropped, or cut with the piece when the rest is known to stay one piece).
-Two more modules keep the re-split itself bounded when an edit changes the split of a
+Three more modules keep the re-split itself bounded when an edit changes the split of a
 long stretch: :mod:`bpe_stream.front_merges` (a prepend that merges a stretch into one
-piece, and its undo) and :mod:`bpe_stream.front_periods` (a prepend that shifts every
-piece of a periodic stretch).  :mod:`bpe_stream.front_text` holds the text itself.
+piece, and its undo), :mod:`bpe_stream.front_periods` (a prepend that shifts every
+piece of a periodic stretch) and :mod:`bpe_stream.front_alts` (one that shifts the pieces
+of a stretch that is not periodic, and its undo: the boundaries of the earlier split are
+kept to sync on).  :mod:`bpe_stream.front_text` holds the text itself.
 
 Long pieces without a state, or whose state a truncation cut off, are recorded by start
 (:mod:`bpe_stream.front_known`), so that a re-split that meets one does not fetch it to
@@ -51,6 +56,7 @@ import regex
 from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
+from .front_alts import EarlierSplits
 from .front_digits import TRAILING_DIGITS, DigitRuns
 from .front_known import KnownPieces
 from .front_merges import MergedStretches
@@ -70,10 +76,11 @@ _LETTER = regex.compile(r"\p{L}")
 _WHITESPACE = regex.compile(r"\s*")
 
 
-class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, KnownPieces, FrontText):
+class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, KnownPieces, EarlierSplits,
+                      FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
                  "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "ghost_alts", "puncts", "tails",
-                 "gaps", "periods", "blanks", "known", "known_cut")
+                 "gaps", "periods", "blanks", "known", "known_cut", "alts", "grafts")
 
     # A first piece longer than this gets a state (front_words, front_runs, front_digits), and
     # a re-split keeps the raw prependable of a longer piece it meets (front_merges).
@@ -135,6 +142,10 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # long pieces by start, and those a short truncation cut off (see front_known)
         self.known = DistanceRecords()
         self.known_cut = DistanceRecords()
+        # boundaries of earlier splits that re-splits discarded, and those grafted back (see
+        # front_alts)
+        self.alts = DistanceRecords()
+        self.grafts = DistanceRecords()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -177,6 +188,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.blanks = self.blanks.copy()
         new.known = self.known.copy()
         new.known_cut = self.known_cut.copy()
+        new.alts = self.alts.copy()
+        new.grafts = self.grafts.copy()
         new.chunks = list(self.chunks)
         new.bottoms = list(self.bottoms)
         new.bounds = self.bounds.copy()
@@ -341,6 +354,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if self.ghost_alts:
             self.ghost_alts.drop_above(n)
         self._forget_known_above(n)
+        self._forget_alts_above(n)
         if self.gaps:
             self.gaps.drop_above(n)
         for lo, _, top in (self.blanks.drop_above(n) if self.blanks else ()):
@@ -434,6 +448,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # the first piece is not known where a jump (or a digit-run state without its
                 # saved state: copies do not keep them) starts: re-split it
                 bounds.pop()
+        if self.grafts and n in self.grafts and bounds.last() == n:
+            bounds.pop()  # nor at a graft (front_alts): the entry below is the other phase's
         top = bounds.last()
         if top != n:
             state = self.saved.get((n, top))
@@ -477,6 +493,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         base = n  # distance of front[0]: the front, or where the re-split goes on
         blank_from = None  # where the trailing whitespace of a fetch began (see _note_blank)
         waited = None  # start of a word match that stopped a fetch by reading into its upper tail
+        alts = self.alts  # boundaries of earlier splits, where the re-split syncs too (front_alts)
         while True:
             front = self._front(k) if base == n else self._window(base, max(0, base - k))
             if blank_from is not None and self._note_blank(front, base, blank_from):
@@ -523,7 +540,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             for m in self.pattern.finditer(scan):
                 a, b = m.span()
                 d = base - a
-                if bounds.find(d) is not None:
+                if bounds.find(d) is not None or d in alts:
                     synced = d
                     break
                 # (a match that starts with a space and then a non-space character is a
@@ -586,7 +603,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                 # Sync where the next match starts, without matching it (it may be a long
                 # word): a known boundary, or the rest of a saved word W.
                 d = base - b
-                if bounds.find(d) is not None:
+                if bounds.find(d) is not None or d in alts:
                     synced = d
                     break
                 if len(new) == self._PERIOD_PIECES * 2 and not looked:
@@ -626,6 +643,22 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     continue
             k *= 4
         new = head + new
+        # The entries of a hole that a push below discards (the new boundaries lie among the
+        # hidden ones: a shift of phase) go to alts, and so do those a graft pops.
+        bounds.spill = spill = []
+        if bounds.find(synced) is None:
+            self._graft(synced)  # synced on a boundary of an earlier split (front_alts)
+        try:
+            self._push_new(new, synced, jumps)
+        finally:
+            bounds.spill = None
+        if spill:
+            self._keep_alts(spill)
+
+    def _push_new(self, new: list, synced: int, jumps: list) -> None:
+        """Replace the boundaries above ``synced`` by those of the re-split's pieces ``new``
+        ((distance, count of the piece starting there), from the front)."""
+        bounds = self.bounds
         # The old boundaries between the sync point and the old front go; many (a merge of a
         # long stretch), or a few with a jump among them (which stand for a long stretch), are
         # hidden instead, for a truncation that splits the piece again (not after a jump of

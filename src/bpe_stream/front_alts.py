@@ -1,0 +1,71 @@
+r"""Boundaries of an earlier split at the front of a
+:class:`~bpe_stream.front_stream.TextPrependable`, for a prepend that shifts the phase of a
+long stretch that is not periodic: ``alts`` and ``grafts``.
+
+The case.  Under o200k a word takes one contraction after it, so a stretch of contractions
+(``"'m'Ve'm'm're..."``) splits into pairs, ``"'m'Ve" "'m'm" ...``, and one character put in
+front (``"r"``: ``"r'm"``, then ``"'Ve'm" "'m're"`` ...) pairs them the other way all along
+the stretch.  The two splits share no boundary until the stretch ends, so every such
+prepend re-split the whole stretch (the old boundaries were hidden as for a merge, then
+discarded, since the new ones lie among them), and so did its undo.  A periodic stretch is
+jumped (front_periods); this one is not periodic.  Prepending such units one at a time was
+quadratic: 0.7 s for 1,000 and 43 s for 8,000.
+
+Why an earlier boundary is enough to sync.  A boundary's suffix count is the token count of
+the text after it: a fact about that text alone, true until a truncation goes below it.  The
+re-split runs the pattern from the new front; when one of its matches starts at a distance
+whose suffix count is known, the rest of the split is the split of the text after it (the
+patterns have no look-behind), whether or not that distance was a boundary of the text just
+before the prepend.  So the boundaries that a re-split discards are kept in ``alts``
+(distance -> suffix count), and the re-split syncs on them as on the kept ones.  A stretch
+flipped once has the boundaries of both phases; every later flip syncs after a piece or two.
+
+- ``alts``: distance -> suffix count, the entries of a hole that a re-split discarded (a
+  ``BoundaryStack`` spill) and the boundaries a graft pops.
+- ``grafts``: the distances of ``bounds`` entries that came from ``alts``.  A re-split that
+  syncs on one pushes it on the boundary stack (popping the entries above it, which go to
+  ``alts`` in turn); the entries below it are those of the other phase, still true facts
+  but not the next boundaries of its split.  Every other entry's neighbour below it is the
+  end of its first piece; a graft's is not.  So a truncation to exactly a graft re-splits its
+  first piece instead of taking the neighbour as the piece's end, and syncs again after it.
+
+Cost: O(1) per record put, looked up or grafted (``DistanceRecords``); the spill of a hole is
+O(hole) once, when the re-split that discards it has re-split as many pieces.  Records count
+one character each in their budget (at most one per distance).
+"""
+
+from __future__ import annotations
+
+__all__ = ["EarlierSplits"]
+
+
+class EarlierSplits:
+    """Mixin of :class:`~bpe_stream.front_stream.TextPrependable`: its ``alts`` and ``grafts``."""
+
+    __slots__ = ()
+
+    def _keep_alts(self, entries) -> None:
+        """Keep the (distance, suffix count) ``entries`` (true of the text) in ``alts``."""
+        alts, n = self.alts, self.n
+        for d, suf in entries:
+            if 0 < d < n:
+                alts.put(d, suf, d, 1, n)
+
+    def _graft(self, synced: int) -> None:
+        """Push the boundary of ``alts`` at distance ``synced``, where a re-split synced, on
+        the boundary stack; the visible entries above it go to ``alts``."""
+        bounds = self.bounds
+        popped = []
+        while bounds.last() > synced:
+            popped.append((bounds.last(), bounds.last_suf()))
+            bounds.pop()  # (a hole at the top goes to the spill)
+        bounds.push(synced, self.alts[synced])
+        self.grafts.put(synced, True, synced, 1, self.n)
+        self._keep_alts(popped)
+
+    def _forget_alts_above(self, n: int) -> None:
+        if self.alts:
+            # (and the front's own: a graft there would leave the first piece unknown)
+            self.alts.drop_above(n - 1)
+        if self.grafts:
+            self.grafts.drop_above(n)
