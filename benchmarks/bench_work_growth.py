@@ -30,7 +30,9 @@ growing end on a text built in several steps, counted on its third pass (each pa
 with a truncation back to the text built) with the runs as given and 16x longer; trials
 over a slack are counted at 4x too, and those that grow about 4x more per 4x (linear
 work) are marked apart from those that grow by about the same per 4x (O(log n)).
-``--dump`` writes the trials listed as JSON lines, to replay them.
+``--mixed f`` makes a share f of the runs random mixes of 2-3 strings instead of one string
+repeated (text is seldom periodic, and a periodic stretch is jumped); a mix is drawn the
+same at every scale near the growing end (``run_text``).  ``--dump`` writes the trials listed as JSON lines, to replay them.
 """
 
 from __future__ import annotations
@@ -138,16 +140,29 @@ def toggle_work(enc, side: str, unit: str, edits: list, n: int) -> tuple[int, in
     return measure(one_round)
 
 
+def run_text(unit, k: int, side: str = "front") -> str:
+    """``unit * k`` for a string; for a list of strings (a *mixed* run), k of them drawn at
+    random, so that the run is not periodic, as text seldom is.  The draws come from a
+    generator seeded by the list, and the first draws lie at the growing end (the front for
+    ``side == "front"``, the back otherwise), so that runs of one list at two scales look
+    the same where the edits are."""
+    if isinstance(unit, str):
+        return unit * k
+    draw = random.Random("\x00".join(unit)).choice
+    parts = [draw(unit) for _ in range(k)]
+    return "".join(parts if side == "front" else reversed(parts))
+
+
 def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front"):
     """(stream, built length, one pass): the stream (PrependableEncoder for ``side ==
-    "front"``, else AppendableEncoder) built by adding ``unit * (k * scale)`` for each
-    (unit, k) of ``runs``, and a function that runs the edit sequence ``ops`` once
+    "front"``, else AppendableEncoder) built by adding ``run_text(unit, k * scale, side)`` for
+    each (unit, k) of ``runs``, and a function that runs the edit sequence ``ops`` once
     (("p", text) puts text at the growing end, ("t", k) truncates k characters there),
     then truncates back to the built length when the pass did not end below it."""
     st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = st.prepend if side == "front" else st.append
     for unit, k in runs:
-        add(unit * (k * scale))
+        add(run_text(unit, k * scale, side))
     size = len(st)
 
     def one_pass():
@@ -185,14 +200,15 @@ def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
 
 
 def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None,
-                     alphabet=ALPHABET) -> list:
+                     alphabet=ALPHABET, mixed: float = 0.0) -> list:
     """Report lines for random edit sequences on texts built in several additions, counted
     on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
     tried, once, listed = 0, 0, []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
-        runs = [("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
+        runs = [(sorted({rng.choice(alphabet) for _ in range(rng.randint(2, 3))}) if rng.random() < mixed
+                 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
                 for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
@@ -302,6 +318,9 @@ def main() -> None:
     ap.add_argument("--alphabet", choices=["base", "wide", "classes"], default="base",
                     help="the strings trials are made of (wide: base and 19 more, see WIDE; classes: "
                          "a character of every class of the two patterns, and the contractions, see CLASSES)")
+    ap.add_argument("--mixed", type=float, default=0.0,
+                    help="with --sequences: the share of runs that are random mixes of 2-3 strings "
+                         "(not periodic) instead of one string repeated")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
@@ -313,7 +332,8 @@ def main() -> None:
         "",
         f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
         f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}"
-        + (f" --alphabet {args.alphabet}" if args.alphabet != "base" else "") + "`; load average at start: "
+        + (f" --alphabet {args.alphabet}" if args.alphabet != "base" else "")
+        + (f" --mixed {args.mixed:g}" if args.mixed else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
@@ -329,7 +349,7 @@ def main() -> None:
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
                 lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump,
-                                          alphabet)
+                                          alphabet, args.mixed)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs, alphabet)

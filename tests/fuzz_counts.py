@@ -11,7 +11,8 @@ of operations as a JSON line.
 (AppendableEncoder, the same), ``int`` (IntervalCounter on random intervals), ``cuts``
 (``split_at`` and ``truncate_start`` against the brute-force answers).  ``--small`` sets
 the long-piece constants tiny (as the ``small_constants`` fixture does), so that the
-machinery for long pieces acts on short texts.  The texts are runs of units drawn from
+machinery for long pieces acts on short texts.  The texts are runs of units (one repeated,
+or a random mix of two or three) drawn from
 characters whose pieces behave differently (punctuation, marks, spaces, CR, LF, tabs,
 letters of each case, digits, CJK, apostrophes, slashes, emoji; ``--wide`` adds other
 whitespace, a title-case letter, numbers that are not ASCII digits, ZWJ and more;
@@ -87,6 +88,9 @@ def run(maxrun=None):
     u = unit()
     k = R.choice([R.randint(1, 4), R.randint(1, 20), R.randint(1, m), R.randint(60, max(61, m)),
                   R.randint(60, 70) // len(u) + 1, R.randint(250, 262) // len(u) + 1])
+    if R.random() < 0.15:  # a mixed run: not periodic (o200k contractions pair up along it)
+        units = [u, unit()] + ([unit()] if R.random() < 0.5 else [])
+        return "".join(R.choice(units) for _ in range(k))
     return u * k
 
 
