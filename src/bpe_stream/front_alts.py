@@ -20,8 +20,10 @@ before the prepend.  So the boundaries that a re-split discards are kept in ``al
 (distance -> suffix count), and the re-split syncs on them as on the kept ones.  A stretch
 flipped once has the boundaries of both phases; every later flip syncs after a piece or two.
 
-- ``alts``: distance -> suffix count, the entries of a hole that a re-split discarded (a
-  ``BoundaryStack`` spill) and the boundaries a graft pops.
+- ``alts``: distance -> suffix count: the entries of a hole that a re-split discarded and
+  the visible entries it popped, more than ``boundary_stack._SPILL_MIN`` at once (a re-split
+  that jumped a periodic part of the stretch pops instead of hiding), both as a
+  ``BoundaryStack`` spill; and the boundaries a graft pops.
 - ``grafts``: the distances of ``bounds`` entries that came from ``alts``.  A re-split that
   syncs on one pushes it on the boundary stack (popping the entries above it, which go to
   ``alts`` in turn); the entries below it are those of the other phase, still true facts
@@ -29,8 +31,8 @@ flipped once has the boundaries of both phases; every later flip syncs after a p
   end of its first piece; a graft's is not.  So a truncation to exactly a graft re-splits its
   first piece instead of taking the neighbour as the piece's end, and syncs again after it.
 
-Cost: O(1) per record put, looked up or grafted (``DistanceRecords``); the spill of a hole is
-O(hole) once, when the re-split that discards it has re-split as many pieces.  Records count
+Cost: O(1) per record put, looked up or grafted (``DistanceRecords``); a spill is O(entries)
+once, when the re-split that discards them has re-split about as many pieces.  Records count
 one character each in their budget (at most one per distance).
 """
 
