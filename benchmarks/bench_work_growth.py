@@ -32,7 +32,8 @@ over a slack are counted at 4x too, and those that grow about 4x more per 4x (li
 work) are marked apart from those that grow by about the same per 4x (O(log n)).
 ``--mixed f`` makes a share f of the runs random mixes of 2-3 strings instead of one string
 repeated (text is seldom periodic, and a periodic stretch is jumped); a mix is drawn the
-same at every scale near the growing end (``run_text``).  ``--dump`` writes the trials listed as JSON lines, to replay them.
+same at every scale near the growing end (``run_text``).  ``--dump`` writes the trials
+listed as JSON lines, to replay them.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ CLASS_CHARACTERS = [
     "0", "1", "7", "\u0663", "\U0001d7d8", "\u216b", "\u00bd",
     "!", ".", "-", "_", "<", ")", "?", "\x00", "\u00a7", "\u200d", "\u20ac", "\U0001F600",
 ]
-CONTRACTIONS = [a + b for core in ("s", "t", "d", "m", "re", "ve", "ll")
-                for a in ("'",) for b in sorted({core, core.upper(), core[0].upper() + core[1:]})]
+CONTRACTIONS = ["'" + case for core in ("s", "t", "d", "m", "re", "ve", "ll")
+                for case in sorted({core, core.upper(), core[0].upper() + core[1:]})]
 CLASSES = CLASS_CHARACTERS + CONTRACTIONS + ["'\u017f", "\r\n", "A\u0301", "123"]
 
 

@@ -644,7 +644,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             k *= 4
         new = head + new
         # The entries of a hole that a push below discards (the new boundaries lie among the
-        # hidden ones: a shift of phase) go to alts, and so do those a graft pops.
+        # hidden ones: a shift of phase), the visible ones pop_above removes in bulk (after a
+        # jump) and those a graft pops go to alts (front_alts).
         bounds.spill = spill = []
         if bounds.find(synced) is None:
             self._graft(synced)  # synced on a boundary of an earlier split (front_alts)
