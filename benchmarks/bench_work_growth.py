@@ -32,7 +32,11 @@ over a slack are counted at 4x too, and those that grow about 4x more per 4x (li
 work) are marked apart from those that grow by about the same per 4x (O(log n)).
 ``--mixed f`` makes a share f of the runs random mixes of 2-3 strings instead of one string
 repeated (text is seldom periodic, and a periodic stretch is jumped); a mix is drawn the
-same at every scale near the growing end (``run_text``).  ``--dump`` writes the trials
+same at every scale near the growing end (``run_text``).  ``--nested f`` makes a share f of
+them stretches of random length of 2-4 random words, drawn by random weights (nearly
+periodic when one weight dominates), ``--corpus f`` a share f slices of a shared corpus.
+``--alphabet shifts`` draws from the units of the stretches whose split can shift phase for
+good (``SHIFTS``, found by ``tests/test_shift_units.py``).  ``--dump`` writes the trials
 listed as JSON lines, to replay them.
 """
 
@@ -83,6 +87,17 @@ CLASS_CHARACTERS = [
 CONTRACTIONS = ["'" + case for core in ("s", "t", "d", "m", "re", "ve", "ll")
                 for case in sorted({core, core.upper(), core[0].upper() + core[1:]})]
 CLASSES = CLASS_CHARACTERS + CONTRACTIONS + ["'\u017f", "\r\n", "A\u0301", "123"]
+
+# ``--alphabet shifts``: the units of the stretches whose split can shift phase for good (a
+# piece started one character off never meets a boundary of the split again), as found by
+# enumerating every unit of up to 4 characters of the classes above (tests/test_shift_units.py):
+# digits (groups of three), o200k's contractions (a word takes one, so a stretch of them
+# pairs up) and o200k's punctuation with trailing newlines and slashes before a mark (a
+# punctuation piece takes the next unit's newline and slashes, leaving its mark alone, so
+# these units pair up too); with the characters they are made of and a few others.
+SHIFT_UNITS = ["1", "12", "\u00bd", "\u0663"] + CONTRACTIONS + [
+    lead + mid + "\u0301" for lead in ("\n", "\r") for mid in ("//", "/!", "/'")]
+SHIFTS = SHIFT_UNITS + ["\n", "\r", "/", "!", "'", "\u0301", "a", "x", "A", " ", "\u4e2d"]
 
 
 def measure(action) -> tuple[int, int]:
@@ -142,16 +157,72 @@ def toggle_work(enc, side: str, unit: str, edits: list, n: int) -> tuple[int, in
 
 
 def run_text(unit, k: int, side: str = "front") -> str:
-    """``unit * k`` for a string; for a list of strings (a *mixed* run), k of them drawn at
-    random, so that the run is not periodic, as text seldom is.  The draws come from a
-    generator seeded by the list, and the first draws lie at the growing end (the front for
-    ``side == "front"``, the back otherwise), so that runs of one list at two scales look
-    the same where the edits are."""
+    """The text of one run, drawn the same at every scale where the edits are (the first
+    draws lie at the growing end: the front for ``side == "front"``, the back otherwise):
+
+    - a string: ``unit * k``;
+    - a list of strings (a *mixed* run): k of them drawn at random, so that the run is not
+      periodic, as text seldom is;
+    - ``{"parts", "weights", "burst"}`` (a *nested* run): k draws of a part by its weight,
+      each repeated 1 to ``burst`` times: stretches of random length of random words, nearly
+      periodic when one weight dominates;
+    - ``{"corpus", "at"}``: k characters of a shared corpus from offset ``at`` on (ending
+      there, at the back).
+
+    Random draws come from a generator seeded by the unit."""
     if isinstance(unit, str):
         return unit * k
-    draw = random.Random("\x00".join(unit)).choice
-    parts = [draw(unit) for _ in range(k)]
+    if isinstance(unit, dict) and "corpus" in unit:
+        text = _corpus(unit["corpus"])
+        copies = text * (k // len(text) + 2)  # a run may wrap around the corpus's end
+        at = unit["at"] % len(text)
+        if side == "front":
+            return copies[at:at + k]
+        end = len(copies) - len(text) + at
+        return copies[end - k:end]
+    if isinstance(unit, dict):
+        rng = random.Random(json.dumps(unit, sort_keys=True))
+        parts = [rng.choices(unit["parts"], unit["weights"])[0] * rng.randint(1, unit["burst"])
+                 for _ in range(k)]
+    else:
+        draw = random.Random("\x00".join(unit)).choice
+        parts = [draw(unit) for _ in range(k)]
     return "".join(parts if side == "front" else reversed(parts))
+
+
+_CORPORA: dict = {}
+
+
+def _corpus(name: str) -> str:
+    """A shared corpus's text (``../shared/corpora``), read once."""
+    if name not in _CORPORA:
+        from pathlib import Path
+        path = Path(__file__).resolve().parents[2] / "shared" / "corpora" / name
+        _CORPORA[name] = path.read_text(encoding="utf-8")
+    return _CORPORA[name]
+
+
+CORPUS_FILES = ["taylorswift.txt", "tinyshakespeare.txt", "markdown_docs.md", "code_python_black.py.txt",
+                "multilingual_sentences.txt", "utf8_demo.txt", "blns.txt", "emoji_test.txt"]
+
+
+def draw_run(rng, alphabet, mixed: float, nested: float, corpus: float):
+    """One (unit, k) of a trial's text: a repeated string, a mixed, a nested or a corpus run
+    (the last three with probabilities ``mixed``, ``nested`` and ``corpus``)."""
+    x = rng.random()
+    if x < mixed:
+        return sorted({rng.choice(alphabet) for _ in range(rng.randint(2, 3))}), rng.randint(50, 400)
+    if x < mixed + nested:
+        parts = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
+                        for _ in range(rng.randint(2, 4))})
+        weights = [rng.randint(1, 10) for _ in parts]
+        if rng.random() < 0.3:
+            weights[0] = 50 * sum(weights)  # nearly periodic: rare other parts
+        burst = rng.choice([1, 2, 4, 8, 16])
+        return {"parts": parts, "weights": weights, "burst": burst}, max(10, rng.randint(50, 400) * 2 // (burst + 1))
+    if x < mixed + nested + corpus:
+        return {"corpus": rng.choice(CORPUS_FILES), "at": rng.randrange(1 << 20)}, rng.randint(100, 800)
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400)
 
 
 def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front"):
@@ -201,16 +272,14 @@ def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
 
 
 def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None,
-                     alphabet=ALPHABET, mixed: float = 0.0) -> list:
+                     alphabet=ALPHABET, mixed: float = 0.0, nested: float = 0.0, corpus: float = 0.0) -> list:
     """Report lines for random edit sequences on texts built in several additions, counted
     on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
     tried, once, listed = 0, 0, []
     while time.time() - t0 < seconds:
         enc = rng.choice(encs)
-        runs = [(sorted({rng.choice(alphabet) for _ in range(rng.randint(2, 3))}) if rng.random() < mixed
-                 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400))
-                for _ in range(rng.randint(1, 4))]
+        runs = [draw_run(rng, alphabet, mixed, nested, corpus) for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
         short = sequence_work(enc, runs, ops, 1, side)
@@ -316,25 +385,33 @@ def main() -> None:
     ap.add_argument("--char-slack", type=int, default=8192, help="characters read of growth listed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
-    ap.add_argument("--alphabet", choices=["base", "wide", "classes"], default="base",
+    ap.add_argument("--alphabet", choices=["base", "wide", "classes", "shifts"], default="base",
                     help="the strings trials are made of (wide: base and 19 more, see WIDE; classes: "
-                         "a character of every class of the two patterns, and the contractions, see CLASSES)")
+                         "a character of every class of the two patterns, and the contractions, see CLASSES; "
+                         "shifts: the units of stretches whose split can shift phase for good, see SHIFTS)")
     ap.add_argument("--mixed", type=float, default=0.0,
                     help="with --sequences: the share of runs that are random mixes of 2-3 strings "
                          "(not periodic) instead of one string repeated")
+    ap.add_argument("--nested", type=float, default=0.0,
+                    help="with --sequences: the share of runs that are nested: stretches of random length "
+                         "of 2-4 random words, drawn by random weights (see run_text)")
+    ap.add_argument("--corpus", type=float, default=0.0,
+                    help="with --sequences: the share of runs that are slices of a shared corpus")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
     rng = random.Random(args.seed)
-    alphabet = {"base": ALPHABET, "wide": WIDE, "classes": CLASSES}[args.alphabet]
+    alphabet = {"base": ALPHABET, "wide": WIDE, "classes": CLASSES, "shifts": SHIFTS}[args.alphabet]
     lines = [
         "# Work of random edit toggles as the text grows 16x",
         "",
         f"Command: `python benchmarks/bench_work_growth.py --seconds {args.seconds:g} --side {args.side} "
         f"--n {args.n} --slack {args.slack} --char-slack {args.char_slack} --seed {args.seed}"
         + (f" --alphabet {args.alphabet}" if args.alphabet != "base" else "")
-        + (f" --mixed {args.mixed:g}" if args.mixed else "") + "`; load average at start: "
+        + (f" --mixed {args.mixed:g}" if args.mixed else "")
+        + (f" --nested {args.nested:g}" if args.nested else "")
+        + (f" --corpus {args.corpus:g}" if args.corpus else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
@@ -350,7 +427,7 @@ def main() -> None:
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
                 lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump,
-                                          alphabet, args.mixed)
+                                          alphabet, args.mixed, args.nested, args.corpus)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs, alphabet)
