@@ -421,6 +421,32 @@ def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
     assert lines[1] <= lines[0] + 300, lines
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("unit", ["\u00aa" * 30 + "m", "m" + "\u00aa" * 24 + "\u00e9" * 5, "\u4e2d" * 40 + "A"])
+def test_edits_after_a_long_word_do_not_walk_its_long_runs(name, unit):
+    # Found by bench_work_growth.py --sequences --nested (a run of "m" and "\u00aa" drawn at
+    # random, up to two at a time, 10 to 1): a long word with a long one-class run every few
+    # dozen characters.  long_piece_cuts walked all of those runs on every edit, though the
+    # word's own cut covers them: one Python step per run of the piece (before, for the
+    # first unit under o200k: 2,246 lines at 100 units, 5,726 at 1,600).
+    enc = bpe_stream.get_encoding(name)
+    lines = []
+    for count in (100, 1600):
+        ae = AppendableEncoder(enc)
+        ae.append(unit * count)
+        size = len(ae)
+
+        def toggles():
+            for edit in ("x", "\u00e97", " a", "\u00aa'S"):
+                ae.append(edit)
+                ae.truncate(size)
+
+        toggles()
+        lines.append(python_lines(toggles))
+        assert ae.token_count == enc.count(unit * count)
+    assert lines[1] <= lines[0] + 300, lines
+
+
 @pytest.mark.parametrize("name, runs, ops", [
     ("o200k_base", [("'", 178), ("\n\n", 168)], [("p", "x\n")]),
     ("cl100k_base", [("'", 178), ("\n", 336)], [("p", "x\n")]),

@@ -45,7 +45,7 @@ An o200k word mixing upper-case letters with ``Lm``/``Lo`` letters or marks
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 import regex
 
@@ -262,21 +262,34 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable, head: str = "") -> l
     if not lruns:
         return out
     stretch = tuple(out)
-    for g, ra, rb in lruns:
+    # The runs inside a stretch cut are jumped by bisection: a long word of short and long
+    # runs (``"m" + "\u00aa" * 30`` mixed at random) has one long run per few dozen
+    # characters, all under its word cut, and walking them made every edit O(piece).  Once a
+    # run overlaps a cut, every later run whose middle starts before the cut's end does too
+    # (runs are disjoint and sorted, so their middles' ends only grow).
+    i, n_runs = 0, len(lruns)
+    while i < n_runs:
+        g, ra, rb = lruns[i]
         if ra >= b:
             break
         if rb > b:
             rb = b
-        if rb - ra >= _LONG_RUN and g in mergeable:
-            lo, hi = ra + _KEEP, rb - _KEEP
-            for slo, shi in stretch:
-                if lo < shi and slo < hi:
-                    break
-            else:
+        lo, hi = ra + _KEEP, rb - _KEEP
+        for slo, shi in stretch:
+            if lo < shi and slo < hi:
+                i = bisect_left(lruns, shi - _KEEP, i + 1, n_runs, key=_run_start)
+                break
+        else:
+            if rb - ra >= _LONG_RUN and g in mergeable:
                 out.append((lo, hi))
+            i += 1
     if len(out) > len(stretch) and stretch:
         out.sort()  # (each part is sorted: the stretch cuts, then the runs' in order)
     return out
+
+
+def _run_start(run) -> int:
+    return run[1]
 
 
 # Punctuation stretches: maximal runs of [^\s\p{L}\p{N}] (apostrophes, slashes and marks
