@@ -1,16 +1,20 @@
-"""DistanceRecords against a naive model: a list of (key, value, top, size), oldest first."""
+"""DistanceRecords against a naive model: a list of (key, value, top, size), oldest first;
+DistanceMap (front_alts) against a dict."""
 
 import doctest
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
+import bpe_stream.front_alts as front_alts
 import bpe_stream.front_records as front_records
+from bpe_stream.front_alts import DistanceMap
 from bpe_stream.front_records import DistanceRecords
 
 
-def test_docstring_examples():
-    assert doctest.testmod(front_records).failed == 0
+@pytest.mark.parametrize("module", [front_records, front_alts])
+def test_docstring_examples(module):
+    assert doctest.testmod(module).failed == 0
 
 
 _ops = st.lists(st.one_of(
@@ -64,3 +68,24 @@ def test_records_answer_as_a_naive_list_does(ops, budget, monkeypatch):
         assert list(records._meta) == [r[0] for r in model]  # the eviction order
         # (white-box: the sorted index holds exactly the records, with their tops)
         assert sorted((top, key) for top, _, key in records._tops) == sorted((r[2], r[0]) for r in model)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=st.lists(st.one_of(st.tuples(st.just("put"), st.integers(0, 20), st.integers(0, 5)),
+                              st.tuples(st.just("drop"), st.integers(-1, 21)),
+                              st.tuples(st.just("copy"), st.just(0))), max_size=60))
+def test_distance_map_answers_as_a_dict_does(ops):
+    m, model = DistanceMap(), {}
+    for op, a, *b in ops:
+        if op == "put":
+            m.put(a, b[0])
+            model[a] = b[0]
+        elif op == "drop":
+            m.drop_above(a)
+            model = {d: v for d, v in model.items() if d <= a}
+        else:
+            m = m.copy()
+        assert dict(m) == model
+        assert m._keys == sorted(model)  # (white-box: drop_above reads the sorted keys)
+    with pytest.raises(TypeError, match="put"):
+        m[1] = 2

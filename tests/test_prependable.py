@@ -325,6 +325,8 @@ def _check_boundaries(pe, enc, text):
             assert below == end or (below < end and end not in kept), (d, below, end)
     for d, suf in impl.alts.items():
         assert 0 < d < len(text) and suf == enc.count(text[len(text) - d :]), d
+    for m in (impl.alts, impl.grafts):  # (white-box: their sorted keys are theirs)
+        assert m._keys == sorted(m)
     assert visible[-1][0] == len(text)
     if text and impl.dig is None:
         assert visible[-2][0] == _first_piece_end(enc, text, len(text))

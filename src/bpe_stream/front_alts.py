@@ -31,14 +31,70 @@ flipped once has the boundaries of both phases; every later flip syncs after a p
   end of its first piece; a graft's is not.  So a truncation to exactly a graft re-splits its
   first piece instead of taking the neighbour as the piece's end, and syncs again after it.
 
-Cost: O(1) per record put, looked up or grafted (``DistanceRecords``); a spill is O(entries)
-once, when the re-split that discards them has re-split about as many pieces.  Records count
-one character each in their budget (at most one per distance).
+Both are :class:`DistanceMap`: a dict with its keys sorted, not a ``DistanceRecords``.  At
+most one entry per distance, so they hold at most n entries without a budget, and an
+entry costs about 100 bytes instead of the 260 of a record with its size, age and top
+(a stretch of contractions keeps about one entry of each per character).
+
+Cost: O(1) per entry put (in distance order, the usual case; else a list shift, a C
+memmove), looked up or grafted; ``drop_above`` O(log k + entries dropped).  A spill is
+O(entries) once, when the re-split that discards them has re-split about as many pieces.
 """
 
 from __future__ import annotations
 
-__all__ = ["EarlierSplits"]
+from bisect import bisect_right, insort
+
+__all__ = ["DistanceMap", "EarlierSplits"]
+
+
+class DistanceMap(dict):
+    """A dict keyed by distances from the text's end, changed through ``put`` and
+    ``drop_above`` (a truncation to n makes the entries above n false).
+
+    >>> m = DistanceMap()
+    >>> m.put(30, 7); m.put(10, 3); m.put(20, 5)
+    >>> m.drop_above(15)
+    >>> dict(m), m.copy() == m
+    ({10: 3}, True)
+    """
+
+    __slots__ = ("_keys",)
+
+    def __init__(self):
+        super().__init__()
+        self._keys: list = []  # the keys, ascending
+
+    def put(self, d: int, value) -> None:
+        if d not in self:
+            keys = self._keys
+            if not keys or keys[-1] < d:
+                keys.append(d)  # the usual case: about the text nearest the front
+            else:
+                insort(keys, d)
+        dict.__setitem__(self, d, value)
+
+    def drop_above(self, n: int) -> None:
+        keys = self._keys
+        if keys and keys[-1] > n:
+            i = bisect_right(keys, n)
+            for d in keys[i:]:
+                dict.__delitem__(self, d)
+            del keys[i:]
+
+    def copy(self) -> DistanceMap:
+        new = DistanceMap()
+        dict.update(new, self)
+        new._keys = list(self._keys)
+        return new
+
+    def __setitem__(self, key, value):
+        raise TypeError("DistanceMap: use put(distance, value)")
+
+    __delitem__ = setdefault = update = clear = pop = popitem = __setitem__
+
+    def __reduce__(self):
+        raise TypeError("DistanceMap is not pickled (its owner pickles its text)")
 
 
 class EarlierSplits:
@@ -51,7 +107,7 @@ class EarlierSplits:
         alts, n = self.alts, self.n
         for d, suf in entries:
             if 0 < d < n:
-                alts.put(d, suf, d, 1, n)
+                alts.put(d, suf)
 
     def _graft(self, synced: int) -> None:
         """Push the boundary of ``alts`` at distance ``synced``, where a re-split synced, on
@@ -62,7 +118,7 @@ class EarlierSplits:
             popped.append((bounds.last(), bounds.last_suf()))
             bounds.pop()  # (a hole at the top goes to the spill)
         bounds.push(synced, self.alts[synced])
-        self.grafts.put(synced, True, synced, 1, self.n)
+        self.grafts.put(synced, True)
         self._keep_alts(popped)
 
     def _forget_alts_above(self, n: int) -> None:

@@ -56,7 +56,7 @@ import regex
 from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
-from .front_alts import EarlierSplits
+from .front_alts import DistanceMap, EarlierSplits
 from .front_digits import TRAILING_DIGITS, DigitRuns
 from .front_known import KnownPieces
 from .front_merges import MergedStretches
@@ -144,8 +144,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         self.known_cut = DistanceRecords()
         # boundaries of earlier splits that re-splits discarded, and those grafted back (see
         # front_alts)
-        self.alts = DistanceRecords()
-        self.grafts = DistanceRecords()
+        self.alts = DistanceMap()
+        self.grafts = DistanceMap()
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
 
@@ -194,6 +194,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.bottoms = list(self.bottoms)
         new.bounds = self.bounds.copy()
         return new
+
     def prepend(self, s: str) -> None:
         if not s:
             return
