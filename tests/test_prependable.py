@@ -1287,6 +1287,11 @@ def test_a_mark_before_two_stretches_of_one_period_keeps_an_interval_for_each():
 _CONTRACTIONS = ["'s", "'t", "'m", "'d", "'re", "'ve", "'ll", "'S", "'T", "'Ve", "'RE", "'\u017f"]
 
 
+# Units that o200k pairs too (tests/test_shift_units.py): a punctuation piece takes the next
+# unit's newline and slashes in its [\r\n/]* tail, and leaves that unit's mark alone.
+_NEWLINE_MARKS = ["\n//\u0301", "\n/!\u0301", "\n/'\u0301", "\r//\u0301", "\r/!\u0301"]
+
+
 def _contraction_stretch(k: int, seed: int = 5, units=_CONTRACTIONS) -> str:
     """k of ``units`` drawn at random (not periodic, so no jump applies); the first draws
     are the same for every k, and lie at the front."""
@@ -1302,13 +1307,18 @@ def _contraction_stretch(k: int, seed: int = 5, units=_CONTRACTIONS) -> str:
     # two units only: stretches of one repeated unit are jumped as periodic within the
     # re-split, whose boundaries were then popped, not hidden (now they are kept too)
     (("'LL", "'T"), [("t", 5), ("p", "T"), ("p", "dl"), ("p", "0A")]),
+    (_NEWLINE_MARKS, [("p", "!")]),
+    (_NEWLINE_MARKS, [("p", "/"), ("t", 1), ("p", "\n/"), ("t", 2), ("p", "x!"), ("p", "\u0301")]),
 ])
 def test_a_prepend_that_shifts_the_pairs_of_a_contraction_stretch_does_not_re_split_it(name, units, ops):
     # Found by bench_work_growth.py --sequences --alphabet classes --mixed: the two splits of
     # the stretch share no boundary until it ends, and each edit re-split all of it (the old
     # boundaries were hidden, then discarded).  A re-split now syncs on the boundaries of the
     # earlier split too (front_alts).  Before: 21,508 / 73,630 / 262,521 lines at 1x / 4x /
-    # 16x on the first searched trial, 4,551 / 76,988 / 262,170 on the last row's.
+    # 16x on the first searched trial, 4,551 / 76,988 / 262,170 on the last row's.  The
+    # newline-mark rows are the third kind of shift (tests/test_shift_units.py), which the
+    # same mechanism handles: with alts turned off they do 56,077 / 873,309 and 168,575 /
+    # 2,620,319 lines at 1x / 16x.
     # (the draws of bench_work_growth.run_text for a tuple of units, seeded by them)
     seed = "\x00".join(units) if isinstance(units, tuple) else 5
     lines = edit_sequence_lines(encoding_by_name(name), True, lambda k: [_contraction_stretch(k, seed, units)], ops)
@@ -1337,21 +1347,25 @@ def test_prepending_contractions_one_at_a_time_is_linear():
 
 
 @pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
+@pytest.mark.parametrize("units", [_CONTRACTIONS, _NEWLINE_MARKS])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     k=st.integers(5, 150),
     seed=st.integers(0, 3),
     edits=st.lists(
-        st.lists(st.sampled_from(_CONTRACTIONS + ["x", "A", "'", "\u0301", " ", "1"]), min_size=1, max_size=3)
+        st.lists(st.sampled_from(_CONTRACTIONS + _NEWLINE_MARKS + ["x", "A", "'", "\u0301", " ", "1", "\n", "/", "!"]),
+                 min_size=1, max_size=3)
         .map("".join) | st.integers(0, 12), max_size=14),
 )
 @example(k=100, seed=5, edits=["r", 1, "'s", "r", 3, 2, "x", 1, 1])
-def test_boundaries_of_earlier_splits_stay_true(name, k, seed, edits, small_constants):
+@example(k=100, seed=5, edits=["!", 1, "/", "\n", 2, "!", 1, "x", 1])
+def test_boundaries_of_earlier_splits_stay_true(name, units, k, seed, edits, small_constants):
     # Every count, kept boundary, graft and boundary of an earlier split (alts) must be true
-    # of the text while edits flip the pairs of a contraction stretch back and forth.
+    # of the text while edits flip the pairs of a stretch of contractions, or of newline-mark
+    # units, back and forth.
     enc = encoding_by_name(name)
     pe = PrependableEncoder(enc)
-    text = _contraction_stretch(k, seed)
+    text = _contraction_stretch(k, seed, units)
     pe.prepend(text)
     for e in edits:
         text = _apply(pe, enc, text, [e])

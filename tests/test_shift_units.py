@@ -71,16 +71,20 @@ def shift_units(name: str, alphabet: list, maxlen: int) -> list:
 
 _DIGITS = re.compile(r"[1\u00bd]+")  # groups of three numbers
 _CONTRACTIONS = re.compile(r"(?:'(?:[stdmST]|re|ve|ll))+")  # o200k: a word takes one contraction
-# o200k: a punctuation piece takes the next unit's newline and slashes, leaving its mark alone
-_NEWLINE_MARKS = re.compile(r"[\r\n]/[/!']\u0301")
+# o200k: a punctuation piece takes the next unit's newlines and slashes, leaving its last
+# mark alone (found at length 4, "\n//\u0301"; at length 5 with more newlines, slashes,
+# punctuation or marks)
+_NEWLINE_MARKS = re.compile(r"[\r\n]+/[/!'\u0301]*\u0301")
 
 
 def _kind(name: str, w: str) -> str:
+    """The kind of shift unit ``w`` is (any of its rotations), or "unknown"."""
+    rotations = [w[i:] + w[:i] for i in range(len(w))]
     if _DIGITS.fullmatch(w):
         return "digits"
-    if name == "o200k_base" and _CONTRACTIONS.fullmatch(w):
+    if name == "o200k_base" and any(_CONTRACTIONS.fullmatch(r) for r in rotations):
         return "contractions"
-    if name == "o200k_base" and _NEWLINE_MARKS.fullmatch(w):
+    if name == "o200k_base" and any(_NEWLINE_MARKS.fullmatch(r) for r in rotations):
         return "newline-marks"
     return "unknown"
 
