@@ -83,6 +83,9 @@ SEQUENCES = [
      "a random mix of contractions (not periodic) whose pairs a prepend shifts (fixed: the earlier split's boundaries are kept)"),
     ("front", "o200k_base", [(["'LL", "'T"], 28)], [("t", 5), ("p", "T"), ("p", "dl"), ("p", "0A")],
      "the same with two units, where stretches of one unit are jumped (fixed: popped boundaries are kept too)"),
+    ("front", "o200k_base", [(["\n//\u0301", "\n/!\u0301", "\n/'\u0301"], 155)],
+     [("p", "!"), ("t", 1), ("p", "/"), ("t", 1)],
+     "a random mix of newline-mark units whose pairs a prepend shifts (tests/test_shift_units.py; the same fix)"),
     ("back", "o200k_base", [("/", 300)], [("p", "0")],
      "o200k punctuation ending in \"/\" (fixed: what was read of the last piece is remembered)"),
     ("back", "cl100k_base", [("\n\n \n", 360), (" ", 246)], [("p", "\t"), ("p", " '0")],
@@ -111,6 +114,8 @@ SEQUENCES = [
      "one punctuation character, then newlines and slashes (fixed: its tail is cut)"),
     ("back", "o200k_base", [("A\u0301", 300)], [("p", "'LL"), ("t", 4), ("p", "'S")],
      "an upper word with marks and a contraction, cut into the marks (fixed: its last mark is found)"),
+    ("back", "o200k_base", [("\u00aa" * 30 + "m", 100)], [("p", "x"), ("t", 1), ("p", "\u00e97"), ("t", 2)],
+     "a long word with a long one-class run every 31 characters (fixed: the runs under its word cut are jumped)"),
 ]
 
 

@@ -35,6 +35,9 @@ repeated (text is seldom periodic, and a periodic stretch is jumped); a mix is d
 same at every scale near the growing end (``run_text``).  ``--nested f`` makes a share f of
 them stretches of random length of 2-4 random words, drawn by random weights (nearly
 periodic when one weight dominates), ``--corpus f`` a share f slices of a shared corpus.
+``--cuts f`` makes a share f of the trials truncate the text built deep into a run of one
+string repeated before the edits (``edit_pass``): the edits then meet what a truncation
+left of the records about that run.
 ``--alphabet shifts`` draws from the units of the stretches whose split can shift phase for
 good (``SHIFTS``, found by ``tests/test_shift_units.py``).  ``--dump`` writes the trials
 listed as JSON lines, to replay them.
@@ -225,16 +228,23 @@ def draw_run(rng, alphabet, mixed: float, nested: float, corpus: float):
     return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400)
 
 
-def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front"):
+def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None):
     """(stream, built length, one pass): the stream (PrependableEncoder for ``side ==
     "front"``, else AppendableEncoder) built by adding ``run_text(unit, k * scale, side)`` for
     each (unit, k) of ``runs``, and a function that runs the edit sequence ``ops`` once
     (("p", text) puts text at the growing end, ("t", k) truncates k characters there),
-    then truncates back to the built length when the pass did not end below it."""
+    then truncates back to the built length when the pass did not end below it.  With
+    ``cut = (i, f)`` the text built is first truncated to keep ``int(f * k * scale)`` units
+    of run i (a string repeated), so that the edits happen where a deep truncation left
+    the text: the same text there at every scale."""
     st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = st.prepend if side == "front" else st.append
     for unit, k in runs:
         add(run_text(unit, k * scale, side))
+    if cut is not None:
+        i, f = cut
+        unit, k = runs[i]
+        st.truncate(sum(len(run_text(u, c * scale, side)) for u, c in runs[:i]) + int(f * k * scale) * len(unit))
     size = len(st)
 
     def one_pass():
@@ -249,14 +259,14 @@ def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front"):
     return st, size, one_pass
 
 
-def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front"):
+def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None):
     """(lines of the second pass, (lines, characters read) of the third) of the edit sequence
     ``ops`` on the text built from ``runs`` (see :func:`edit_pass`), each pass followed by a
     truncation back to the built length (counted with it); None when a pass ends below that
     length.  The second pass may build states once (a pass that cuts into the built text
     leaves a text the sequence has not seen); the third shows the work that comes back on
     every pass."""
-    st, size, sequence = edit_pass(enc, runs, ops, scale, side)
+    st, size, sequence = edit_pass(enc, runs, ops, scale, side, cut)
     counts = []
     for i in range(3):
         counts.append(measure(sequence) if i else (sequence() or 0))
@@ -272,7 +282,8 @@ def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
 
 
 def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None,
-                     alphabet=ALPHABET, mixed: float = 0.0, nested: float = 0.0, corpus: float = 0.0) -> list:
+                     alphabet=ALPHABET, mixed: float = 0.0, nested: float = 0.0, corpus: float = 0.0,
+                     cuts: float = 0.0) -> list:
     """Report lines for random edit sequences on texts built in several additions, counted
     on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
@@ -282,8 +293,13 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         runs = [draw_run(rng, alphabet, mixed, nested, corpus) for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
-        short = sequence_work(enc, runs, ops, 1, side)
-        long = sequence_work(enc, runs, ops, 16, side) if short is not None else None
+        periodic = [i for i, (unit, _) in enumerate(runs) if isinstance(unit, str)]
+        cut = (rng.choice(periodic), round(rng.uniform(0.2, 0.8), 3)) if cuts and periodic and rng.random() < cuts \
+            else None
+        if cut is not None:  # (a run cut into is 4x longer, so that what is kept of it is not tiny at 1x)
+            runs[cut[0]] = (runs[cut[0]][0], 4 * runs[cut[0]][1])
+        short = sequence_work(enc, runs, ops, 1, side, cut)
+        long = sequence_work(enc, runs, ops, 16, side, cut) if short is not None else None
         if long is None:
             continue
         tried += 1
@@ -291,13 +307,13 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         if long[0] - short[0] > slack and l16 - l1 <= slack:
             once += 1
         if l16 - l1 > slack or c16 - c1 > char_slack:
-            l4, c4 = sequence_work(enc, runs, ops, 4, side)[1]
+            l4, c4 = sequence_work(enc, runs, ops, 4, side, cut)[1]
             lin_lines = l16 - l1 > slack and _linear(l1, l4, l16, slack)
             lin_chars = c16 - c1 > char_slack and _linear(c1, c4, c16, char_slack)
-            listed.append((lin_lines or lin_chars, l16 - l1, enc.name, runs, ops, (l1, l4, l16), (c1, c4, c16),
-                           lin_lines, lin_chars))
+            listed.append((lin_lines or lin_chars, l16 - l1, enc.name, repr(runs) + (f", cut {cut}" if cut else ""),
+                           ops, (l1, l4, l16), (c1, c4, c16), lin_lines, lin_chars))
             if dump:
-                dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "ops": ops,
+                dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "cut": cut, "ops": ops,
                                        "lines": [l1, l4, l16], "chars": [c1, c4, c16],
                                        "linear_lines": lin_lines, "linear_chars": lin_chars}) + "\n")
                 dump.flush()
@@ -324,7 +340,7 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         for lin, _, name, runs, ops, ls, cs, lin_l, lin_c in sorted(listed, key=lambda x: (x[0], x[1]),
                                                                     reverse=True)[:20]:
             what = ", ".join(w for w, f in (("lines", lin_l), ("characters", lin_c)) if f) or "no"
-            lines.append(f"| {name} | {runs!r} | {ops!r} | {' / '.join(map(str, ls))} | "
+            lines.append(f"| {name} | {runs} | {ops!r} | {' / '.join(map(str, ls))} | "
                          f"{' / '.join(map(str, cs))} | {what} |")
         lines.append("")
     return lines
@@ -397,6 +413,9 @@ def main() -> None:
                          "of 2-4 random words, drawn by random weights (see run_text)")
     ap.add_argument("--corpus", type=float, default=0.0,
                     help="with --sequences: the share of runs that are slices of a shared corpus")
+    ap.add_argument("--cuts", type=float, default=0.0,
+                    help="with --sequences: the share of trials whose edits happen after a deep truncation, "
+                         "into a run of one string repeated (see edit_pass)")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
@@ -411,7 +430,8 @@ def main() -> None:
         + (f" --alphabet {args.alphabet}" if args.alphabet != "base" else "")
         + (f" --mixed {args.mixed:g}" if args.mixed else "")
         + (f" --nested {args.nested:g}" if args.nested else "")
-        + (f" --corpus {args.corpus:g}" if args.corpus else "") + "`; load average at start: "
+        + (f" --corpus {args.corpus:g}" if args.corpus else "")
+        + (f" --cuts {args.cuts:g}" if args.cuts else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
@@ -427,7 +447,7 @@ def main() -> None:
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
                 lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump,
-                                          alphabet, args.mixed, args.nested, args.corpus)
+                                          alphabet, args.mixed, args.nested, args.corpus, args.cuts)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs, alphabet)

@@ -12,11 +12,13 @@ of operations as a JSON line.
 (``split_at`` and ``truncate_start`` against the brute-force answers).  ``--small`` sets
 the long-piece constants tiny (as the ``small_constants`` fixture does), so that the
 machinery for long pieces acts on short texts.  The texts are runs of units (one repeated,
-or a random mix of two or three) drawn from
+or a random mix of two or three, half of those in stretches of random length by random
+weights) drawn from
 characters whose pieces behave differently (punctuation, marks, spaces, CR, LF, tabs,
 letters of each case, digits, CJK, apostrophes, slashes, emoji; ``--wide`` adds other
 whitespace, a title-case letter, numbers that are not ASCII digits, ZWJ and more;
-``--classes`` adds a character of every class of the two patterns and every contraction).  With
+``--classes`` adds a character of every class of the two patterns and every contraction;
+``--shifts`` the units of stretches whose split can shift phase).  With
 ``--cls app`` the invariant of the long-piece records is checked after every step too
 (``_streaming_helpers.append_records_violations``).  Prints a progress line
 every 5,000 cases and ``DONE cases=... steps=... fails=...`` at the end.
@@ -42,6 +44,8 @@ p.add_argument("--wide", action="store_true",
 p.add_argument("--classes", action="store_true",
                help="add bench_work_growth.py's CLASSES: a character of every class of the two "
                     "patterns in each UTF-8 length, and every contraction in three cases")
+p.add_argument("--shifts", action="store_true",
+               help="add bench_work_growth.py's SHIFTS: the units of stretches whose split can shift phase")
 a = p.parse_args()
 
 import bpe_stream
@@ -63,12 +67,12 @@ ALPHA = ["!", "/", "\n", "\r\n", "\r", " ", "\t", "a", "A", "s", "'", "'s", "'ll
 if a.wide:  # what bench_work_growth.py --alphabet wide adds and ALPHA lacks
     ALPHA += ["'LL", "'t", "\x0b", "\u2028", "\u01c5", "\u00bd", "\u0663", "123", "  ", "\u00df", "\u200d",
               "\ud55c", ")"]
-if a.classes:
+if a.classes or a.shifts:
     import os
     import sys
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
-    from bench_work_growth import CLASSES
-    ALPHA += [u for u in CLASSES if u not in ALPHA]
+    from bench_work_growth import CLASSES, SHIFTS
+    ALPHA += [u for u in (CLASSES if a.classes else []) + (SHIFTS if a.shifts else []) if u not in ALPHA]
 if a.nodig:
     ALPHA = [u for u in ALPHA if not any(c.isdigit() or c == "\u0660" for c in u)]
 CHARS = sorted(set("".join(ALPHA)))
@@ -90,6 +94,9 @@ def run(maxrun=None):
                   R.randint(60, 70) // len(u) + 1, R.randint(250, 262) // len(u) + 1])
     if R.random() < 0.15:  # a mixed run: not periodic (o200k contractions pair up along it)
         units = [u, unit()] + ([unit()] if R.random() < 0.5 else [])
+        if R.random() < 0.5:  # nested: stretches of random length, by random weights
+            weights, burst = [R.randint(1, 10) for _ in units], R.choice([1, 2, 4, 8, 16])
+            return "".join(R.choices(units, weights)[0] * R.randint(1, burst) for _ in range(k))
         return "".join(R.choice(units) for _ in range(k))
     return u * k
 

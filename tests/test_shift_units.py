@@ -92,8 +92,9 @@ def _kind(name: str, w: str) -> str:
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_shift_units_are_the_kinds_the_front_engine_handles(name):
     # Every class up to 3 characters, and up to 4 over the classes that the punctuation-
-    # newline-mark chains are made of (the full length-4 search takes about a minute: run it
-    # with ``--maxlen 4`` from the command line).
+    # newline-mark chains are made of (the full length-4 search takes about a minute, length 5
+    # about 7: run them with ``--maxlen 4`` or ``5`` from the command line; both find the same
+    # three kinds).
     found = shift_units(name, CLASS_REPRESENTATIVES, 3)
     found += [w for w in shift_units(name, ["\n", "/", "!", "'", "\u0301", "a", "s", "1"], 4) if len(w) == 4]
     assert {w: _kind(name, w) for w in found if _kind(name, w) == "unknown"} == {}
