@@ -116,6 +116,8 @@ SEQUENCES = [
      "an upper word with marks and a contraction, cut into the marks (fixed: its last mark is found)"),
     ("back", "o200k_base", [("\u00aa" * 30 + "m", 100)], [("p", "x"), ("t", 1), ("p", "\u00e97"), ("t", 2)],
      "a long word with a long one-class run every 31 characters (fixed: the runs under its word cut are jumped)"),
+    ("back", "o200k_base", [("/-", 300), ("/", 1)], [("p", "\x85/"), ("p", "y"), ("t", 3), ("p", "x")],
+     "a long piece ending in \"/\" and a short one in turn (fixed: the newline search of a few pieces is kept)"),
 ]
 
 

@@ -421,6 +421,20 @@ def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
     assert lines[1] <= lines[0] + 300, lines
 
 
+@pytest.mark.parametrize("ops", [[("p", "\x85/"), ("p", "y"), ("t", 3), ("p", "x")],
+                                 [("p", "\u4e2d\x85/\U00020000"), ("p", "L"), ("t", 5), ("p", "\ud55c")]])
+def test_a_long_piece_ending_in_a_slash_is_read_once_beside_a_short_one(ops):
+    # Found by bench_work_growth.py --sequences --cuts: whether o200k punctuation ending in "/"
+    # holds a newline is read once per piece and remembered (piece_stream._holds_newline),
+    # but only for one piece, so a short piece ending in "/" made last in between ("\x85/"
+    # after "/-" * n + "/") made the next append read the long one whole, on every pass
+    # (before: 1,127 / 13,737 / 54,093 characters per pass at 1x / 16x / 64x on the searched
+    # trial, 666 / 9,666 here).  Characters read per pass at 1x and 16x.
+    make = lambda k: ["/-" * k + "/"]  # noqa: E731
+    reads = edit_sequence_lines(bpe_stream.get_encoding("o200k_base"), False, make, ops, measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @pytest.mark.parametrize("unit", ["\u00aa" * 30 + "m", "m" + "\u00aa" * 24 + "\u00e9" * 5, "\u4e2d" * 40 + "A"])
 def test_edits_after_a_long_word_do_not_walk_its_long_runs(name, unit):

@@ -88,6 +88,7 @@ from .split_fastpath import EXTEND, K_NONE, NEW, O200K_FIRST, OL, UP, WS_CLASSES
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
 _LONG = 64  # pieces longer than this are counted with a raw appendable record
+_NL_SEEN = 8  # pieces whose newline search _holds_newline remembers
 _CUSTOM_MARGIN = 64
 _SPLIT_CACHE_SIZE = 100_000
 
@@ -216,7 +217,8 @@ class TextAppendable:
         self.upper_start = 0
         self.upper_classes = frozenset({UP, OL}) if self.run_re is _RUNS_O200K else frozenset()
         self.pending = ""  # a lone high surrogate ending the last append (stored as U+FFFD)
-        self.nl_seen = None  # (start, read up to, first newline or -1) of a piece: _holds_newline
+        # start -> (read up to, first newline or -1) of the last few pieces read: _holds_newline
+        self.nl_seen: dict = {}
         self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
         self.tok_pieces = 0
 
@@ -240,8 +242,9 @@ class TextAppendable:
         new = TextAppendable.__new__(TextAppendable)
         for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
                      "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces",
-                     "upper_start", "upper_classes", "nl_seen"):
+                     "upper_start", "upper_classes"):
             setattr(new, name, getattr(self, name))
+        new.nl_seen = dict(self.nl_seen)
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
         new.stable_cum = list(self.stable_cum)
@@ -385,11 +388,14 @@ class TextAppendable:
     def _holds_newline(self, a: int, b: int) -> bool:
         """Whether text[a:b] holds a "\r" or "\n", for the last piece [a, b) (o200k
         punctuation ending in "/", see split_fastpath.classify).  What has been read of the
-        piece is remembered (``nl_seen``: its start, how far, the first newline or -1), so a
+        piece is remembered (``nl_seen``: by its start, how far, the first newline or -1), so a
         piece that grows at its end, or is cut and grows again, is read once: amortized
-        O(appended), not O(piece) per call (a run of "/" was read whole after every truncation)."""
+        O(appended), not O(piece) per call (a run of "/" was read whole after every truncation).
+        The last ``_NL_SEEN`` pieces read are remembered, not only the last one: edits that
+        make a short piece ending in "/" last, then the long one again ("/-" * n + "/" and
+        "\u0085/" after it, in turn), read the long one whole every time."""
         seen = self.nl_seen
-        upto, first = (seen[1], seen[2]) if seen is not None and seen[0] == a else (a, -1)
+        upto, first = seen.pop(a, (a, -1))
         step = _LONG
         while first < 0 and upto < b:
             # in growing windows: a piece whose first newline comes early ("/\n" * n) is not
@@ -401,7 +407,9 @@ class TextAppendable:
                 first = upto + min(found)
             upto = hi
             step *= 2
-        self.nl_seen = (a, upto, first)
+        seen[a] = (upto, first)  # (the most recent last: a dict keeps the order of insertion)
+        if len(seen) > _NL_SEEN:
+            del seen[next(iter(seen))]
         return 0 <= first < b
 
     def _span(self, k: int):
@@ -451,9 +459,13 @@ class TextAppendable:
         self.kind = K_NONE
         self.last_str = None
         seen = self.nl_seen
-        if seen is not None and seen[1] > n:
-            # what was read past n goes (other text may come there)
-            self.nl_seen = None if n <= seen[0] else (seen[0], n, seen[2] if seen[2] < n else -1)
+        for a, (upto, first) in list(seen.items()) if seen else ():
+            if upto > n:
+                # what was read past n goes (other text may come there)
+                if n <= a:
+                    del seen[a]
+                else:
+                    seen[a] = (n, first if first < n else -1)
         for a, rec, _ in (self.alts.drop_above(n) if self.alts else ()):
             # a kept record reaching past n is still one of text[a:n] once cut (an all-space
             # text that a non-space split is one piece again after the truncation back)
