@@ -394,6 +394,28 @@ def test_a_sequence_of_edits_at_the_end_does_not_re_encode_a_long_piece(name, ru
     assert lines[1] <= lines[0] + 600, lines
 
 
+def _end_toggle_lines(enc, unit: str, counts, edits, check=None) -> list[int]:
+    """Python lines of one round of toggles (each edit appended, then truncated back) at the
+    end of ``unit * count``, for each count, after a warm-up round; the count (and
+    ``check(stream)``, when given) must hold after it."""
+    lines = []
+    for count in counts:
+        ae = AppendableEncoder(enc)
+        ae.append(unit * count)
+        size = len(ae)
+
+        def toggles():
+            for edit in edits:
+                ae.append(edit)
+                ae.truncate(size)
+
+        toggles()
+        lines.append(python_lines(toggles))
+        assert ae.token_count == enc.count(unit * count)
+        assert check is None or check(ae)
+    return lines
+
+
 @pytest.mark.parametrize("name, unit", [("cl100k_base", "x" * 70 + " "), ("o200k_base", "!" * 70 + "a"),
                                         ("cl100k_base", " " * 70 + "\n" + "a")])
 def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
@@ -402,22 +424,8 @@ def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
     # 4,800 pieces of "x" * 70 + " ": 15,653 lines, against 2,153 with 300).  Records now
     # follow the pieces exactly (append_records_violations), and the truncation reaches them
     # through the pieces it removes.
-    enc = bpe_stream.get_encoding(name)
-    lines = []
-    for count in (300, 4800):
-        ae = AppendableEncoder(enc)
-        ae.append(unit * count)
-        size = len(ae)
-
-        def toggles():
-            for edit in ("y", "yy z", "\n\n"):
-                ae.append(edit)
-                ae.truncate(size)
-
-        toggles()
-        lines.append(python_lines(toggles))
-        assert ae.token_count == enc.count(unit * count)
-        assert append_records_violations(ae._impl) == []
+    lines = _end_toggle_lines(bpe_stream.get_encoding(name), unit, (300, 4800), ("y", "yy z", "\n\n"),
+                              check=lambda ae: append_records_violations(ae._impl) == [])
     assert lines[1] <= lines[0] + 300, lines
 
 
@@ -441,23 +449,10 @@ def test_edits_after_a_long_word_do_not_walk_its_long_runs(name, unit):
     # Found by bench_work_growth.py --sequences --nested (a run of "m" and "\u00aa" drawn at
     # random, up to two at a time, 10 to 1): a long word with a long one-class run every few
     # dozen characters.  long_piece_cuts walked all of those runs on every edit, though the
-    # word's own cut covers them: one Python step per run of the piece (before, for the
-    # first unit under o200k: 2,246 lines at 100 units, 5,726 at 1,600).
-    enc = bpe_stream.get_encoding(name)
-    lines = []
-    for count in (100, 1600):
-        ae = AppendableEncoder(enc)
-        ae.append(unit * count)
-        size = len(ae)
-
-        def toggles():
-            for edit in ("x", "\u00e97", " a", "\u00aa'S"):
-                ae.append(edit)
-                ae.truncate(size)
-
-        toggles()
-        lines.append(python_lines(toggles))
-        assert ae.token_count == enc.count(unit * count)
+    # word's own cut covers them: one Python step per run of the piece (before, under o200k:
+    # 9,564 lines at 100 units and 114,592 at 1,600 for the first unit, 7,971 and 91,999 for
+    # the second, 11,508 and 131,572 for the third).
+    lines = _end_toggle_lines(bpe_stream.get_encoding(name), unit, (100, 1600), ("x", "\u00e97", " a", "\u00aa'S"))
     assert lines[1] <= lines[0] + 300, lines
 
 
