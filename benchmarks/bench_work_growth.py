@@ -97,7 +97,8 @@ CLASSES = CLASS_CHARACTERS + CONTRACTIONS + ["'\u017f", "\r\n", "A\u0301", "123"
 # digits (groups of three), o200k's contractions (a word takes one, so a stretch of them
 # pairs up) and o200k's punctuation with trailing newlines and slashes before a mark (a
 # punctuation piece takes the next unit's newline and slashes, leaving its mark alone, so
-# these units pair up too); with the characters they are made of and a few others.
+# these units pair up too; at 5 characters with more newlines, slashes, punctuation or marks);
+# with the characters they are made of and a few others.
 SHIFT_UNITS = ["1", "12", "\u00bd", "\u0663"] + CONTRACTIONS + [
     lead + mid + "\u0301" for lead in ("\n", "\r") for mid in ("//", "/!", "/'")]
 SHIFTS = SHIFT_UNITS + ["\n", "\r", "/", "!", "'", "\u0301", "a", "x", "A", " ", "\u4e2d"]
