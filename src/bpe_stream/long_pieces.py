@@ -46,6 +46,7 @@ An o200k word mixing upper-case letters with ``Lm``/``Lo`` letters or marks
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from operator import itemgetter
 
 import regex
 
@@ -55,6 +56,7 @@ from .pretokenize import PATTERNS
 _KEEP = 8  # characters kept at each end of a compressed run (>= 3)
 _MIN_CUT = 8  # only compress when at least this many characters are removed
 _LONG_RUN = 2 * _KEEP + _MIN_CUT  # a one-class run this long can be cut in its middle
+_RUN_START = itemgetter(1)  # the start of a class run [group, a, b], to bisect runs by
 
 # One capturing group per class; only the groups listed as compressible merge.
 _RUNS_CL100K = regex.compile(
@@ -191,12 +193,12 @@ def _ws_piece_cut(runs, a: int, b: int, ws_groups):
     if not ws_groups or not runs:
         return None
     nl_group, ws_group = ws_groups
-    k = bisect_right(runs, a, key=lambda r: r[1]) - 1
+    k = bisect_right(runs, a, key=_RUN_START) - 1
     if k < 0 or runs[k][0] not in ws_groups:
         return None
     if runs[k][2] <= a + 1 and (k + 1 >= len(runs) or runs[k + 1][0] not in ws_groups):
         return None  # a single whitespace character: maybe a lead before punctuation
-    x = bisect_right(runs, b - 1, key=lambda r: r[1]) - 1
+    x = bisect_right(runs, b - 1, key=_RUN_START) - 1
     for y in (x, x - 1):
         if y < k:
             return None
@@ -277,7 +279,7 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable, head: str = "") -> l
         lo, hi = ra + _KEEP, rb - _KEEP
         for slo, shi in stretch:
             if lo < shi and slo < hi:
-                i = bisect_left(lruns, shi - _KEEP, i + 1, n_runs, key=_run_start)
+                i = bisect_left(lruns, shi - _KEEP, i + 1, n_runs, key=_RUN_START)
                 break
         else:
             if rb - ra >= _LONG_RUN and g in mergeable:
@@ -286,10 +288,6 @@ def long_piece_cuts(rec, a: int, b: int, run_re, mergeable, head: str = "") -> l
     if len(out) > len(stretch) and stretch:
         out.sort()  # (each part is sorted: the stretch cuts, then the runs' in order)
     return out
-
-
-def _run_start(run) -> int:
-    return run[1]
 
 
 # Punctuation stretches: maximal runs of [^\s\p{L}\p{N}] (apostrophes, slashes and marks
