@@ -648,9 +648,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # hidden ones: a shift of phase), the visible ones pop_above removes in bulk (after a
         # jump) and those a graft pops go to alts (front_alts).
         bounds.spill = spill = []
-        if bounds.find(synced) is None:
-            self._graft(synced)  # synced on a boundary of an earlier split (front_alts)
         try:
+            if bounds.find(synced) is None:
+                self._graft(synced)  # synced on a boundary of an earlier split (front_alts)
             self._push_new(new, synced, jumps)
         finally:
             bounds.spill = None
