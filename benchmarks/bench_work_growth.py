@@ -240,12 +240,14 @@ def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front", cut=N
     the text: the same text there at every scale."""
     st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = st.prepend if side == "front" else st.append
+    ends = []  # the length of the text after each run
     for unit, k in runs:
         add(run_text(unit, k * scale, side))
+        ends.append(len(st))
     if cut is not None:
         i, f = cut
         unit, k = runs[i]
-        st.truncate(sum(len(run_text(u, c * scale, side)) for u, c in runs[:i]) + int(f * k * scale) * len(unit))
+        st.truncate((ends[i - 1] if i else 0) + int(f * k * scale) * len(unit))
     size = len(st)
 
     def one_pass():

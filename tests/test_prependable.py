@@ -1292,7 +1292,7 @@ _CONTRACTIONS = ["'s", "'t", "'m", "'d", "'re", "'ve", "'ll", "'S", "'T", "'Ve",
 _NEWLINE_MARKS = ["\n//\u0301", "\n/!\u0301", "\n/'\u0301", "\r//\u0301", "\r/!\u0301"]
 
 
-def _contraction_stretch(k: int, seed: int = 5, units=_CONTRACTIONS) -> str:
+def _mixed_stretch(k: int, seed: int = 5, units=_CONTRACTIONS) -> str:
     """k of ``units`` drawn at random (not periodic, so no jump applies); the first draws
     are the same for every k, and lie at the front."""
     draw = random.Random(seed).choice
@@ -1310,7 +1310,7 @@ def _contraction_stretch(k: int, seed: int = 5, units=_CONTRACTIONS) -> str:
     (_NEWLINE_MARKS, [("p", "!")]),
     (_NEWLINE_MARKS, [("p", "/"), ("t", 1), ("p", "\n/"), ("t", 2), ("p", "x!"), ("p", "\u0301")]),
 ])
-def test_a_prepend_that_shifts_the_pairs_of_a_contraction_stretch_does_not_re_split_it(name, units, ops):
+def test_a_prepend_that_shifts_the_pairs_of_a_mixed_stretch_does_not_re_split_it(name, units, ops):
     # Found by bench_work_growth.py --sequences --alphabet classes --mixed: the two splits of
     # the stretch share no boundary until it ends, and each edit re-split all of it (the old
     # boundaries were hidden, then discarded).  A re-split now syncs on the boundaries of the
@@ -1321,7 +1321,7 @@ def test_a_prepend_that_shifts_the_pairs_of_a_contraction_stretch_does_not_re_sp
     # 2,620,319 lines at 1x / 16x.
     # (the draws of bench_work_growth.run_text for a tuple of units, seeded by them)
     seed = "\x00".join(units) if isinstance(units, tuple) else 5
-    lines = edit_sequence_lines(encoding_by_name(name), True, lambda k: [_contraction_stretch(k, seed, units)], ops)
+    lines = edit_sequence_lines(encoding_by_name(name), True, lambda k: [_mixed_stretch(k, seed, units)], ops)
     assert lines[1] <= lines[0] + 600, lines
 
 
@@ -1332,7 +1332,7 @@ def test_prepending_contractions_one_at_a_time_is_linear():
     enc = bpe_stream.get_encoding("o200k_base")
     work = []
     for k in (200, 3200):
-        units = [_contraction_stretch(1, seed) for seed in range(k + 50)]
+        units = [_mixed_stretch(1, seed) for seed in range(k + 50)]
         pe = PrependableEncoder(enc)
         for u in units[:k]:
             pe.prepend(u)
@@ -1365,7 +1365,7 @@ def test_boundaries_of_earlier_splits_stay_true(name, units, k, seed, edits, sma
     # units, back and forth.
     enc = encoding_by_name(name)
     pe = PrependableEncoder(enc)
-    text = _contraction_stretch(k, seed, units)
+    text = _mixed_stretch(k, seed, units)
     pe.prepend(text)
     for e in edits:
         text = _apply(pe, enc, text, [e])
