@@ -37,7 +37,10 @@ them stretches of random length of 2-4 random words, drawn by random weights (ne
 periodic when one weight dominates), ``--corpus f`` a share f slices of a shared corpus.
 ``--cuts f`` makes a share f of the trials truncate the text built deep into a run of one
 string repeated before the edits (``edit_pass``): the edits then meet what a truncation
-left of the records about that run.
+left of the records about that run.  ``--big f`` makes a share f of the edits long: an
+addition of 65-400 characters (one or two strings repeated) or a truncation of as many, past
+the text built, which the pass then puts back (a long prepend or append used to be split
+differently from a short one).
 ``--alphabet shifts`` draws from the units of the stretches whose split can shift phase for
 good (``SHIFTS``, found by ``tests/test_shift_units.py``).  ``--dump`` writes the trials
 listed as JSON lines, to replay them.
@@ -229,7 +232,7 @@ def draw_run(rng, alphabet, mixed: float, nested: float, corpus: float):
     return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2))), rng.randint(50, 400)
 
 
-def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None):
+def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None, restore: bool = False):
     """(stream, built length, one pass): the stream (PrependableEncoder for ``side ==
     "front"``, else AppendableEncoder) built by adding ``run_text(unit, k * scale, side)`` for
     each (unit, k) of ``runs``, and a function that runs the edit sequence ``ops`` once
@@ -237,39 +240,51 @@ def edit_pass(enc, runs: list, ops: list, scale: int, side: str = "front", cut=N
     then truncates back to the built length when the pass did not end below it.  With
     ``cut = (i, f)`` the text built is first truncated to keep ``int(f * k * scale)`` units
     of run i (a string repeated), so that the edits happen where a deep truncation left
-    the text: the same text there at every scale."""
+    the text: the same text there at every scale.  With ``restore`` a pass that truncated
+    into the text built puts the part it removed back at its end (truncating to the shortest
+    length it reached, then adding that part), so it may cut as deep as it likes."""
     st = (PrependableEncoder if side == "front" else AppendableEncoder)(enc)
     add = st.prepend if side == "front" else st.append
     ends = []  # the length of the text after each run
+    built = []  # the runs' texts, from the growing end (kept for restore)
     for unit, k in runs:
-        add(run_text(unit, k * scale, side))
+        built.append(run_text(unit, k * scale, side))
+        add(built[-1])
         ends.append(len(st))
     if cut is not None:
         i, f = cut
         unit, k = runs[i]
         st.truncate((ends[i - 1] if i else 0) + int(f * k * scale) * len(unit))
     size = len(st)
+    if restore:
+        whole = "".join(reversed(built) if side == "front" else built)
+        built = whole[len(whole) - size:] if side == "front" else whole[:size]
 
     def one_pass():
+        low = size
         for op, arg in ops:
             if op == "p":
                 add(arg)
             else:
                 st.truncate(max(0, len(st) - arg))
+                low = min(low, len(st))
+        if restore and low < size:
+            st.truncate(low)
+            add(built[: size - low] if side == "front" else built[low:])
         if len(st) >= size:
             st.truncate(size)  # (counted: the way back is part of the round)
 
     return st, size, one_pass
 
 
-def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None):
+def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front", cut=None, restore=False):
     """(lines of the second pass, (lines, characters read) of the third) of the edit sequence
     ``ops`` on the text built from ``runs`` (see :func:`edit_pass`), each pass followed by a
     truncation back to the built length (counted with it); None when a pass ends below that
     length.  The second pass may build states once (a pass that cuts into the built text
     leaves a text the sequence has not seen); the third shows the work that comes back on
     every pass."""
-    st, size, sequence = edit_pass(enc, runs, ops, scale, side, cut)
+    st, size, sequence = edit_pass(enc, runs, ops, scale, side, cut, restore)
     counts = []
     for i in range(3):
         counts.append(measure(sequence) if i else (sequence() or 0))
@@ -286,7 +301,7 @@ def _linear(c1: int, c4: int, c16: int, slack: int) -> bool:
 
 def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng, encs, dump=None,
                      alphabet=ALPHABET, mixed: float = 0.0, nested: float = 0.0, corpus: float = 0.0,
-                     cuts: float = 0.0) -> list:
+                     cuts: float = 0.0, big: float = 0.0) -> list:
     """Report lines for random edit sequences on texts built in several additions, counted
     on the text and on the text with every run 16x longer (and 4x, when over a slack)."""
     t0 = time.time()
@@ -296,13 +311,22 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         runs = [draw_run(rng, alphabet, mixed, nested, corpus) for _ in range(rng.randint(1, 4))]
         ops = [("p", "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))) if rng.random() < 0.6
                else ("t", rng.randint(1, 5)) for _ in range(20)]
+        if big:
+            for j in range(len(ops)):
+                if rng.random() < big:
+                    if ops[j][0] == "p":
+                        unit = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2)))
+                        ops[j] = ("p", unit * (rng.randint(65, 400) // len(unit) + 1))
+                    else:
+                        ops[j] = ("t", rng.randint(65, 400))
         periodic = [i for i, (unit, _) in enumerate(runs) if isinstance(unit, str)]
         cut = (rng.choice(periodic), round(rng.uniform(0.2, 0.8), 3)) if cuts and periodic and rng.random() < cuts \
             else None
         if cut is not None:  # (a run cut into is 4x longer, so that what is kept of it is not tiny at 1x)
             runs[cut[0]] = (runs[cut[0]][0], 4 * runs[cut[0]][1])
-        short = sequence_work(enc, runs, ops, 1, side, cut)
-        long = sequence_work(enc, runs, ops, 16, side, cut) if short is not None else None
+        restore = big > 0
+        short = sequence_work(enc, runs, ops, 1, side, cut, restore)
+        long = sequence_work(enc, runs, ops, 16, side, cut, restore) if short is not None else None
         if long is None:
             continue
         tried += 1
@@ -310,13 +334,14 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         if long[0] - short[0] > slack and l16 - l1 <= slack:
             once += 1
         if l16 - l1 > slack or c16 - c1 > char_slack:
-            l4, c4 = sequence_work(enc, runs, ops, 4, side, cut)[1]
+            l4, c4 = sequence_work(enc, runs, ops, 4, side, cut, restore)[1]
             lin_lines = l16 - l1 > slack and _linear(l1, l4, l16, slack)
             lin_chars = c16 - c1 > char_slack and _linear(c1, c4, c16, char_slack)
             listed.append((lin_lines or lin_chars, l16 - l1, enc.name, repr(runs) + (f", cut {cut}" if cut else ""),
                            ops, (l1, l4, l16), (c1, c4, c16), lin_lines, lin_chars))
             if dump:
                 dump.write(json.dumps({"side": side, "encoding": enc.name, "runs": runs, "cut": cut, "ops": ops,
+                                       "restore": restore,
                                        "lines": [l1, l4, l16], "chars": [c1, c4, c16],
                                        "linear_lines": lin_lines, "linear_chars": lin_chars}) + "\n")
                 dump.flush()
@@ -327,7 +352,9 @@ def search_sequences(side: str, seconds: float, slack: int, char_slack: int, rng
         f"## {'PrependableEncoder' if side == 'front' else 'AppendableEncoder'} ({side}), sequences of edits",
         "",
         f"{tried:,} trials (an encoding, 1-4 runs added one after another, 20 additions of 1-3 "
-        f"strings or truncations of 1-5 characters, then a truncation back), each counted with "
+        f"strings or truncations of 1-5 characters"
+        + (f", a share {big:g} of them long: 65-400 characters added or removed, the text built put back "
+           f"after the pass" if big else "") + f", then a truncation back), each counted with "
         f"the runs as given and 16x longer, on the third pass over the sequence.  Trials growing "
         f"by more than {slack} Python lines or {char_slack:,} characters read: {len(listed)}; of "
         f"these, counted at 4x too, **{n_any} grow linearly** (faster from 4x to 16x than twice "
@@ -419,6 +446,8 @@ def main() -> None:
     ap.add_argument("--cuts", type=float, default=0.0,
                     help="with --sequences: the share of trials whose edits happen after a deep truncation, "
                          "into a run of one string repeated (see edit_pass)")
+    ap.add_argument("--big", type=float, default=0.0,
+                    help="with --sequences: the share of edits that add or remove 65-400 characters")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
     load = os.getloadavg()
@@ -434,7 +463,8 @@ def main() -> None:
         + (f" --mixed {args.mixed:g}" if args.mixed else "")
         + (f" --nested {args.nested:g}" if args.nested else "")
         + (f" --corpus {args.corpus:g}" if args.corpus else "")
-        + (f" --cuts {args.cuts:g}" if args.cuts else "") + "`; load average at start: "
+        + (f" --cuts {args.cuts:g}" if args.cuts else "")
+        + (f" --big {args.big:g}" if args.big else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
@@ -450,7 +480,7 @@ def main() -> None:
         with open(args.dump, "w", encoding="utf-8") if args.dump else contextlib.nullcontext() as dump:
             for side in (["front", "back"] if args.side == "both" else [args.side]):
                 lines += search_sequences(side, args.seconds, args.slack, args.char_slack, rng, encs, dump,
-                                          alphabet, args.mixed, args.nested, args.corpus, args.cuts)
+                                          alphabet, args.mixed, args.nested, args.corpus, args.cuts, args.big)
     else:
         for side in (["front", "back"] if args.side == "both" else [args.side]):
             lines += search(side, args.seconds, args.n, args.slack, args.char_slack, rng, encs, alphabet)

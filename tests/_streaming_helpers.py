@@ -178,3 +178,67 @@ def characters_read(action) -> int:
         for (cls, name), method in originals.items():
             setattr(cls, name, method)
     return count
+
+
+def deep_edit_work(enc, at_front: bool, unit: str, counts, depth: int, edits, measure=None) -> list[int]:
+    """Python lines (or ``measure``) of one pass that truncates ``depth`` characters off the
+    growing end of ``unit * count`` (the front for ``at_front``), adds each of ``edits`` and
+    truncates it again, then puts the removed part back, for each count, after two checked
+    passes; the count must equal ``enc.count`` after every step of those.  Edits longer than
+    a few dozen characters take other paths than short ones (a part of the text is put back
+    in one addition)."""
+    from bpe_stream import AppendableEncoder, PrependableEncoder
+
+    out = []
+    for count in counts:
+        base = unit * count
+        stream = PrependableEncoder(enc) if at_front else AppendableEncoder(enc)
+        add = stream.prepend if at_front else stream.append
+        add(base)
+        size = len(base)
+        removed = base[:depth] if at_front else base[size - depth :]
+        kept = base[depth:] if at_front else base[: size - depth]
+
+        def one_pass(check=False):
+            stream.truncate(size - depth)
+            assert not check or stream.token_count == enc.count(kept)
+            for edit in edits:
+                add(edit)
+                assert not check or stream.token_count == enc.count(edit + kept if at_front else kept + edit)
+                stream.truncate(size - depth)
+            add(removed)
+            assert not check or stream.token_count == enc.count(base)
+
+        one_pass(True)
+        one_pass(True)
+        out.append((measure or python_lines)(one_pass))
+        assert stream.token_count == enc.count(base)
+    return out
+
+
+def characters_split(stream, action) -> int:
+    """Characters of the strings that the pre-split pattern of ``stream`` (a PrependableEncoder
+    or AppendableEncoder) is run over by ``action()``: the re-split work done at C speed on
+    strings a stream keeps (a proxy's stored tail part), which :func:`characters_read` does
+    not see."""
+    impl = stream._impl
+    pattern = impl.pattern
+    count = 0
+
+    class Counting:
+        def __getattr__(self, name):
+            method = getattr(pattern, name)
+
+            def call(string, *args, **kwargs):
+                nonlocal count
+                count += len(string)
+                return method(string, *args, **kwargs)
+
+            return call
+
+    impl.pattern = Counting()
+    try:
+        action()
+    finally:
+        impl.pattern = pattern
+    return count
