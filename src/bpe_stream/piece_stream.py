@@ -364,10 +364,10 @@ class TextAppendable:
                 rec = _LongPiece(self.enc.bpe, a)
             self.records[a] = rec
         elif abs(end - rec.end) > _LONG:
-            # a long change of the piece at a: the record of the other end is kept (a copy, C
-            # speed, once), or taken back when it is nearer this end (it may differ by a few
-            # characters: "\r\n \n" * k + "\t" * m + " \n" is one piece, the truncation back
-            # cuts the two characters off the record kept)
+            # a long change of the piece at a: the record of the other end is kept (a copy, once),
+            # or taken back when it is nearer this end (it may differ by a few characters:
+            # "\r\n \n" * k + "\t" * m + " \n" is one piece, the truncation back cuts the two
+            # characters off the record kept)
             alt = self.alts.get(a) if self.alts else None
             if alt is not None and abs(end - alt.end) < abs(end - rec.end):
                 self.alts.pop(a)
@@ -375,7 +375,11 @@ class TextAppendable:
                 self.records[a] = rec = alt
                 if alt.end == end:
                     return alt.ba.token_count
-            else:
+            elif alt is None or abs(alt.end - rec.end) > _LONG:
+                # (not when the record kept is near this end already: the copy is O(runs of
+                # the piece) in Python, and a truncation deep into the piece cuts the record
+                # itself, so truncating 70 characters of "!\u0301" * n and adding them back
+                # copied it on every pass, while the one kept was at the same end)
                 self._keep_alt(rec.copy())
         rec.set_end(self.text, end, self.run_re, self.mergeable)
         return rec.ba.token_count
