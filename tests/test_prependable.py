@@ -8,7 +8,8 @@ import bpe_stream
 from bpe_stream import AppendableEncoder
 from bpe_stream.prependable import BytesPrependable, PrependableEncoder
 
-from _streaming_helpers import (ENCODINGS_WITH_CROSS, characters_read, edit_sequence_lines, encoding_by_name,
+from _streaming_helpers import (ENCODINGS_WITH_CROSS, characters_read, characters_split, deep_edit_work,
+                                edit_sequence_lines, encoding_by_name,
                                 python_lines, text_st)
 from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
 
@@ -1456,3 +1457,86 @@ def test_a_whitespace_stretch_is_cut_only_under_a_whitespace_match(name, steps):
     text = ""
     for step in steps:
         text = _apply(pe, enc, text, [len(text) - step if isinstance(step, int) else step])
+
+
+@pytest.mark.parametrize("name, unit, depth", [
+    *[(name, unit, depth) for name in ("cl100k_base", "o200k_base") for unit, depth in (("\n", 70), ("!", 70), ("\t", 200))],
+    ("o200k_base", "/\n", 70), ("o200k_base", "/\n\n", 300), ("cl100k_base", "!\u0301", 70),
+    ("cl100k_base", "\u0301!!", 300),
+])
+def test_a_long_prepend_in_front_of_a_long_piece_reads_what_it_adds(name, unit, depth):
+    # Found by a probe of long truncations: putting back 70 characters cut off the front of
+    # "\n" * n re-split the front and fetched the whole piece to find its state again (a run
+    # state took only prepends of up to _CTX characters): 529 characters read per pass at 200
+    # units, 18,305 at 6,400.  It now takes a long prepend in parts, the last first; and each
+    # part moves the stretch's anchor to the first one in the piece's new text (left at the
+    # old one, out of reach, the next part failed: "/\n\n" * 100, 2,441 -> 21,465).
+    reads = deep_edit_work(bpe_stream.get_encoding(name), True, unit, (400, 6400), depth, ["x", "\u0301 "],
+                           measure=characters_read)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("unit", ["\u017f\u4e2d", "\u017f\u4e2d\u4e2d", "\u4e2d\u0301a"])
+def test_a_long_o200k_word_ending_in_a_contraction_keeps_a_state(unit):
+    # Found by bench_work_growth.py --sequences --big: a word state was only made for words
+    # without an apostrophe, and a long o200k word of short one-class runs has no run state,
+    # so before a contraction chain ("\u017f\u4e2d" * k + "'Re" * k) every truncation read
+    # it whole (four cuts of 5 characters: 8,524 characters read at k = 400, 138,444 at
+    # 6,400).  The word's letters before its contraction are what the word state is about.
+    enc = bpe_stream.get_encoding("o200k_base")
+    reads = []
+    for k in (400, 6400):
+        p = PrependableEncoder(enc)
+        p.prepend("'Re" * k)
+        p.prepend(unit * k)
+
+        def cuts():
+            for _ in range(4):
+                p.truncate(len(p) - 5)
+
+        reads.append(characters_read(cuts))
+        assert p.token_count == enc.count((unit * k + "'Re" * k)[20:])
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("name, run", [("cl100k_base", "!"), ("o200k_base", "!"), ("o200k_base", " "),
+                                       ("o200k_base", "\u2028")])
+def test_a_cut_through_a_long_word_into_a_long_run_keeps_the_runs_state(name, run):
+    # Found by bench_work_growth.py --sequences --big: a truncation took the saved state of
+    # the long piece it cut into only when the first piece had no state, so a cut through a
+    # long word in front of a long run lost the run's state, and it and every cut after it
+    # read the run whole (o200k " " * k behind "y" * 100: 1,152 characters read at k = 400,
+    # 18,272 at 6,400; cl100k takes whitespace by another state, which was kept).  Characters
+    # read by four cuts, the first through the word.
+    enc = bpe_stream.get_encoding(name)
+    word = "y" * 100
+    reads = []
+    for k in (400, 6400):
+        p = PrependableEncoder(enc)
+        p.prepend(run * k)
+        p.prepend(word)
+        sizes = [k - 100, k - 105, k - 110, k - 115]
+        reads.append(characters_read(lambda: [p.truncate(n) for n in sizes]))
+        assert p.token_count == enc.count(run * sizes[-1])
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("name, run", [("cl100k_base", "\n"), ("cl100k_base", "\r"), ("o200k_base", "\n"),
+                                       ("o200k_base", "\n/")])
+def test_punctuation_put_in_front_of_a_long_newline_run_does_not_re_split_the_run(name, run):
+    # Found while probing long prepends: "!" * j + "\n" * k is one piece (punctuation with a
+    # newline tail), whose state cuts the "!" stretch; the proxy's stored tail part held all
+    # of the newline tail, so every "!" prepended re-split it: O(k) per character at C speed
+    # (25 us per prepend at k = 6,400, 1.1 ms at 409,600; here 8,340 characters split for 20
+    # prepends at k = 400, 128,340 at 6,400).  The tail part now stops a few dozen characters
+    # into it.
+    enc = bpe_stream.get_encoding(name)
+    work = []
+    for k in (400, 6400):
+        p = PrependableEncoder(enc)
+        p.prepend(run * k)
+        for _ in range(100):
+            p.prepend("!")
+        work.append(characters_split(p, lambda: [p.prepend("!") for _ in range(20)]))
+        assert p.token_count == enc.count("!" * 120 + run * k)
+    assert work[1] <= work[0] + 2_000, work

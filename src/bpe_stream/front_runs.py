@@ -57,6 +57,10 @@ from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
 
+# The newline tail of a punctuation piece (its last part, [\r\n]* in cl100k; in o200k
+# [\r\n/]*, from the first newline: the slashes before it are the punctuation's own).
+_NEWLINE_TAIL = {False: regex.compile(r"[\r\n]+\Z"), True: regex.compile(r"[\r\n][\r\n/]*\Z")}
+
 
 def _ANCHOR_REACH(group: int) -> int:  # noqa: N802 (a constant of the current _KEEP, _MIN_CUT)
     """How far from the front an anchor may lie (the proxy's head is that long, plus _KEEP):
@@ -151,6 +155,13 @@ class RunPieces:
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
         tailpart = front[re_ - _KEEP :]
+        if len(tailpart) > _KEEP + 3 * self._CTX and not is_space(P[re_ - 1]):
+            # P is punctuation with a long newline tail T after the run or stretch cut
+            # ("!" * k + "\n" * m): the tail part stops _CTX characters into T (see _edit_run)
+            # instead of holding all of T, which every edit re-split (O(m) per "!" prepended)
+            t = _NEWLINE_TAIL[o200k].search(P, re_)
+            if t is not None and L1 - t.start() > 2 * self._CTX:
+                tailpart = front[re_ - _KEEP : t.start() + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs)
@@ -353,6 +364,11 @@ class RunPieces:
         proxy = head + tailpart
         h = len(head)
         d_end = d0 - len(tailpart)  # distance of the proxy's end (0: the proxy reaches the end)
+        # A proxy that ends inside P (d_end > end) ends in P's newline tail T (_check_run): the
+        # match across the cut, if it reaches the proxy's end, holds a newline and a character
+        # of the run or stretch cut, which is not whitespace, so it is a punctuation match in
+        # its [\r\n]* (o200k [\r\n/]*) tail, which takes the rest of T and ends where P does.
+        in_tail = d_end > end
         pieces = self.enc._pieces
         new = []
         a_long = -1
@@ -373,10 +389,11 @@ class RunPieces:
                     return False
                 synced = da
                 break
-            if b == len(proxy) and d_end > 0:
+            to_tail = in_tail and b == len(proxy) and a < h
+            if b == len(proxy) and d_end > 0 and not to_tail:
                 return False
             if a < h < b:
-                if d0 - (b - h) != end:
+                if d0 - (b - h) != end and not to_tail:
                     return False
                 run = PUNCT_RUN.match(proxy, a + (proxy[a] == " ")) if group == -2 else None
                 if group == -2 and (run is None or run.end() <= len(c) + anchor - drop):
@@ -392,6 +409,9 @@ class RunPieces:
                     return False
                 a_long = a
                 new.append((da, None))
+                if to_tail:
+                    synced = end
+                    break
             else:
                 new.append((da, len(pieces[m.group()])))
         else:
@@ -426,16 +446,23 @@ class RunPieces:
             base += bp.token_count if cnt is None else cnt
             bounds.push(d, base)
         hi = n_old - anchor  # distances do not move
-        if a_long == 0:
+        if a_long >= 0 and c:
+            # P grew at its front: its anchor moves to the first one in P's new text when the
+            # run or stretch reaches from there to the old one (as _check_run would take it on
+            # P's text), so the next edit finds it within reach.  (Left at the old one, the
+            # anchor went out of reach after a part of a long prepend, which then re-read all
+            # of P: "\n" * 70 or "/\n\n" * 100 put back in front of a long run or stretch.)
+            h0 = len(c) + anchor - drop  # where the old anchor is in head
             if group > 0:
-                g = self.run_re.match(c)
-                if anchor == drop and g is not None and g.lastindex == group and g.end() == len(c):
-                    hi = n_new  # c extends the run at the front
-            elif c:
+                g = self.run_re.match(head, a_long)
+                if a_long < h0 and g is not None and g.lastindex == group and g.end() >= h0:
+                    hi = n_new - a_long  # the run goes on from P's new start
+            else:
                 anchor_re, class_re = self._STRETCHES[group]
-                h0 = head[: len(c) + anchor - drop]  # new text up to the anchor
-                if anchor_re.match(head) and class_re.match(h0).end() == len(h0):
-                    hi = n_new  # an anchor at the new front, in the same stretch
+                if class_re.match(head, a_long).end() >= h0:
+                    m = anchor_re.search(head, a_long)
+                    if m is not None and m.start() < h0:
+                        hi = n_new - m.start()
         if hi > ps:
             # P lost its first characters to a piece in front (o200k "0./\n" before "/" +
             # "'" * k: the "/" went to "./\n/"), and the anchor with them: it must lie in P.

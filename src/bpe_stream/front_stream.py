@@ -211,7 +211,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             s = self._prepend_to_word(s)
             if not s:
                 return
-        if self.run is not None and len(s) <= self._CTX and self._edit_run(s, 0):
+        # A run state takes what is put in front of its piece in parts of at most _CTX
+        # characters, the last part first (each decided on a bounded proxy): a longer prepend
+        # re-split the front and fetched the piece whole to find its state again, so
+        # truncating 70 characters off "\n" * n and putting them back read all n on every
+        # pass.
+        while self.run is not None and s:
+            part = s[-self._CTX :]
+            if not self._edit_run(part, 0):
+                break
+            s = s[: -len(part)]
+        if not s:
             return
         if self.dig is not None:
             # the digits ending s join the run (\p{N}{1,3} is the only alternative taking
@@ -394,15 +404,19 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                          if state[2] is not None and key[1] < n), default=None)
         if start is not None:
             self.truncate(start)
-        if (self.run is None and self.word is None and self.dig is None and saved
-                and saved.top() > n):
+        state_end = self.word.end if self.word is not None else self.run.end if self.run is not None else n
+        if self.dig is None and n <= state_end and saved and saved.top() > n:
             # A saved run state of the piece the cut goes into (other pieces were put in front
-            # of it): the cut is decided on its proxy, as for a state of the first piece.
+            # of it): the cut is decided on its proxy, as for a state of the first piece.  The
+            # state of a piece in front that the cut takes whole goes (a long word in front of
+            # a long run: the run's state was lost, and the cut and every edit after it read
+            # the run whole).
             for key, state in saved.starting_in(n + 1, self.n):
                 run = state[1]
                 if state[0] is None and run is not None and key[1] < n and (run.start, run.end) == key:
                     saved.pop(key)
                     self.run = run
+                    self.word = None
                     break
         self._forget_above(n)
         if self.dig is not None and self._truncate_digits(n):

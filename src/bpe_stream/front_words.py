@@ -1,7 +1,9 @@
 r"""Long word pieces at the front of a :class:`~bpe_stream.front_stream.TextPrependable`.
 
 A long first piece W that is a word starting with a letter that continues words
-(cl100k: any letter; o200k: any piece of letters and marks) and has no apostrophe.
+(cl100k: any letter; o200k: any piece of letters and marks) and has no apostrophe but, in
+o200k, the one of a contraction that ends it (what follows is said of the letters before it;
+see ``_check_word``).
 
 Why a letter joins W.  cl100k: a letter c prepended gives the single piece c + W
 (``\p{L}++`` runs through W to the same end).  o200k: W is one word match, a leading run
@@ -73,6 +75,7 @@ _O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
+_O200K_CONTRACTION_END = regex.compile(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)\Z")
 _UPPERS = regex.compile(r"[\p{Lu}\p{Lt}]*")
 _BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
 
@@ -116,9 +119,19 @@ class WordPieces:
             return
         front = self._front(length + 1)
         w = front[:length]
+        tail = 0
         if "'" in w:
-            return
-        body = w[lead:]
+            # o200k: a word may end with a contraction (the optional last part of its match),
+            # which the body's repetitions stop before: W is then its body B and the
+            # contraction, and everything said of W holds of B (c + W and a cut W' take the
+            # same contraction after the same end of B; nothing runs on past B, an apostrophe
+            # follows it).  A long mixed word before a contraction chain had no state, so every
+            # edit in front of it read it whole ("\u017f\u4e2d" mixed + "'Re" * k).
+            m = _O200K_CONTRACTION_END.search(w) if fast.o200k else None
+            if m is None or "'" in w[: m.start()]:
+                return
+            tail = length - m.start()
+        body = w[lead : length - tail]
         last_upper = last_ll = 0
         after_upper = all_upper = False
         if fast.o200k:
@@ -129,9 +142,9 @@ class WordPieces:
             last_upper = self.n - lead - m.start() if m else 0
             m = _LAST_LL.search(body)
             last_ll = self.n - lead - m.start() if m else 0
-            after_upper = (len(front) > length and fast.char_class(front[length]) == UP
+            after_upper = (not tail and len(front) > length and fast.char_class(front[length]) == UP
                            and self._may_run_on(end, 4 * length))
-            all_upper = fast.char_class(w[-1]) == UP
+            all_upper = fast.char_class(body[-1]) == UP
         elif fast.char_class(body[0]) != first_class:
             return
         bp = self._piece_bp(self.n, end, w)
