@@ -442,6 +442,35 @@ def test_putting_back_a_long_cut_of_a_long_piece_does_not_copy_its_record(name, 
     assert lines[1] <= lines[0] + 300, lines
 
 
+@pytest.mark.parametrize("grow", ["\ud55c\u0301" * 136, "\u4e2d" * 100])
+def test_a_long_piece_grown_about_as_much_as_the_edit_does_not_copy_its_record(grow):
+    # Found by bench_work_growth.py --sequences --big: one o200k letter after "\u20dd\u0130" * k
+    # + "D" * m joins the upper-case run to the word, a change much longer than the edit, for
+    # which a copy of the record is kept; the next edit grows the word by as much as it adds,
+    # and the record was copied again (O(runs of the piece) in Python), on every pass,
+    # because the record kept lay farther from it than 64 characters (21,507 lines at k = 300,
+    # 48,535 at 4,800).  A change about as long as its edit is not worth a copy.
+    enc = bpe_stream.get_encoding("o200k_base")
+    lines = []
+    for k in (300, 4800):
+        text = "\u20dd\u0130" * k + "D" * (2 * k // 3)
+        ae = AppendableEncoder(enc)
+        ae.append(text)
+        size = len(text)
+
+        def one_pass():
+            ae.append("\U00020000")
+            ae.append(grow)
+            ae.truncate(size)
+
+        one_pass()
+        assert ae.token_count == enc.count(text)
+        one_pass()
+        lines.append(python_lines(one_pass))
+        assert ae.token_count == enc.count(text)
+    assert lines[1] <= lines[0] + 300, lines
+
+
 @pytest.mark.parametrize("ops", [[("p", "\x85/"), ("p", "y"), ("t", 3), ("p", "x")],
                                  [("p", "\u4e2d\x85/\U00020000"), ("p", "L"), ("t", 5), ("p", "\ud55c")]])
 def test_a_long_piece_ending_in_a_slash_is_read_once_beside_a_short_one(ops):

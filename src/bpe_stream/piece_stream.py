@@ -185,7 +185,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes", "alts", "nl_seen",
+        "upper_start", "upper_classes", "alts", "nl_seen", "edit_len",
     )
 
     def __init__(self, enc):
@@ -207,6 +207,7 @@ class TextAppendable:
         # and budget, as the front engine's records: front_records.DistanceRecords, with the
         # end as the top).
         self.alts = DistanceRecords()
+        self.edit_len = 0  # characters added or removed by the edit being made (see _long_count)
         self.split_cache = _split_cache(enc)
         # regex-free single-character appends (see bpe_stream.split_fastpath)
         self.fast = fast_split_for(enc.pat_str)
@@ -242,7 +243,7 @@ class TextAppendable:
         new = TextAppendable.__new__(TextAppendable)
         for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
                      "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces",
-                     "upper_start", "upper_classes"):
+                     "upper_start", "upper_classes", "edit_len"):
             setattr(new, name, getattr(self, name))
         new.nl_seen = dict(self.nl_seen)
         new.text = self.text.copy()
@@ -375,11 +376,18 @@ class TextAppendable:
                 self.records[a] = rec = alt
                 if alt.end == end:
                     return alt.ba.token_count
-            elif alt is None or abs(alt.end - rec.end) > _LONG:
-                # (not when the record kept is near this end already: the copy is O(runs of
-                # the piece) in Python, and a truncation deep into the piece cuts the record
-                # itself, so truncating 70 characters of "!\u0301" * n and adding them back
-                # copied it on every pass, while the one kept was at the same end)
+            elif abs(end - rec.end) > 4 * self.edit_len and (
+                    alt is None or abs(alt.end - rec.end) > abs(end - rec.end)):
+                # The copy is O(runs of the piece) in Python.  It pays only for a change much
+                # longer than the edit (a character that splits a long piece or joins pieces to
+                # it), whose way back would cost the change again; a change about as long as
+                # the edit costs about as much as the edit, and so does its way back.  Nor is it
+                # made when the record kept is nearer this end than the change is long (the way
+                # back extends it by less).  A truncation deep into the piece cuts the record
+                # itself, and so cutting 70 characters of "!!" + marks and putting them back
+                # copied it on every pass, as did 203 characters that grew a word of thousands
+                # of runs, or 4 that joined 310 more to one after a cut had moved it away from
+                # the record kept.
                 self._keep_alt(rec.copy())
         rec.set_end(self.text, end, self.run_re, self.mergeable)
         return rec.ba.token_count
@@ -446,6 +454,7 @@ class TextAppendable:
                 s = pending + s
         pending = s[-1] if "\ud800" <= s[-1] <= "\udbff" else ""
         old = len(self.text)
+        self.edit_len = len(s)
         self.text.append(s if s.isascii() else fix_surrogates(s))
         self.kind = K_NONE
         self.last_str = None
@@ -459,6 +468,7 @@ class TextAppendable:
         n = _check_len(n, len(self.text))
         if n == len(self.text):
             return
+        self.edit_len = len(self.text) - n
         self.pending = ""
         self.kind = K_NONE
         self.last_str = None
