@@ -1499,17 +1499,20 @@ def test_a_long_o200k_word_ending_in_a_contraction_keeps_a_state(unit):
     assert reads[1] <= reads[0] + 2_000, reads
 
 
-@pytest.mark.parametrize("name, run", [("cl100k_base", "!"), ("o200k_base", "!"), ("o200k_base", " "),
-                                       ("o200k_base", "\u2028")])
-def test_a_cut_through_a_long_word_into_a_long_run_keeps_the_runs_state(name, run):
+@pytest.mark.parametrize("name, run, first", [
+    ("cl100k_base", "!", "y" * 100), ("o200k_base", "!", "y" * 100), ("o200k_base", " ", "y" * 100),
+    ("o200k_base", "\u2028", "y" * 100), ("cl100k_base", "\n", "1" * 100), ("o200k_base", "!", "1" * 100),
+])
+def test_a_cut_through_a_long_word_into_a_long_run_keeps_the_runs_state(name, run, first):
     # Found by bench_work_growth.py --sequences --big: a truncation took the saved state of
     # the long piece it cut into only when the first piece had no state, so a cut through a
     # long word in front of a long run lost the run's state, and it and every cut after it
     # read the run whole (o200k " " * k behind "y" * 100: 1,152 characters read at k = 400,
-    # 18,272 at 6,400; cl100k takes whitespace by another state, which was kept).  Characters
-    # read by four cuts, the first through the word.
+    # 18,272 at 6,400; cl100k takes whitespace by another state, which was kept).  So did a cut
+    # through a long digit run (the next search: cl100k "\n" * k behind "1" * 100, 1,128 ->
+    # 18,248).  Characters read by four cuts, the first through the word or digits.
     enc = bpe_stream.get_encoding(name)
-    word = "y" * 100
+    word = first
     reads = []
     for k in (400, 6400):
         p = PrependableEncoder(enc)

@@ -404,19 +404,20 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                          if state[2] is not None and key[1] < n), default=None)
         if start is not None:
             self.truncate(start)
-        state_end = self.word.end if self.word is not None else self.run.end if self.run is not None else n
-        if self.dig is None and n <= state_end and saved and saved.top() > n:
+        state_end = (self.word.end if self.word is not None else self.run.end if self.run is not None
+                     else self.dig[0] if self.dig is not None else n)
+        if n <= state_end and saved and saved.top() > n:
             # A saved run state of the piece the cut goes into (other pieces were put in front
             # of it): the cut is decided on its proxy, as for a state of the first piece.  The
-            # state of a piece in front that the cut takes whole goes (a long word in front of
-            # a long run: the run's state was lost, and the cut and every edit after it read
-            # the run whole).
+            # state of a piece in front that the cut takes whole goes (a long word or digit run
+            # in front of a long run: the run's state was lost, and the cut and every edit
+            # after it read the run whole).
             for key, state in saved.starting_in(n + 1, self.n):
                 run = state[1]
                 if state[0] is None and run is not None and key[1] < n and (run.start, run.end) == key:
                     saved.pop(key)
                     self.run = run
-                    self.word = None
+                    self.word = self.dig = None
                     break
         self._forget_above(n)
         if self.dig is not None and self._truncate_digits(n):
