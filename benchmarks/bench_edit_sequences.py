@@ -8,7 +8,8 @@ Run from the project root:
 with the text (Python lines, characters read); this script times the minimized trials it
 found, fixed or not, so that the fixes show in microseconds and the open ones are named.
 Each sequence (``("p", s)`` adds ``s`` at the growing end, ``("t", k)`` removes ``k``
-characters there, and each pass ends with a truncation back to the text built) runs on the
+characters there, and each pass ends with a truncation back to the text built, after
+putting back what it cut of that text) runs on the
 text built from its runs at 1x, 16x and 64x: median time of one pass over 7 passes, after
 two warm-up passes (wall clock; the script prints the load average).  A pass that costs
 O(text) shows as a time about 4x higher at 64x than at 16x.
@@ -118,11 +119,25 @@ SEQUENCES = [
      "a long word with a long one-class run every 31 characters (fixed: the runs under its word cut are jumped)"),
     ("back", "o200k_base", [("/-", 300), ("/", 1)], [("p", "\x85/"), ("p", "y"), ("t", 3), ("p", "x")],
      "a long piece ending in \"/\" and a short one in turn (fixed: the newline search of a few pieces is kept)"),
+    # found with --big (long additions and truncations; the pass puts back what it cut of the text built)
+    ("back", "o200k_base", [("!!" + "\u0301" * 30, 100)], [("t", 70), ("p", "x")],
+     "70 characters cut off a long piece and put back (fixed: the record kept for them is not copied again)"),
+    ("front", "cl100k_base", [("\n", 300)], [("t", 70), ("p", "x")],
+     "70 newlines cut off a long run and put back (fixed: a long prepend is taken in parts by the run state)"),
+    ("front", "o200k_base", [("/\n\n", 300)], [("t", 300), ("p", "x")],
+     "the same on a [\\r\\n/] stretch (fixed: each part moves the anchor to the first \"/\")"),
+    ("front", "o200k_base", [("\u2028", 280)], [("p", "V" * 115), ("t", 275)],
+     "a cut through a word into the long run behind it (fixed: the run's saved state is taken)"),
+    ("front", "cl100k_base", [("\n", 300)], [("p", "1" * 100), ("t", 105)],
+     "the same through a digit run (fixed: as for a word)"),
+    ("back", "o200k_base", [("\u20dd\u0130", 300), ("D", 200)], [("p", "\U00020000"), ("p", "\ud55c\u0301" * 136)],
+     "a letter joins an upper-case run to a word, which then grows as much as the edit (fixed: no copy for that)"),
 ]
 
 
 def time_pass(side: str, enc, runs, ops, scale: int) -> float:
-    _, _, one_pass = edit_pass(enc, runs, ops, scale, side)
+    # (restore: a pass that cut into the text built puts the part back; the other rows never cut into it)
+    _, _, one_pass = edit_pass(enc, runs, ops, scale, side, restore=True)
     one_pass()
     one_pass()
     times = []
