@@ -16,6 +16,7 @@ SECTIONS = [
     ("Random edit toggles (issue 3)", "results_toggle_fuzz.md"),
     ("Work (Python lines, characters read) of random edit toggles (issue 3)", "results_work_growth.md"),
     ("Work (Python lines, characters read) of random edit sequences (issue 3)", "results_work_growth_sequences.md"),
+    ("Work of random edit sequences with long edits (issue 3)", "results_work_growth_big.md"),
     ("Timed edit sequences found by the searches (issue 3)", "results_edit_sequences.md"),
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
