@@ -333,6 +333,7 @@ class TextAppendable:
                 c = len(pieces[ls])
             else:
                 ls = None
+                self.edit_len = 1  # (a merge can change the piece at a by much more)
                 c = self._long_count(a, L)
             tail[-1] = (a, L, c)
             self.tail_count += c - c0 - c1
