@@ -1543,3 +1543,65 @@ def test_punctuation_put_in_front_of_a_long_newline_run_does_not_re_split_the_ru
         work.append(characters_split(p, lambda: [p.prepend("!") for _ in range(20)]))
         assert p.token_count == enc.count("!" * 120 + run * k)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("name, run, pre", [
+    ("cl100k_base", "\r", "!" * 100), ("cl100k_base", "\n", "\u200d" * 178), ("o200k_base", "\n", "!" * 100),
+    ("o200k_base", "\n", "\U0001F600" * 150),
+])
+def test_a_long_prepend_in_front_of_a_newline_run_and_its_undo_read_what_they_change(name, run, pre):
+    # Found by bench_work_growth.py --sequences --big: more than 64 punctuation (or other
+    # whitespace) characters put in front of a long newline run, then truncated away, read the
+    # run whole both ways (cl100k "!" * 100 before "\r" * k: 1,262 characters per round at k =
+    # 400, 7,262 at 6,400).  The prepend's later parts found the run's anchor out of reach;
+    # the piece is now given the punctuation stretch's state from a bounded head (or, all
+    # whitespace, a state that takes whitespace), and the cut back to the newline tail makes
+    # the run's state from a bounded window at the piece's end.
+    enc = bpe_stream.get_encoding(name)
+    reads = []
+    for k in (400, 6400):
+        p = PrependableEncoder(enc)
+        p.prepend(run * k)
+        size = len(p)
+
+        def one_round():
+            p.prepend(pre)
+            p.truncate(size)
+
+        one_round()
+        one_round()
+        reads.append(characters_read(one_round))
+        assert p.token_count == enc.count(run * k)
+        p.prepend(pre)
+        assert p.token_count == enc.count(pre + run * k)
+    assert reads[1] <= reads[0] + 2_000, reads
+
+
+@pytest.mark.parametrize("before", ["x", "EM" * 128, "\u200d\u02b0\xbd"])
+def test_other_whitespace_put_in_front_of_a_newline_run_after_a_cut_reads_what_it_adds(before):
+    # Found by bench_work_growth.py --sequences --big: after a pass that put something in
+    # front of "\r\n" * k, cut into the run and put the cut part back, the run's state no
+    # longer took whitespace, and "\x85" * 100 put in front (then truncated away) read the run
+    # whole: 2,375 -> 31,495 characters per pass at k = 400 -> 6,400 (for "x").  A part that
+    # finds the anchor out of reach now marks the state of a piece that is whitespace up to
+    # a newline as one that takes whitespace (checked on the head and the tail part).
+    enc = bpe_stream.get_encoding("cl100k_base")
+    reads = []
+    for k in (400, 6400):
+        base = "\r\n" * k
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            p.prepend(before)
+            p.truncate(len(p) - len(before) - 45)
+            p.prepend(base[:45])
+            p.prepend("\x85" * 100)
+            p.truncate(size)
+
+        one_pass()
+        one_pass()
+        reads.append(characters_read(one_pass))
+        assert p.token_count == enc.count(base)
+    assert reads[1] <= reads[0] + 2_000, reads

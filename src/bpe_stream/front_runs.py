@@ -60,6 +60,7 @@ __all__ = ["RunPieces", "RunState"]
 # The newline tail of a punctuation piece (its last part, [\r\n]* in cl100k; in o200k
 # [\r\n/]*, from the first newline: the slashes before it are the punctuation's own).
 _NEWLINE_TAIL = {False: regex.compile(r"[\r\n]+\Z"), True: regex.compile(r"[\r\n][\r\n/]*\Z")}
+_SPACES_NO_NL = regex.compile(r"[^\S\r\n]*")
 
 
 def _ANCHOR_REACH(group: int) -> int:  # noqa: N802 (a constant of the current _KEEP, _MIN_CUT)
@@ -272,6 +273,85 @@ class RunPieces:
             self.run = RunState(end, n - q, tail[0], tail[1], kind, bp, n)
             return True
         return False
+
+    def _restate_as_stretch(self) -> bool:
+        """Give the long first piece P a punctuation-stretch state in place of its run state
+        (or, when P is whitespace ending at a newline, mark its state as taking whitespace),
+        from a bounded head, when P starts with a stretch of punctuation long enough to cut
+        and its newline tail follows within the head (a prepend in parts put punctuation in
+        front of a long newline run: the run's anchor went out of reach, and P was fetched
+        whole to find this state).  The rest of P after the stretch is its tail (P is one
+        punctuation match: the stretch's anchor is two non-mark punctuation characters), so
+        the tail part needs only its first _CTX characters (see _edit_run).  True when the
+        state was replaced."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        run, n, bounds = self.run, self.n, self.bounds
+        if (run is None or run.hi is None or run.group is None or run.group < 0 or run.start != n
+                or not bounds.has(2) or bounds.last() != n or bounds.last(2) != run.end):
+            return False
+        o200k = self.wc is not None and self.wc[0].o200k
+        L1 = n - run.end
+        k = min(L1, 2 * self._CTX + 2 * _KEEP + 8)
+        front = self._front(min(n, k + self._CTX))
+        if not run.absorbs and n - run.hi <= k and run.d0 > run.end:
+            # A whitespace piece: P is whitespace before the run and in its tail part, and the
+            # run is (its first character is; a run is one class), so P is whitespace only; ending at a newline, it takes any
+            # whitespace put in front of it (see _check_run), anchor or not (a prepend of
+            # "\x85" * 100 in parts before "\r\n" * k, whose state had lost the flag).
+            p_tail = run.tailpart[: run.d0 - run.end]
+            if is_space(front[: n - run.hi + 1]) and is_space(p_tail) and p_tail[-1] in "\r\n":
+                self.run = run._replace(absorbs=True)
+                return True
+        found = self._find_stretch(front, min(L1, k), o200k)
+        if found is None or found[2] == -3:
+            return False
+        q, z1, kind = found
+        if z1 >= k or z1 - q - 2 * _KEEP < _MIN_CUT:
+            return False  # the stretch's end is not seen, or it is too short to cut
+        if L1 - z1 > 2 * self._CTX:
+            if _NEWLINE_TAIL[o200k].match(front, z1, z1 + self._CTX) is None:
+                return False
+            tailpart = front[z1 - _KEEP : z1 + self._CTX]
+        else:
+            tailpart = self._front(min(n, L1 + self._CTX))[z1 - _KEEP :]
+        self.run = RunState(run.end, n - q, n - z1 + _KEEP, tailpart, kind, run.bp, n, False)
+        return True
+
+    def _cut_to_newline_tail(self, n: int) -> bool:
+        r"""cl100k: a truncation to length ``n`` that removes the whole punctuation stretch of
+        the long first piece P = Z + T (its state cuts Z; T, its [\r\n]* tail, is long and
+        held only in part, see _check_run) leaves T' = the rest of T: one piece with P's end
+        when no newline follows in the whitespace after it (``\s*[\r\n]`` runs over T' and
+        that whitespace and gives back to T''s last newline), a newline run.  Its run state
+        is made from a bounded window at P's end and P's raw prependable cut at its front,
+        O(dropped + _CTX), instead of fetching T' whole.  (o200k's tail [\r\n/]* may hold
+        slashes that split T', which are not known without reading it.)  True when done."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        run, bounds = self.run, self.bounds
+        if (run is None or run.group != -1 or run.tailpart is None
+                or run.d0 - len(run.tailpart) <= run.end or n > run.d0 - _KEEP
+                or n - run.end < 2 * _KEEP + _MIN_CUT + 1):
+            return False
+        k = bounds.find(run.start)
+        if k is None or bounds.prev_dist(k) != run.end:
+            return False  # (P, which may lie behind short pieces the cut removes too)
+        end = run.end
+        after = self._window(end, max(0, end - self._CTX))
+        w = _SPACES_NO_NL.match(after).end()
+        if (w == len(after) and end > len(after)) or (w < len(after) and after[w] in "\r\n"):
+            return False  # a newline may follow in that whitespace, or it goes on unread
+        tailpart = self._window(end + _KEEP, max(0, end - self._CTX))
+        bp = run.bp
+        bp.truncate(len(bp) - len(self._window(run.start, n).encode("utf-8")))
+        self._drop_front(self.n - n)
+        self.n = n
+        self.pending = ""
+        bounds.pop_above(end)
+        bounds.push(n, bounds.last_suf() + bp.token_count)
+        self.run = RunState(end, n, end + _KEEP, tailpart, self.run_re.match("\n").lastindex, bp, n, True)
+        return True
 
     def _find_stretch(self, front: str, L1: int, o200k: bool):
         """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor

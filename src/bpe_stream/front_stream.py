@@ -218,7 +218,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # pass.
         while self.run is not None and s:
             part = s[-self._CTX :]
-            if not self._edit_run(part, 0):
+            if not self._edit_run(part, 0) and not (self._restate_as_stretch() and self._edit_run(part, 0)):
                 break
             s = s[: -len(part)]
         if not s:
@@ -425,7 +425,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if self.word is not None and self._truncate_word(n):
             return
         run = self.run
-        if run is not None and self._edit_run("", self.n - n):
+        if run is not None and (self._cut_to_newline_tail(n) or self._edit_run("", self.n - n)):
             return
         self.pending = ""
         if run is not None and run.start <= n:
