@@ -132,6 +132,10 @@ SEQUENCES = [
      "the same through a digit run (fixed: as for a word)"),
     ("back", "o200k_base", [("\u20dd\u0130", 300), ("D", 200)], [("p", "\U00020000"), ("p", "\ud55c\u0301" * 136)],
      "a letter joins an upper-case run to a word, which then grows as much as the edit (fixed: no copy for that)"),
+    ("front", "cl100k_base", [("\r", 300)], [("p", "!" * 100)],
+     "100 punctuation characters in front of a newline run, and the truncation back (fixed: bounded states both ways)"),
+    ("front", "o200k_base", [("\n", 300)], [("p", "\U0001F600" * 150)],
+     "the same in o200k, 150 emoji (fixed: the same)"),
 ]
 
 
