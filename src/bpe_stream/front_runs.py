@@ -353,6 +353,42 @@ class RunPieces:
         self.run = RunState(end, n, end + _KEEP, tailpart, self.run_re.match("\n").lastindex, bp, n, True)
         return True
 
+    def _cut_into_whitespace_piece(self, n: int) -> bool:
+        r"""A truncation to length ``n`` that removes the pieces in front of P, the long piece
+        of the run state, and maybe the start of P, when P is whitespace up to a newline:
+        ``\s*[\r\n]`` (o200k ``\s*[\r\n]+``) from any start inside P's whitespace stretch
+        runs to the stretch's end and gives back to its last newline, P's end, so the rest
+        of P is the first piece with P's end and the state goes on with its front cut:
+        O(dropped).  (The run's state was dropped when short pieces lay in front of P and a
+        whitespace run followed it, because the re-split could not tell P final on its
+        proxy, and P was fetched whole.)  P is whitespace when the part before its run, the
+        run's first character (a run is one class) and P's part of the tail part are.  True
+        when done."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        run, bounds = self.run, self.bounds
+        if (run is None or run.hi is None or run.group is None or run.group < 0 or run.tailpart is None
+                or n > run.start or run.start - run.hi > 2 * _KEEP or run.d0 <= run.end):
+            return False
+        hi = min(run.hi, n)
+        if hi - run.d0 - _KEEP < _MIN_CUT:
+            return False  # too short to cut
+        k = bounds.find(run.start)
+        if k is None or bounds.prev_dist(k) != run.end:
+            return False
+        p_tail = run.tailpart[: run.d0 - run.end]
+        if not (is_space(self._window(run.start, run.hi - 1)) and is_space(p_tail) and p_tail[-1] in "\r\n"):
+            return False
+        bp = run.bp
+        bp.truncate(len(bp) - len(self._window(run.start, n).encode("utf-8")))
+        self._drop_front(self.n - n)
+        self.n = n
+        self.pending = ""
+        bounds.pop_above(run.end)
+        bounds.push(n, bounds.last_suf() + bp.token_count)
+        self.run = run._replace(hi=hi, bp=bp, start=n, absorbs=True)
+        return True
+
     def _find_stretch(self, front: str, L1: int, o200k: bool):
         """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
         lies near the front of the first piece ``front[:L1]``, or None."""

@@ -425,7 +425,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         if self.word is not None and self._truncate_word(n):
             return
         run = self.run
-        if run is not None and (self._cut_to_newline_tail(n) or self._edit_run("", self.n - n)):
+        if run is not None and (self._cut_to_newline_tail(n) or self._cut_into_whitespace_piece(n)
+                                or self._edit_run("", self.n - n)):
             return
         self.pending = ""
         if run is not None and run.start <= n:
