@@ -136,6 +136,8 @@ SEQUENCES = [
      "100 punctuation characters in front of a newline run, and the truncation back (fixed: bounded states both ways)"),
     ("front", "o200k_base", [("\n", 300)], [("p", "\U0001F600" * 150)],
      "the same in o200k, 150 emoji (fixed: the same)"),
+    ("front", "o200k_base", [("x", 41), ("\x0c", 314), ("\r", 244)], [("p", "x"), ("t", 2), ("t", 300)],
+     "a cut through a short piece into a newline run before other whitespace (fixed: the piece's rest keeps its state)"),
 ]
 
 
