@@ -294,15 +294,12 @@ class RunPieces:
         L1 = n - run.end
         k = min(L1, 2 * self._CTX + 2 * _KEEP + 8)
         front = self._front(min(n, k + self._CTX))
-        if not run.absorbs and n - run.hi <= k and run.d0 > run.end:
-            # A whitespace piece: P is whitespace before the run and in its tail part, and the
-            # run is (its first character is; a run is one class), so P is whitespace only; ending at a newline, it takes any
-            # whitespace put in front of it (see _check_run), anchor or not (a prepend of
-            # "\x85" * 100 in parts before "\r\n" * k, whose state had lost the flag).
-            p_tail = run.tailpart[: run.d0 - run.end]
-            if is_space(front[: n - run.hi + 1]) and is_space(p_tail) and p_tail[-1] in "\r\n":
-                self.run = run._replace(absorbs=True)
-                return True
+        if not run.absorbs and n - run.hi <= k and self._whitespace_to_newline(run):
+            # ending at a newline, P takes any whitespace put in front of it (see _check_run),
+            # anchor or not (a prepend of "\x85" * 100 in parts before "\r\n" * k, whose
+            # state had lost the flag)
+            self.run = run._replace(absorbs=True)
+            return True
         found = self._find_stretch(front, min(L1, k), o200k)
         if found is None or found[2] == -3:
             return False
@@ -343,13 +340,7 @@ class RunPieces:
         if (w == len(after) and end > len(after)) or (w < len(after) and after[w] in "\r\n"):
             return False  # a newline may follow in that whitespace, or it goes on unread
         tailpart = self._window(end + _KEEP, max(0, end - self._CTX))
-        bp = run.bp
-        bp.truncate(len(bp) - len(self._window(run.start, n).encode("utf-8")))
-        self._drop_front(self.n - n)
-        self.n = n
-        self.pending = ""
-        bounds.pop_above(end)
-        bounds.push(n, bounds.last_suf() + bp.token_count)
+        bp = self._cut_to_state_piece(run, n)
         self.run = RunState(end, n, end + _KEEP, tailpart, self.run_re.match("\n").lastindex, bp, n, True)
         return True
 
@@ -374,20 +365,34 @@ class RunPieces:
         if hi - run.d0 - _KEEP < _MIN_CUT:
             return False  # too short to cut
         k = bounds.find(run.start)
-        if k is None or bounds.prev_dist(k) != run.end:
+        if k is None or bounds.prev_dist(k) != run.end or not self._whitespace_to_newline(run):
+            return False
+        self.run = run._replace(hi=hi, bp=self._cut_to_state_piece(run, n), start=n, absorbs=True)
+        return True
+
+    def _whitespace_to_newline(self, run: RunState) -> bool:
+        """Whether the piece of the run state ``run`` (its run starting near its start) is
+        whitespace ending at a newline: the part before the run, the run's first character
+        (a run is one class) and the piece's part of the tail part are whitespace, and that
+        part ends with a newline.  O(start - hi + _KEEP)."""
+        if run.d0 <= run.end:
             return False
         p_tail = run.tailpart[: run.d0 - run.end]
-        if not (is_space(self._window(run.start, run.hi - 1)) and is_space(p_tail) and p_tail[-1] in "\r\n"):
-            return False
+        return is_space(self._window(run.start, run.hi - 1)) and is_space(p_tail) and p_tail[-1] in "\r\n"
+
+    def _cut_to_state_piece(self, run: RunState, n: int):
+        """Truncate the text to length ``n``, at or inside P, the piece of the run state
+        ``run``, which the boundaries hold: the pieces in front of P and P's part above ``n``
+        go, from the text and from P's raw prependable, and P's rest is the first piece.
+        Returns that prependable.  O(dropped)."""
         bp = run.bp
         bp.truncate(len(bp) - len(self._window(run.start, n).encode("utf-8")))
         self._drop_front(self.n - n)
         self.n = n
         self.pending = ""
-        bounds.pop_above(run.end)
-        bounds.push(n, bounds.last_suf() + bp.token_count)
-        self.run = run._replace(hi=hi, bp=bp, start=n, absorbs=True)
-        return True
+        self.bounds.pop_above(run.end)
+        self.bounds.push(n, self.bounds.last_suf() + bp.token_count)
+        return bp
 
     def _find_stretch(self, front: str, L1: int, o200k: bool):
         """(anchor, stretch end within the first piece, kind) of a long stretch whose anchor
