@@ -1635,3 +1635,89 @@ def test_a_cut_through_a_piece_into_a_newline_run_before_other_whitespace_keeps_
         reads.append(_work_after_warmup(one_pass, characters_read))
         assert len(p) == size and p.token_count == enc.count(base)
     assert reads[1] <= reads[0] + 2_000, reads
+
+
+def _read_and_split(p, action) -> int:
+    """Characters read from the text plus characters split by the pattern in ``action()``."""
+    read = []
+    split = characters_split(p, lambda: read.append(characters_read(action)))
+    return read[0] + split
+
+
+def test_a_truncation_that_leaves_a_whitespace_run_the_whole_text_lets_it_take_whitespace():
+    # Found by bench_work_growth.py --sequences --big (trial 1329 of seed 91): under cl100k a
+    # whitespace piece that is the whole text takes any whitespace put in front of it (\s++$),
+    # but a truncation that cut "'s" and a few characters off "'s" + "\u2028" * k left the
+    # run's state without that flag.  "\r" * 239 then put in front in parts lost the run's
+    # anchor after the first part, and the rest re-split and re-read the run: 2,618 -> 19,738
+    # characters read, 1,662 -> 18,782 split, per pass at k = 400 -> 6,400.  An edit decided
+    # on the proxy now sets the flag as _check_run would on the piece's text.
+    enc = bpe_stream.get_encoding("cl100k_base")
+    work = []
+    for k in (400, 6400):
+        base = "\u2028" * k
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+
+        def one_pass():
+            p.prepend("'s")
+            p.truncate(len(p) - 12)
+            p.prepend("\r" * 239)
+            p.prepend("x")
+            p.truncate(len(p) - 240)
+            p.prepend("\u2028" * 10)
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("unit", ["\u0301'", "\u0301)", "!\u0301"])
+def test_a_punctuation_run_in_front_of_a_long_punctuation_stretch_cuts_the_stretch(unit):
+    # Found by bench_work_growth.py --sequences --big (trial 1150 of seed 91): "€" * 377 put
+    # in front of "\u0301'" * k made one o200k punctuation piece, whose state cut the "€" run
+    # (runs are looked for first) and kept the marks after it in the tail part, which every
+    # edit re-split: 2,754 -> 14,754 characters read, 3,738 -> 39,738 split, per pass at
+    # k = 400 -> 6,400.  A stretch that goes on past the run is cut instead.
+    enc = bpe_stream.get_encoding("o200k_base")
+    work = []
+    for k in (400, 6400):
+        base = unit * k + "x"
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            p.prepend("€" * 300)
+            for c in "ab'":
+                p.prepend(c)
+            p.truncate(size)
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("after", ["\u20dd\u02b0", "\u0301A", "\u20ddA"])
+def test_a_punctuation_piece_ending_in_a_mark_before_letters_is_final_on_its_proxy(after):
+    # Found by bench_work_growth.py --sequences --big (trial 1397 of seed 81): the o200k
+    # punctuation piece "\U0001f600" * k + "\u20dd" before "\u02b0\u20dd" * k.  A cut into it
+    # and the emoji put back were not decided on its proxy, which ends in letters and marks
+    # that a word match before them might take (the stability rule of _resync), so the
+    # piece was fetched again: 2,971 -> 8,571 characters read per pass at k = 800 -> 6,400.
+    # A piece that is no word match ends before a letter whatever follows.
+    enc = bpe_stream.get_encoding("o200k_base")
+    work = []
+    for k in (800, 6400):
+        base = "\U0001f600" * k + after * k
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            p.truncate(size - 275)
+            p.prepend("\U0001f600" * 275)
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work

@@ -61,6 +61,8 @@ __all__ = ["RunPieces", "RunState"]
 # [\r\n/]*, from the first newline: the slashes before it are the punctuation's own).
 _NEWLINE_TAIL = {False: regex.compile(r"[\r\n]+\Z"), True: regex.compile(r"[\r\n][\r\n/]*\Z")}
 _SPACES_NO_NL = regex.compile(r"[^\S\r\n]*")
+_LETTER = regex.compile(r"\p{L}")
+_NOT_WORD_CHAR = regex.compile(r"[^\p{L}\p{M}]")
 
 
 def _ANCHOR_REACH(group: int) -> int:  # noqa: N802 (a constant of the current _KEEP, _MIN_CUT)
@@ -146,6 +148,14 @@ class RunPieces:
                     return
                 if m.lastindex in self.mergeable and min(m.end(), L1) - p0 >= 2 * _KEEP + _MIN_CUT:
                     rs, re_, group = p0, min(m.end(), L1), m.lastindex
+                    if L1 - re_ > 2 * self._CTX:
+                        # a punctuation stretch that goes on past the run cuts more of P: the
+                        # tail part, split by every edit, holds what follows the cut ("€" * 377
+                        # before "\u0301'" * k, one o200k punctuation piece: the run's tail
+                        # part held the marks, O(k) per edit)
+                        found = self._find_stretch(front, L1, o200k)
+                        if found is not None and found[1] > re_:
+                            rs, re_, group = found
                     break
             else:
                 found = self._find_stretch(front, L1, o200k)
@@ -502,11 +512,19 @@ class RunPieces:
             if da < n_new and bounds.find(da) is not None:
                 if d_end > 0 and (a > len(proxy) - 4
                                   or (is_space(proxy[a:]) and proxy[a - 1] in SPACE_SET)
-                                  or (self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start())):
+                                  or (self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start()
+                                      and not (new and new[-1][1] is None and a_long < h - 1 and a - h >= 3
+                                               and _LETTER.match(proxy, a) and _NOT_WORD_CHAR.match(proxy, h - 1)))):
                     # the piece before may not be final (see _resync): a whitespace match
                     # before trailing whitespace may take more of it (a piece that ends in a
                     # non-space character before the whitespace, such as P before a run of
-                    # spaces, read at most one character past its end)
+                    # spaces, read at most one character past its end), a word match before
+                    # o200k upper-word characters may take them.  P is no word match when the
+                    # character before the cut, in its run or stretch, is not a letter or mark
+                    # (a word holds none outside those but its lead, and an apostrophe within
+                    # its last three characters), and any match but a word's ends before a
+                    # letter whatever follows it: o200k "\U0001f600" * k + "\u20dd" (punctuation
+                    # ending in a mark) before "\u02b0\u20dd" * m is final, and was re-split
                     return False
                 synced = da
                 break
@@ -597,5 +615,25 @@ class RunPieces:
                     self.run = None
                     return True
                 hi = n_new - m.start()
-        self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs and group == -4)
+        self.run = RunState(end, hi, d0, tailpart, group, bp, ps, self._absorbs_after_edit(head, n_new - ps, group))
         return True
+
+    def _absorbs_after_edit(self, head: str, p0: int, group: int) -> bool:
+        """``RunState.absorbs`` for P after an edit decided on the proxy (``head`` the new
+        proxy head, P starting at ``head[p0]``), as _check_run would set it on P's text: P is
+        whitespace when its part in the head (which holds _KEEP characters of the run or the
+        stretch's anchor) and its part of the tail part are, for a whitespace run or stretch
+        (the part cut between them is one class, or whitespace); it ends at a newline, or
+        (cl100k) at the end of the text.  (Kept only for a stretch before, the flag was lost
+        when a truncation left a whitespace run the whole text: "\r" put in front of
+        "\u2028" * k in parts then lost its anchor and re-read the run.)  O(head)."""
+        run = self.run
+        if group < 0 and group != -4:
+            return False
+        k = run.d0 - run.end  # P's part of the tail part
+        if k <= 0 or k > len(run.tailpart):
+            return False
+        p_tail = run.tailpart[:k]
+        o200k = self.wc is not None and self.wc[0].o200k
+        return (is_space(p_tail) and (p_tail[-1] in "\r\n" or (run.end == 0 and not o200k))
+                and is_space(head[p0:]))
