@@ -107,11 +107,28 @@ SHIFT_UNITS = ["1", "12", "\u00bd", "\u0663"] + CONTRACTIONS + [
 SHIFTS = SHIFT_UNITS + ["\n", "\r", "/", "!", "'", "\u0301", "a", "x", "A", " ", "\u4e2d"]
 
 
-def measure(action) -> tuple[int, int]:
+# With --split, measure() counts the characters that the pre-split pattern runs over too
+# (set by main): C-speed work on strings a stream keeps, such as a proxy's stored tail part,
+# which characters read do not show.  Fetched text split is then counted twice, which only
+# adds to both sizes of a trial alike.
+COUNT_SPLIT = False
+
+
+def measure(action, stream=None) -> tuple[int, int]:
     """(Python lines run, characters of the text read) by ``action()``.  Characters read are
     those fetched from the front (``TextPrependable._front``/``_window``) and sliced from the
     back (``_Rope``): Python lines do not show C-speed work, such as a regex over a fetch that
-    grows 4x per round to the whole text (a few lines per round); this does."""
+    grows 4x per round to the whole text (a few lines per round); this does.  With
+    ``COUNT_SPLIT`` and a ``stream``, the characters its pattern runs over are added."""
+    if COUNT_SPLIT and stream is not None:
+        tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+        if tests not in sys.path:
+            sys.path.append(tests)
+        from _streaming_helpers import characters_split
+
+        out = []
+        split = characters_split(stream, lambda: out.append(measure(action)))
+        return out[0][0], out[0][1] + split
     from bpe_stream.front_stream import TextPrependable
     from bpe_stream.piece_stream import _Rope
 
@@ -287,7 +304,7 @@ def sequence_work(enc, runs: list, ops: list, scale: int, side: str = "front", c
     st, size, sequence = edit_pass(enc, runs, ops, scale, side, cut, restore)
     counts = []
     for i in range(3):
-        counts.append(measure(sequence) if i else (sequence() or 0))
+        counts.append(measure(sequence, st) if i else (sequence() or 0))
         if len(st) < size:
             return None
     return counts[1][0], counts[2]
@@ -448,8 +465,13 @@ def main() -> None:
                          "into a run of one string repeated (see edit_pass)")
     ap.add_argument("--big", type=float, default=0.0,
                     help="with --sequences: the share of edits that add or remove 65-400 characters")
+    ap.add_argument("--split", action="store_true",
+                    help="with --sequences: count the characters the pre-split pattern runs over as read "
+                         "(C-speed work on strings a stream keeps; see COUNT_SPLIT)")
     ap.add_argument("--dump", help="with --sequences: write every listed trial to this file as JSON lines")
     args = ap.parse_args()
+    global COUNT_SPLIT
+    COUNT_SPLIT = args.split
     load = os.getloadavg()
     encs = [bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
     rng = random.Random(args.seed)
@@ -464,7 +486,8 @@ def main() -> None:
         + (f" --nested {args.nested:g}" if args.nested else "")
         + (f" --corpus {args.corpus:g}" if args.corpus else "")
         + (f" --cuts {args.cuts:g}" if args.cuts else "")
-        + (f" --big {args.big:g}" if args.big else "") + "`; load average at start: "
+        + (f" --big {args.big:g}" if args.big else "")
+        + (" --split" if args.split else "") + "`; load average at start: "
         + ", ".join(f"{x:.2f}" for x in load) + ".",
         "",
         "Python lines counted with `sys.settrace` (a measure of work, not of time), and the "
