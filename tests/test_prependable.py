@@ -1721,3 +1721,58 @@ def test_a_punctuation_piece_ending_in_a_mark_before_letters_is_final_on_its_pro
         work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
         assert p.token_count == enc.count(base)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("newlines, spaces, end", [("\n", " ", "x"), ("\r\n", "\t", " x")])
+def test_punctuation_put_in_front_of_a_newline_run_before_spaces_and_its_undo_read_what_they_change(
+        name, newlines, spaces, end):
+    # Found by a probe of two long runs: "!" put in front of "\n" * k + " " * k + "x" (and
+    # truncated away, with a cut of 70 put back) re-split its front, 1,559 -> 4,359
+    # characters per pass at k = 400 -> 3,200.  The proxy, which ends in the spaces, could not
+    # tell a piece before them final: not "!" + the newlines (a punctuation match ends before
+    # a space whatever follows), nor the newline run once "!" went, whose end is the last
+    # newline of its whitespace stretch (RunState.nl_last; cl100k's \s++$, which matches the
+    # proxy's trailing spaces, is \s*[\r\n] in the text).
+    enc = bpe_stream.get_encoding(name)
+    work = []
+    for k in (400, 3200):
+        base = newlines * k + spaces * k + end
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            p.prepend("!")
+            p.truncate(size)
+            p.truncate(size - 70)
+            p.prepend(base[:70])
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("spaces, newlines, end", [(" ", "\n", "x"), ("\u2028", "\r", ""), ("\t", "\n", " x")])
+def test_a_whitespace_piece_of_a_space_run_and_a_newline_run_is_cut_as_a_stretch(name, spaces, newlines, end):
+    # Found by a probe of two long runs: the state of " " * k + "\n" * k (one piece) cut the
+    # run of spaces and held the newlines in its tail part, which every edit split again:
+    # 2,136 -> 16,136 characters per pass of five short edits at k = 400 -> 3,200.  The
+    # whitespace stretch, cut up to its last newline, is taken when it goes on past the run.
+    enc = bpe_stream.get_encoding(name)
+    work = []
+    for k in (400, 3200):
+        base = spaces * k + newlines * k + end
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            for edit in ["!", "x", "\u0301", "/", "'s"]:
+                p.prepend(edit)
+                p.truncate(size)
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work

@@ -86,6 +86,10 @@ class RunState(NamedTuple):
     bp: object  # raw prependable over P's bytes
     start: int  # where P starts
     absorbs: bool = False  # whitespace put in front of P, while P is first, joins it (see _check_run)
+    # P's end is the last newline of its whitespace stretch (P was a whitespace piece ending at
+    # a newline, or see _cut_to_newline_tail): a fact about the text after P's end, so it holds
+    # for as long as the state does, whatever P's front becomes (see _edit_run)
+    nl_last: bool = False
 
 
 class RunPieces:
@@ -132,6 +136,14 @@ class RunPieces:
             m = self.run_re.match(front, 0)
             if m.lastindex in self.mergeable and min(m.end(), L1) >= 2 * _KEEP + _MIN_CUT:
                 found = 0, min(m.end(), L1), m.lastindex
+                if L1 - found[1] > 2 * self._CTX and P[0] not in "\r\n":
+                    # the stretch cuts more of P when P goes on long after the run, as for
+                    # punctuation below (" " * k + "\n" * m: the run's tail part held the
+                    # newlines, O(m) per edit); not a newline run, which a punctuation match
+                    # in front may take
+                    stretch = self._find_whitespace_stretch(P)
+                    if stretch is not None and stretch[1] > found[1]:
+                        found = stretch
             else:
                 found = self._find_whitespace_stretch(P)
         if found is not None:
@@ -139,7 +151,7 @@ class RunPieces:
         elif absorbs:
             bp = self._piece_bp(n, end, P)
             if bp.token_count == self.bounds.last_suf() - self.bounds.last_suf(2):
-                self.run = RunState(end, None, None, None, None, bp, n, True)
+                self.run = RunState(end, None, None, None, None, bp, n, True, P[-1] in "\r\n")
             return
         else:
             for p0 in (0, 1, 2):
@@ -175,7 +187,8 @@ class RunPieces:
                 tailpart = front[re_ - _KEEP : t.start() + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
-        self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs)
+        self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs,
+                            is_space(P) and P[-1] in "\r\n")
 
     def _anchor_from(self, run: RunState, d: int, front: str, a: int):
         """The distance of an anchor for the state ``run`` of a whitespace piece that now
@@ -308,7 +321,7 @@ class RunPieces:
             # ending at a newline, P takes any whitespace put in front of it (see _check_run),
             # anchor or not (a prepend of "\x85" * 100 in parts before "\r\n" * k, whose
             # state had lost the flag)
-            self.run = run._replace(absorbs=True)
+            self.run = run._replace(absorbs=True, nl_last=True)
             return True
         found = self._find_stretch(front, min(L1, k), o200k)
         if found is None or found[2] == -3:
@@ -322,7 +335,7 @@ class RunPieces:
             tailpart = front[z1 - _KEEP : z1 + self._CTX]
         else:
             tailpart = self._front(min(n, L1 + self._CTX))[z1 - _KEEP :]
-        self.run = RunState(run.end, n - q, n - z1 + _KEEP, tailpart, kind, run.bp, n, False)
+        self.run = RunState(run.end, n - q, n - z1 + _KEEP, tailpart, kind, run.bp, n, False, run.nl_last)
         return True
 
     def _cut_to_newline_tail(self, n: int) -> bool:
@@ -347,11 +360,13 @@ class RunPieces:
         end = run.end
         after = self._window(end, max(0, end - self._CTX))
         w = _SPACES_NO_NL.match(after).end()
-        if (w == len(after) and end > len(after)) or (w < len(after) and after[w] in "\r\n"):
-            return False  # a newline may follow in that whitespace, or it goes on unread
+        if (w == len(after) and end > 0) or (w < len(after) and after[w] in "\r\n"):
+            # a newline may follow in that whitespace, or it goes on unread, or it runs to the
+            # end of the text (\s++$ would take T' with it)
+            return False
         tailpart = self._window(end + _KEEP, max(0, end - self._CTX))
         bp = self._cut_to_state_piece(run, n)
-        self.run = RunState(end, n, end + _KEEP, tailpart, self.run_re.match("\n").lastindex, bp, n, True)
+        self.run = RunState(end, n, end + _KEEP, tailpart, self.run_re.match("\n").lastindex, bp, n, True, True)
         return True
 
     def _cut_into_whitespace_piece(self, n: int) -> bool:
@@ -377,7 +392,7 @@ class RunPieces:
         k = bounds.find(run.start)
         if k is None or bounds.prev_dist(k) != run.end or not self._whitespace_to_newline(run):
             return False
-        self.run = run._replace(hi=hi, bp=self._cut_to_state_piece(run, n), start=n, absorbs=True)
+        self.run = run._replace(hi=hi, bp=self._cut_to_state_piece(run, n), start=n, absorbs=True, nl_last=True)
         return True
 
     def _whitespace_to_newline(self, run: RunState) -> bool:
@@ -430,7 +445,7 @@ class RunPieces:
         the state is kept, or dropped when it can no longer apply) when the proxy cannot decide."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        end, hi, d0, tailpart, group, bp, ps, absorbs = self.run
+        end, hi, d0, tailpart, group, bp, ps, absorbs, nl_last = self.run
         n_old = self.n
         bounds = self.bounds
         k = bounds.find(ps)
@@ -468,7 +483,7 @@ class RunPieces:
                     g = self.run_re.match(c)
                     if hi == n_old and g is not None and g.lastindex == group and g.end() == len(c):
                         hi = n_new  # c extends the run at the front
-            self.run = RunState(end, hi, d0, tailpart, group, bp, n_new, True)
+            self.run = RunState(end, hi, d0, tailpart, group, bp, n_new, True, nl_last)
             return True
         if hi is None:
             return False
@@ -504,6 +519,7 @@ class RunPieces:
         new = []
         a_long = -1
         synced = None
+        prev_a = 0  # where the match before this one starts
         for m in self.pattern.finditer(proxy):
             a, b = m.span()
             if a == h or b == h:
@@ -511,24 +527,30 @@ class RunPieces:
             da = n_new - a if a < h else d0 - (a - h)
             if da < n_new and bounds.find(da) is not None:
                 if d_end > 0 and (a > len(proxy) - 4
-                                  or (is_space(proxy[a:]) and proxy[a - 1] in SPACE_SET)
+                                  or (is_space(proxy[a:]) and is_space(proxy[prev_a:a])
+                                      and not (nl_last and new and new[-1][1] is None))
                                   or (self.wc[0].o200k and a > O200K_FIRST_TAIL.search(proxy).start()
                                       and not (new and new[-1][1] is None and a_long < h - 1 and a - h >= 3
                                                and _LETTER.match(proxy, a) and _NOT_WORD_CHAR.match(proxy, h - 1)))):
-                    # the piece before may not be final (see _resync): a whitespace match
-                    # before trailing whitespace may take more of it (a piece that ends in a
-                    # non-space character before the whitespace, such as P before a run of
-                    # spaces, read at most one character past its end), a word match before
-                    # o200k upper-word characters may take them.  P is no word match when the
-                    # character before the cut, in its run or stretch, is not a letter or mark
-                    # (a word holds none outside those but its lead, and an apostrophe within
-                    # its last three characters), and any match but a word's ends before a
-                    # letter whatever follows it: o200k "\U0001f600" * k + "\u20dd" (punctuation
-                    # ending in a mark) before "\u02b0\u20dd" * m is final, and was re-split
+                    # the piece before may not be final (see _resync).  A whitespace match
+                    # before trailing whitespace may take more of it; not P when its end is
+                    # the last newline of its stretch (nl_last), and no other match: one ends
+                    # before whitespace whatever follows it (P before a run of spaces, or
+                    # cl100k "!" + "\n" * k, whose [\r\n]* stops at the first space, was
+                    # re-split).  A word match before o200k upper-word characters may take
+                    # them; P is no word match when the character before the cut, in its run
+                    # or stretch, is not a letter or mark (a word holds none outside those but
+                    # its lead, and an apostrophe within its last three characters), and any
+                    # match but a word's ends before a letter whatever follows it (o200k
+                    # "\U0001f600" * k + "\u20dd", punctuation ending in a mark, before
+                    # "\u02b0\u20dd" * m, was re-split).
                     return False
                 synced = da
                 break
-            to_tail = in_tail and b == len(proxy) and a < h
+            # (with nl_last, a whitespace match across the cut that reaches the proxy's end,
+            # cl100k's \s++$ over the whitespace after P, is \s*[\r\n] in the text, which
+            # ends at P's end: the stretch holds no newline after it and ends before the text)
+            to_tail = b == len(proxy) and a < h and d_end > 0 and (in_tail or (nl_last and is_space(proxy[a:])))
             if b == len(proxy) and d_end > 0 and not to_tail:
                 return False
             if a < h < b:
@@ -553,6 +575,7 @@ class RunPieces:
                     break
             else:
                 new.append((da, len(pieces[m.group()])))
+            prev_a = a
         else:
             if d_end > 0:
                 return False
@@ -615,7 +638,9 @@ class RunPieces:
                     self.run = None
                     return True
                 hi = n_new - m.start()
-        self.run = RunState(end, hi, d0, tailpart, group, bp, ps, self._absorbs_after_edit(head, n_new - ps, group))
+        absorbs = self._absorbs_after_edit(head, n_new - ps, group)
+        nl_last = nl_last or (absorbs and tailpart[d0 - end - 1] in "\r\n")
+        self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs, nl_last)
         return True
 
     def _absorbs_after_edit(self, head: str, p0: int, group: int) -> bool:
