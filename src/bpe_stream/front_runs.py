@@ -52,7 +52,7 @@ from typing import NamedTuple
 import regex
 
 from .front_merges import PUNCT_RUN
-from .pretokenize import SPACE_SET, is_space
+from .pretokenize import is_space
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
