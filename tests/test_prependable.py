@@ -1776,3 +1776,29 @@ def test_a_whitespace_piece_of_a_space_run_and_a_newline_run_is_cut_as_a_stretch
         work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
         assert p.token_count == enc.count(base)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("unit, punctuation", [("/\n", "\u20ac?"), ("/\r\n", "!")])
+def test_a_long_prepend_of_punctuation_in_front_of_a_slash_newline_stretch_reads_what_it_adds(unit, punctuation):
+    # Found by bench_work_growth.py --sequences --big --split (trial 446 of seed 111): o200k
+    # "\u20ac?" * 100 put in front of "/\n" * k (one punctuation piece, cut as a [\r\n/]
+    # stretch after its "/").  The first part of the prepend left the stretch's anchor out
+    # of reach of the next, and the piece was fetched whole: 2,766 -> 8,366 characters per
+    # pass at k = 400 -> 3,200.  The piece now takes its punctuation stretch's state from a
+    # bounded head, as a run's state did already (_restate_as_stretch): the rest of it is
+    # its [\r\n/]* tail.
+    enc = bpe_stream.get_encoding("o200k_base")
+    work = []
+    for k in (400, 3200):
+        base = unit * k + "x"
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def one_pass():
+            p.prepend(punctuation * (200 // len(punctuation)))
+            p.truncate(size)
+
+        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
+        assert p.token_count == enc.count(base)
+    assert work[1] <= work[0] + 2_000, work
