@@ -138,6 +138,16 @@ SEQUENCES = [
      "the same in o200k, 150 emoji (fixed: the same)"),
     ("front", "o200k_base", [("x", 41), ("\x0c", 314), ("\r", 244)], [("p", "x"), ("t", 2), ("t", 300)],
      "a cut through a short piece into a newline run before other whitespace (fixed: the piece's rest keeps its state)"),
+    ("front", "cl100k_base", [("\u2028", 280)], [("p", "'s"), ("t", 12), ("p", "\r" * 239), ("p", "x"), ("t", 240)],
+     "a cut leaves a whitespace run the whole text, then newlines in front in parts (fixed: an edit sets absorbs)"),
+    ("front", "o200k_base", [("x", 1), ("\u0301'", 300)], [("p", "\u20ac" * 300), ("p", "a"), ("p", "b"), ("p", "'")],
+     "a punctuation run in front of a long stretch of marks (fixed: the stretch is cut, not the run)"),
+    ("front", "o200k_base", [("\u20dd\u02b0", 300), ("\U0001F600", 300)], [("t", 275), ("p", "\U0001F600" * 275)],
+     "a cut into punctuation ending in a mark before letters, put back (fixed: final on its proxy)"),
+    ("front", "cl100k_base", [("x", 1), (" ", 300), ("\n", 300)], [("p", "!"), ("t", 1), ("t", 70)],
+     "\"!\" in front of newlines before spaces, its undo, a cut (fixed: RunState.nl_last)"),
+    ("front", "o200k_base", [("x", 1), ("/\n", 300)], [("p", "\u20ac?" * 100)],
+     "punctuation put in front of \"/\\n\" * k in parts (fixed: the stretch state from a bounded head)"),
 ]
 
 

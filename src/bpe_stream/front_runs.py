@@ -550,8 +550,9 @@ class RunPieces:
             # (with nl_last, a whitespace match across the cut that reaches the proxy's end,
             # cl100k's \s++$ over the whitespace after P, is \s*[\r\n] in the text, which
             # ends at P's end: the stretch holds no newline after it and ends before the text)
-            to_tail = b == len(proxy) and a < h and d_end > 0 and (in_tail or (nl_last and is_space(proxy[a:])))
-            if b == len(proxy) and d_end > 0 and not to_tail:
+            at_end = b == len(proxy) and d_end > 0
+            to_tail = at_end and a < h and (in_tail or (nl_last and is_space(proxy[a:])))
+            if at_end and not to_tail:
                 return False
             if a < h < b:
                 if d0 - (b - h) != end and not to_tail:
@@ -638,7 +639,10 @@ class RunPieces:
                     self.run = None
                     return True
                 hi = n_new - m.start()
-        absorbs = self._absorbs_after_edit(head, n_new - ps, group)
+        if ps != self.run.start:
+            # P's text changed at its front (else its flag holds).  A P that took whitespace
+            # still ends where it did, so only its new front need be whitespace.
+            absorbs = is_space(head[n_new - ps :]) if absorbs else self._absorbs_after_edit(head, n_new - ps, group)
         nl_last = nl_last or (absorbs and tailpart[d0 - end - 1] in "\r\n")
         self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs, nl_last)
         return True
