@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bpe_stream
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_stream.long_pieces import _COMPRESSIBLE, _LongPiece, long_piece_cuts, run_regex_for
@@ -113,13 +113,17 @@ def test_the_cuts_of_known_long_pieces_keep_the_split(name, text):
 @given(runs=st.lists(st.tuples(st.sampled_from(UNITS + ["A\u0301", "'LL"]), st.integers(1, 6)), min_size=1,
                      max_size=12),
        ends=st.lists(st.floats(0, 1), min_size=1, max_size=8))
+@example(runs=[("'LL", 5), ("A\u4e2d\u0301", 6), ("/", 2), ("\u0301!", 5)], ends=[1.0, 0.75, 1.0])
+@example(runs=[("'LL", 6), ("A\u4e2d\u0301", 6), ("/", 5), ("\u0301!", 5)], ends=[1.0, 0.75, 0.8125])
 def test_a_record_grown_and_cut_holds_the_stretches_of_one_built_at_once(name, runs, ends):
     # The cuts are read from a record's runs and stretches, which set_end keeps in
     # O(changed) as the piece grows and shrinks.  Each must equal what a record built for
-    # that end in one go holds, except the start of the punctuation stretch's trailing
-    # non-mark streak, which a truncation may forget (-1: a later q is found, never a
-    # wrong one).  A truncation into the marks of "A\u0301" * n + "'LL" lost the last mark
-    # of the upper stretch left (-1: no upper-word cut, the piece read on every re-split).
+    # that end in one go holds.  A truncation into the marks of "A\u0301" * n + "'LL" lost
+    # the last mark of the upper stretch left (-1: no upper-word cut, the piece read on
+    # every re-split).  A truncation that cut a punctuation stretch's trailing streak of
+    # non-mark characters forgot where it started, and growing the same text again set it
+    # a character late: "\u0301//" + "\u0301!" * n cut between the slashes never found its
+    # pair of non-marks (q) again (found by this test in the thirteenth session).
     enc = bpe_stream.get_encoding(name)
     run_re = run_regex_for(enc.pat_str)
     mergeable = _COMPRESSIBLE[run_re]
@@ -129,8 +133,6 @@ def test_a_record_grown_and_cut_holds_the_stretches_of_one_built_at_once(name, r
         rec.set_end(text, round(f * len(text)), run_re, mergeable)
         fresh = _LongPiece(enc.bpe, 0)
         fresh.set_end(text, rec.end, run_re, mergeable)
-        for field in ("runs", "lruns", "wruns", "uruns", "truns"):
+        for field in ("runs", "lruns", "wruns", "uruns", "pruns", "truns"):
             assert getattr(rec, field) == getattr(fresh, field), (field, text[: rec.end])
-        assert [r[:3] for r in rec.pruns] == [r[:3] for r in fresh.pruns], text[: rec.end]
-        assert all(r[3] in (-1, s[3]) for r, s in zip(rec.pruns, fresh.pruns)), text[: rec.end]
         assert rec.ba.token_count == enc.bpe.count(text[: rec.end].encode("utf-8"))

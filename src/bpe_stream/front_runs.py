@@ -52,7 +52,7 @@ from typing import NamedTuple
 import regex
 
 from .front_merges import PUNCT_RUN
-from .pretokenize import is_space
+from .pretokenize import SPACE_SET, is_space
 from .split_fastpath import O200K_FIRST_TAIL
 
 __all__ = ["RunPieces", "RunState"]
@@ -642,8 +642,16 @@ class RunPieces:
         if ps != self.run.start:
             # P's text changed at its front (else its flag holds).  A P that took whitespace
             # still ends where it did, so only its new front need be whitespace.
-            absorbs = is_space(head[n_new - ps :]) if absorbs else self._absorbs_after_edit(head, n_new - ps, group)
-        nl_last = nl_last or (absorbs and tailpart[d0 - end - 1] in "\r\n")
+            # (the cheap tests first: this runs on every edit that moves P's front)
+            p0 = n_new - ps
+            if head[p0] not in SPACE_SET:
+                absorbs = False
+            elif absorbs:
+                absorbs = is_space(head[p0:])
+            elif ((0 < d0 - end <= len(tailpart) and tailpart[d0 - end - 1] in "\r\n")
+                  or (end == 0 and not (self.wc is not None and self.wc[0].o200k))):
+                absorbs = self._absorbs_after_edit(head, p0, group)
+        nl_last = nl_last or (absorbs and 0 < d0 - end <= len(tailpart) and tailpart[d0 - end - 1] in "\r\n")
         self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs, nl_last)
         return True
 

@@ -341,8 +341,8 @@ def _punct_stretch(pruns, a: int, head: str):
     """(q, end) of the punctuation stretch ``Z`` of piece ``[a, ...)`` that a punctuation
     match is known to run through from ``q`` to its end (:func:`_punct_piece_cut` has the
     argument), or None.  ``pruns`` hold the record's stretches as ``[start, end, q or -1,
-    start of the trailing non-mark streak or -1]``; the first one is the stretch of a
-    punctuation piece (which starts at ``a`` or after a space)."""
+    start of the trailing non-mark streak while q is -1, else -1]``; the first one is the
+    stretch of a punctuation piece (which starts at ``a`` or after a space)."""
     if not pruns:
         return None
     z0, z1, q, _ = pruns[0]
@@ -434,7 +434,7 @@ class _LongPiece:
         if end < self.end:
             removed = text[end : self.end]
             self.ba.truncate(len(self.ba) - len(removed.encode("utf-8")))
-            self._truncate(end, run_re)
+            self._truncate(text, end, run_re)
             self.end = end
         if end > self.end:
             self.ba.append(text[self.end : end].encode("utf-8"))
@@ -442,7 +442,7 @@ class _LongPiece:
                 self._extend(text, end, run_re, mergeable)
             self.end = end
 
-    def _truncate(self, end: int, run_re) -> None:
+    def _truncate(self, text: str, end: int, run_re) -> None:
         runs = self.runs
         while runs and runs[-1][1] >= end:
             runs.pop()
@@ -469,10 +469,20 @@ class _LongPiece:
                     if last[f] >= end:
                         last[f] = -1
         pruns = self.pruns
-        if pruns and pruns[-1][2] == end - 1:
-            pruns[-1][2] = -1  # its pair of non-mark characters lost the second one
-        # (a trailing non-mark streak cut to -1 is not known without a scan: -1 only finds a
-        # later q)
+        if pruns and pruns[-1][1] == end:
+            last = pruns[-1]
+            if last[2] == end - 1:
+                last[2] = -1  # its pair of non-mark characters lost the second one
+            if last[2] < 0:
+                # Without a pair, every streak of non-mark characters in the stretch is one
+                # character long (a second one sets q), so the trailing streak is the last
+                # character when that is one.  (Left at -1, growing the same text again set the
+                # streak's start a character late and never found the pair: "\u0301//" +
+                # "\u0301!" * n cut between the slashes lost its q for good.)
+                g = runs[-1][0] if runs else None
+                punct_groups, _, catch_chars = _PUNCT_GROUPS[run_re]
+                single = g in punct_groups or (g == _CATCH_ALL[run_re] and text[end - 1] in catch_chars)
+                last[3] = end - 1 if single else -1
         if lost_w:
             # the last Lm/Lo/mark run of the stretch is one of its last two runs (upper-case
             # runs merge), so this loop takes at most two steps
@@ -532,11 +542,13 @@ class _LongPiece:
                 last[1] = b
                 if is_mark:
                     last[3] = -1
-                else:
+                elif last[2] < 0:
+                    # (the streak's start is needed only to find q: once q is known it is
+                    # not kept, so that a record cut and grown holds what one built at once does)
                     if last[3] < 0:
                         last[3] = a
-                    if last[2] < 0 and b - last[3] >= 2:
-                        last[2] = last[3]
+                    if b - last[3] >= 2:
+                        last[2], last[3] = last[3], -1
             if o200k and (g == 5 or ch == "/"):
                 if not (truns and truns[-1][1] == a):
                     truns.append([a, a, -1, -1])
