@@ -1637,11 +1637,25 @@ def test_a_cut_through_a_piece_into_a_newline_run_before_other_whitespace_keeps_
     assert reads[1] <= reads[0] + 2_000, reads
 
 
-def _read_and_split(p, action) -> int:
-    """Characters read from the text plus characters split by the pattern in ``action()``."""
-    read = []
-    split = characters_split(p, lambda: read.append(characters_read(action)))
-    return read[0] + split
+def _work_per_pass(enc, text_of, sizes, one_pass) -> list[int]:
+    """For each k of ``sizes``: the characters read from the text plus those the pattern
+    splits in one ``one_pass(p, size)`` (after two warm-up passes) on a PrependableEncoder
+    over ``text_of(k)``, which each pass must leave as it was (checked against ``enc.count``)."""
+    work = []
+    for k in sizes:
+        base = text_of(k)
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+
+        def read_and_split(action):
+            read = []
+            split = characters_split(p, lambda: read.append(characters_read(action)))
+            return read[0] + split
+
+        work.append(_work_after_warmup(lambda: one_pass(p, size), read_and_split))
+        assert p.token_count == enc.count(base)
+    return work
 
 
 def test_a_truncation_that_leaves_a_whitespace_run_the_whole_text_lets_it_take_whitespace():
@@ -1652,23 +1666,16 @@ def test_a_truncation_that_leaves_a_whitespace_run_the_whole_text_lets_it_take_w
     # anchor after the first part, and the rest re-split and re-read the run: 2,618 -> 19,738
     # characters read, 1,662 -> 18,782 split, per pass at k = 400 -> 6,400.  An edit decided
     # on the proxy now sets the flag as _check_run would on the piece's text.
-    enc = bpe_stream.get_encoding("cl100k_base")
-    work = []
-    for k in (400, 6400):
-        base = "\u2028" * k
-        p = PrependableEncoder(enc)
-        p.prepend(base)
+    def one_pass(p, size):
+        p.prepend("'s")
+        p.truncate(len(p) - 12)
+        p.prepend("\r" * 239)
+        p.prepend("x")
+        p.truncate(len(p) - 240)
+        p.prepend("\u2028" * 10)
 
-        def one_pass():
-            p.prepend("'s")
-            p.truncate(len(p) - 12)
-            p.prepend("\r" * 239)
-            p.prepend("x")
-            p.truncate(len(p) - 240)
-            p.prepend("\u2028" * 10)
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
+                          lambda k: "\u2028" * k, (400, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1679,22 +1686,14 @@ def test_a_punctuation_run_in_front_of_a_long_punctuation_stretch_cuts_the_stret
     # (runs are looked for first) and kept the marks after it in the tail part, which every
     # edit re-split: 2,754 -> 14,754 characters read, 3,738 -> 39,738 split, per pass at
     # k = 400 -> 6,400.  A stretch that goes on past the run is cut instead.
-    enc = bpe_stream.get_encoding("o200k_base")
-    work = []
-    for k in (400, 6400):
-        base = unit * k + "x"
-        p = PrependableEncoder(enc)
-        p.prepend(base)
-        size = len(p)
+    def one_pass(p, size):
+        p.prepend("€" * 300)
+        for c in "ab'":
+            p.prepend(c)
+        p.truncate(size)
 
-        def one_pass():
-            p.prepend("€" * 300)
-            for c in "ab'":
-                p.prepend(c)
-            p.truncate(size)
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: unit * k + "x", (400, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1706,20 +1705,12 @@ def test_a_punctuation_piece_ending_in_a_mark_before_letters_is_final_on_its_pro
     # that a word match before them might take (the stability rule of _resync), so the
     # piece was fetched again: 2,971 -> 8,571 characters read per pass at k = 800 -> 6,400.
     # A piece that is no word match ends before a letter whatever follows.
-    enc = bpe_stream.get_encoding("o200k_base")
-    work = []
-    for k in (800, 6400):
-        base = "\U0001f600" * k + after * k
-        p = PrependableEncoder(enc)
-        p.prepend(base)
-        size = len(p)
+    def one_pass(p, size):
+        p.truncate(size - 275)
+        p.prepend("\U0001f600" * 275)
 
-        def one_pass():
-            p.truncate(size - 275)
-            p.prepend("\U0001f600" * 275)
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: "\U0001f600" * k + after * k, (800, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1734,22 +1725,14 @@ def test_punctuation_put_in_front_of_a_newline_run_before_spaces_and_its_undo_re
     # a space whatever follows), nor the newline run once "!" went, whose end is the last
     # newline of its whitespace stretch (RunState.nl_last; cl100k's \s++$, which matches the
     # proxy's trailing spaces, is \s*[\r\n] in the text).
-    enc = bpe_stream.get_encoding(name)
-    work = []
-    for k in (400, 3200):
-        base = newlines * k + spaces * k + end
-        p = PrependableEncoder(enc)
-        p.prepend(base)
-        size = len(p)
+    def one_pass(p, size):
+        p.prepend("!")
+        p.truncate(size)
+        p.truncate(size - 70)
+        p.prepend((newlines * 70)[:70])  # (what the cut removed)
 
-        def one_pass():
-            p.prepend("!")
-            p.truncate(size)
-            p.truncate(size - 70)
-            p.prepend(base[:70])
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding(name),
+                          lambda k: newlines * k + spaces * k + end, (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1760,21 +1743,13 @@ def test_a_whitespace_piece_of_a_space_run_and_a_newline_run_is_cut_as_a_stretch
     # run of spaces and held the newlines in its tail part, which every edit split again:
     # 2,136 -> 16,136 characters per pass of five short edits at k = 400 -> 3,200.  The
     # whitespace stretch, cut up to its last newline, is taken when it goes on past the run.
-    enc = bpe_stream.get_encoding(name)
-    work = []
-    for k in (400, 3200):
-        base = spaces * k + newlines * k + end
-        p = PrependableEncoder(enc)
-        p.prepend(base)
-        size = len(p)
+    def one_pass(p, size):
+        for edit in ["!", "x", "\u0301", "/", "'s"]:
+            p.prepend(edit)
+            p.truncate(size)
 
-        def one_pass():
-            for edit in ["!", "x", "\u0301", "/", "'s"]:
-                p.prepend(edit)
-                p.truncate(size)
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding(name),
+                          lambda k: spaces * k + newlines * k + end, (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1787,18 +1762,10 @@ def test_a_long_prepend_of_punctuation_in_front_of_a_slash_newline_stretch_reads
     # pass at k = 400 -> 3,200.  The piece now takes its punctuation stretch's state from a
     # bounded head, as a run's state did already (_restate_as_stretch): the rest of it is
     # its [\r\n/]* tail.
-    enc = bpe_stream.get_encoding("o200k_base")
-    work = []
-    for k in (400, 3200):
-        base = unit * k + "x"
-        p = PrependableEncoder(enc)
-        p.prepend(base)
-        size = len(p)
+    def one_pass(p, size):
+        p.prepend(punctuation * (200 // len(punctuation)))
+        p.truncate(size)
 
-        def one_pass():
-            p.prepend(punctuation * (200 // len(punctuation)))
-            p.truncate(size)
-
-        work.append(_work_after_warmup(one_pass, lambda action: _read_and_split(p, action)))
-        assert p.token_count == enc.count(base)
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: unit * k + "x", (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
