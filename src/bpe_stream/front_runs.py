@@ -303,15 +303,15 @@ class RunPieces:
         state as taking whitespace), from a bounded head, when P starts with a stretch of
         punctuation long enough to cut and its newline tail follows within the head (a
         prepend in parts put punctuation in front of a long newline run or "/\n" * k: the
-        anchor went out of reach, and P was fetched whole to find this state).  The rest of P after the stretch is its tail (P is one
-        punctuation match: the stretch's anchor is two non-mark punctuation characters), so
-        the tail part needs only its first _CTX characters (see _edit_run).  True when the
-        state was replaced."""
+        anchor went out of reach, and P was fetched whole to find this state).  The rest of
+        P after the stretch is its tail (P is one punctuation match: the stretch's anchor is
+        two non-mark punctuation characters), so the tail part needs only its first _CTX
+        characters (see _edit_run).  True when the state was replaced."""
         from .long_pieces import _KEEP, _MIN_CUT
 
         run, n, bounds = self.run, self.n, self.bounds
-        if (run is None or run.hi is None or run.group is None or (run.group < 0 and run.group != -3) or run.start != n
-                or not bounds.has(2) or bounds.last() != n or bounds.last(2) != run.end):
+        if (run is None or run.hi is None or run.group is None or (run.group < 0 and run.group != -3)
+                or run.start != n or not bounds.has(2) or bounds.last() != n or bounds.last(2) != run.end):
             return False
         o200k = self.wc is not None and self.wc[0].o200k
         L1 = n - run.end
