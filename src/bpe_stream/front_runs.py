@@ -116,7 +116,8 @@ class RunPieces:
         front = self._front(min(n, L1 + self._CTX))
         P = front[:L1]
         absorbs = False
-        if is_space(P) and ((L1 == n and not o200k) or P[-1] in "\r\n"):
+        whitespace = is_space(P)  # (O(P): asked three times below)
+        if whitespace and ((L1 == n and not o200k) or P[-1] in "\r\n"):
             # A whitespace piece that is the whole text (cl100k's \s++$; o200k has no such
             # alternative and splits s + P after the last newline of s), or ends at a newline:
             # for any whitespace s, the first piece of s + text is s + P (letter, digit and
@@ -132,7 +133,7 @@ class RunPieces:
         # match may take a newline run at P's start, "!" + "\n" * k: only the run's argument
         # covers that.)
         found = None
-        if is_space(P):
+        if whitespace:
             m = self.run_re.match(front, 0)
             if m.lastindex in self.mergeable and min(m.end(), L1) >= 2 * _KEEP + _MIN_CUT:
                 found = 0, min(m.end(), L1), m.lastindex
@@ -188,7 +189,7 @@ class RunPieces:
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs,
-                            is_space(P) and P[-1] in "\r\n")
+                            whitespace and P[-1] in "\r\n")
 
     def _anchor_from(self, run: RunState, d: int, front: str, a: int):
         """The distance of an anchor for the state ``run`` of a whitespace piece that now
@@ -639,38 +640,27 @@ class RunPieces:
                     self.run = None
                     return True
                 hi = n_new - m.start()
+        # RunState.absorbs, as _check_run would set it on P's text, and nl_last.  P's part of
+        # the tail part holds its end; its part of the head (from p0) holds _KEEP characters
+        # of its run or its stretch's anchor, and the part cut between them is one class (a
+        # run) or whitespace (kind -4), so P is whitespace when those two parts are.  Only a
+        # change of P's front changes the flag, and a P that took whitespace still ends where
+        # it did, so then only its new front need be whitespace.  (Kept only for a stretch
+        # once, the flag was lost when a truncation left a whitespace run the whole text: "\r"
+        # put in front of "\u2028" * k in parts then lost its anchor and re-read the run.)
+        # The cheap tests come first: this runs on every edit that moves P's front.
+        k_tail = d0 - end
+        tail_holds_end = 0 < k_tail <= len(tailpart)
+        ends_at_nl = tail_holds_end and tailpart[k_tail - 1] in "\r\n"
         if ps != self.run.start:
-            # P's text changed at its front (else its flag holds).  A P that took whitespace
-            # still ends where it did, so only its new front need be whitespace.
-            # (the cheap tests first: this runs on every edit that moves P's front)
             p0 = n_new - ps
             if head[p0] not in SPACE_SET:
                 absorbs = False
             elif absorbs:
                 absorbs = is_space(head[p0:])
-            elif ((0 < d0 - end <= len(tailpart) and tailpart[d0 - end - 1] in "\r\n")
-                  or (end == 0 and not (self.wc is not None and self.wc[0].o200k))):
-                absorbs = self._absorbs_after_edit(head, p0, group)
-        nl_last = nl_last or (absorbs and 0 < d0 - end <= len(tailpart) and tailpart[d0 - end - 1] in "\r\n")
+            elif (tail_holds_end and (group > 0 or group == -4)
+                  and (ends_at_nl or (end == 0 and not self.wc[0].o200k))):
+                absorbs = is_space(tailpart[:k_tail]) and is_space(head[p0:])
+        nl_last = nl_last or (absorbs and ends_at_nl)
         self.run = RunState(end, hi, d0, tailpart, group, bp, ps, absorbs, nl_last)
         return True
-
-    def _absorbs_after_edit(self, head: str, p0: int, group: int) -> bool:
-        """``RunState.absorbs`` for P after an edit decided on the proxy (``head`` the new
-        proxy head, P starting at ``head[p0]``), as _check_run would set it on P's text: P is
-        whitespace when its part in the head (which holds _KEEP characters of the run or the
-        stretch's anchor) and its part of the tail part are, for a whitespace run or stretch
-        (the part cut between them is one class, or whitespace); it ends at a newline, or
-        (cl100k) at the end of the text.  (Kept only for a stretch before, the flag was lost
-        when a truncation left a whitespace run the whole text: "\r" put in front of
-        "\u2028" * k in parts then lost its anchor and re-read the run.)  O(head)."""
-        run = self.run
-        if group < 0 and group != -4:
-            return False
-        k = run.d0 - run.end  # P's part of the tail part
-        if k <= 0 or k > len(run.tailpart):
-            return False
-        p_tail = run.tailpart[:k]
-        o200k = self.wc is not None and self.wc[0].o200k
-        return (is_space(p_tail) and (p_tail[-1] in "\r\n" or (run.end == 0 and not o200k))
-                and is_space(head[p0:]))
