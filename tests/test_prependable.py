@@ -1769,3 +1769,34 @@ def test_a_long_prepend_of_punctuation_in_front_of_a_slash_newline_stretch_reads
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: unit * k + "x", (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("front, word", [
+    ("v", "\u4e2d" * 2 + "R\u4e2d"),
+    ("'m", "\u4e2d" * 2 + "R\u4e2d"),
+    ("<Ab", "\u02b0\u0301" + "\u01c5\u4e2d"),
+])
+def test_a_lower_case_letter_before_a_long_word_with_upper_case_letters_late_reads_what_it_adds(front, word):
+    # Found by bench_work_growth.py --sequences --big (trials 347 and 1005 of seed 81, 1153
+    # of seed 111): an o200k lower-case letter put in front of a long word W whose first
+    # upper-case letter lies behind a long run of [Lm Lo M] makes two long pieces, c + W[:f]
+    # and W[f:].  The re-split fetched c + W[:f] to its end (4x per round) and the checks
+    # read it again, and the upper-case stretch after it, on every pass: 2,486 -> 40,966
+    # characters read and 1,280 -> 21,760 split at k = 400 -> 6,400 for the first row (a cut
+    # of 284 put back after it).  The word's state now knows where its first upper-case
+    # letter is (WordState.uppers), and the piece c + W[:f] is taken from it
+    # (_lower_led_piece).
+    def one_pass(p, size):
+        p.prepend(front)
+        p.truncate(size - 284)
+        p.prepend(word[:2] * 142)  # (what the cut removed)
+        # an upper-case letter put in front and cut off again: the first one known goes with
+        # it, and the one before it (far behind the front) must still be known
+        p.prepend("\xc9")
+        p.truncate(size)
+        p.prepend(front)
+        p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: (word[:2] * (k // 2)) + word[2:] * k + " x", (400, 6400), one_pass)
+    assert work[1] <= work[0] + 2_000, work

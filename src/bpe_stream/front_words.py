@@ -53,7 +53,10 @@ Cost: O(1) per letter or lead prepended (``_prepend_to_word``), O(dropped) per t
 inside W (``_truncate_word``), O(W) once to build the state.  A re-split that reaches the
 start of a piece a saved state knows, or a start inside it or a few letters before it,
 takes the piece from the state instead of scanning it (``_saved_piece_at``,
-``_saved_word_count``): O(saved states + characters added or cut).  When more than
+``_saved_word_count``): O(saved states + characters added or cut).  So does, o200k, one
+that meets text with a lower-case letter in front of W when W's leading run holds an
+upper-case letter: the piece is that text and W up to its first upper-case letter
+(``_lower_led_piece``; the state keeps where that letter is, ``uppers``).  When more than
 ``_LONG`` characters are added or cut, the state is copied first (C speed) and both are
 kept: an edit and its undo that make the piece longer and shorter again then take one or
 the other as it is, instead of adding the part back in Python on every round.
@@ -76,7 +79,10 @@ _LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
 _LAST_LL = regex.compile(r"(?r)\p{Ll}")
 _CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
 _O200K_CONTRACTION_END = regex.compile(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)\Z")
+_UPPER = regex.compile(r"[\p{Lu}\p{Lt}]")
 _UPPERS = regex.compile(r"[\p{Lu}\p{Lt}]*")
+# an optional lead is not part of it: (c, lead) is matched from after the lead
+_LOWER_LED = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*\p{Ll}[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
 _BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
 
 
@@ -91,6 +97,11 @@ class _WordState(NamedTuple):
     lead: int  # 1 if the piece is a lead character and W, else 0
     after_upper: bool  # the character after W is an upper-case letter
     all_upper: bool  # W is all upper-case letters
+    # upper-case letters of that run from its first, as a chain (distance, rest): the first
+    # and those put in front later (a cut that drops those falls back on the first); () when
+    # the run holds none (last_upper == 0) or when the first is not known (a cut went past
+    # it and none lay within reach, see _cut_word)
+    uppers: tuple
 
 
 class WordPieces:
@@ -133,13 +144,17 @@ class WordPieces:
             tail = length - m.start()
         body = w[lead : length - tail]
         last_upper = last_ll = 0
+        uppers = ()
         after_upper = all_upper = False
         if fast.o200k:
             # any piece of letters and marks (see _prepend_to_word)
             if _O200K_LETTERS.fullmatch(body) is None:
                 return
-            m = _LAST_UPPER.search(O200K_FIRST_RUN.match(body).group())
+            run = O200K_FIRST_RUN.match(body).group()
+            m = _LAST_UPPER.search(run)
             last_upper = self.n - lead - m.start() if m else 0
+            m = _UPPER.search(run)
+            uppers = (self.n - lead - m.start(), ()) if m else ()
             m = _LAST_LL.search(body)
             last_ll = self.n - lead - m.start() if m else 0
             after_upper = (not tail and len(front) > length and fast.char_class(front[length]) == UP
@@ -150,7 +165,7 @@ class WordPieces:
         bp = self._piece_bp(self.n, end, w)
         if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
             return
-        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper, uppers)
 
     def _may_run_on(self, end: int, limit: int) -> bool:
         """o200k: whether a piece W' of [Lm Lo M] characters ending at distance ``end``,
@@ -177,16 +192,16 @@ class WordPieces:
     def _prepend_to_word(self, s: str) -> str:
         """Prepend the longest suffix of ``s`` that the word state takes; returns the rest."""
         fast, letters, _ = self.wc
-        end, bp, last_upper, last_ll, lead, after_upper, all_upper = self.word
+        end, bp, last_upper, last_ll, lead, after_upper, all_upper, uppers = self.word
         if self.bounds.last(2) != end or self.bounds.last() != self.n or lead:
             return s
         k = len(s)
         while k > 0:
             # (distance of s[k - 1] from the end once prepended)
-            joined = self._joins_word(s[k - 1], self.n + len(s) - k + 1, last_upper, last_ll, all_upper)
+            joined = self._joins_word(s[k - 1], self.n + len(s) - k + 1, last_upper, last_ll, all_upper, uppers)
             if joined is None:
                 break
-            last_upper, last_ll = joined
+            last_upper, last_ll, uppers = joined
             k -= 1
         if k > 0 and fast.char_class(s[k - 1]) in self._leads(fast):
             # a lead, when the piece starts with a letter or (o200k) a mark (see the module doc); for
@@ -205,16 +220,17 @@ class WordPieces:
         self._push_text(added)
         self.n += len(added)
         self._set_front(self.n, bp.token_count)
-        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper)
+        self.word = _WordState(end, bp, last_upper, last_ll, lead, after_upper, all_upper, uppers)
         return s[:k]
 
-    def _joins_word(self, c: str, d: int, last_upper: int, last_ll: int, all_upper: bool):
-        """(last_upper, last_ll) of the word state of W after the character ``c`` (at distance
-        ``d``) joins W at its front, or None when c + W is not one piece (W takes no lead)."""
+    def _joins_word(self, c: str, d: int, last_upper: int, last_ll: int, all_upper: bool, uppers: tuple):
+        """(last_upper, last_ll, uppers) of the word state of W after the character ``c``
+        (at distance ``d``) joins W at its front, or None when c + W is not one piece (W
+        takes no lead)."""
         fast, letters, _ = self.wc
         cls = fast.char_class(c)
         if not fast.o200k:
-            return (last_upper, last_ll) if cls in letters else None
+            return (last_upper, last_ll, uppers) if cls in letters else None
         # W is letters and marks, one word match: a leading run X of [Lu Lt Lm Lo M] (the
         # first repetition), then [Ll Lm Lo M] (the second; or none, the first giving back its
         # last character).  c + W is one piece again when c is upper-case, Lm/Lo or a mark
@@ -222,12 +238,12 @@ class WordPieces:
         # upper-case letter (else the second repetition started at c stops at it):
         # last_upper != 0 says it does.
         if cls == LO:
-            return None if last_upper else (last_upper, last_ll or d)
+            return None if last_upper else (last_upper, last_ll or d, uppers)
         if cls == UP:
-            return last_upper or d, last_ll
+            return last_upper or d, last_ll, (d, uppers)
         if all_upper or not (cls == OL or (cls is None and MARK.match(c))):
             return None
-        return last_upper, last_ll
+        return last_upper, last_ll, uppers
 
     def _truncate_word(self, n: int) -> bool:
         """Keep the last ``n`` characters when the cut falls inside the long first word W
@@ -255,7 +271,17 @@ class WordPieces:
             last_ll = 0  # W' is all [Lm Lo M] (see the module doc)
         gone = self._window(start, n)
         word.bp.truncate(len(word.bp) - len(gone.encode("utf-8")))
-        return word._replace(last_upper=word.last_upper if word.last_upper <= n else 0, last_ll=last_ll, lead=0)
+        last_upper = word.last_upper if word.last_upper <= n else 0
+        uppers = word.uppers if last_upper else ()
+        while uppers and uppers[0] > n:
+            uppers = uppers[1]
+        if last_upper and not uppers:
+            # the cut went past the first upper-case letter known but not the last (or the
+            # first was not known): the new first is looked for within reach, else it is not
+            # known (only _lower_led_piece asks for it)
+            m = _UPPER.search(self._window(n, max(last_upper - 1, n - 4 * self._CTX)))
+            uppers = (n - m.start(), ()) if m else ()
+        return word._replace(last_upper=last_upper, last_ll=last_ll, lead=0, uppers=uppers)
 
     def _cut_refused(self, word: _WordState, n: int) -> bool:
         """Whether ``_cut_word`` refuses to cut ``word`` to distance ``n``: the rest is short,
@@ -293,9 +319,10 @@ class WordPieces:
         # a state of the piece itself first: one of a longer or shorter piece would be cut or
         # extended to it (states are kept for both when that part is long, see below)
         found.sort(key=lambda item: item[0][0] != d)
+        lower_led = []
         for key, (word, run, _) in found:
             s, e = key
-            if end is not None and e != end and not (word is not None and word.all_upper):
+            if end is not None and e != end and not (word is not None and (word.all_upper or word.uppers and word.uppers[0] == end)):
                 continue
             if s == d:
                 if word is not None:
@@ -352,6 +379,9 @@ class WordPieces:
                     saved.pop(key)
                 self._save((d, e), (joined._replace(bp=bp), None, None))
                 return bp.token_count, e
+            elif s < d and word.uppers and not word.lead and not word.all_upper and a + d - s <= len(front):
+                # (tried last: another state may give the piece without building its bytes)
+                lower_led.append((word, s))
             elif (s < d and word.all_upper and not word.lead and a + d - s <= len(front)
                     and _BEFORE_UPPER.fullmatch(front, a, a + d - s) is not None):
                 # o200k: X = an optional lead and [Lu Lt Lm Lo M]* ending with an Lm/Lo letter or
@@ -368,7 +398,67 @@ class WordPieces:
                     self._put_ghost(s, d, bp)
                     count = bp.token_count
                 return count, s
+        for word, s in lower_led:
+            got = self._lower_led_piece(word, s, d, front, a)
+            if got is not None:
+                return got
         return None
+
+    def _lower_led_piece(self, word: _WordState, s: int, d: int, front: str, a: int):
+        """o200k: (count, end) of the piece c + W[:f] that starts at distance ``d`` (at
+        ``front[a]``), where c = ``front[a : a + d - s]`` holds a lower-case letter and is
+        followed by the long word W of ``word`` (no lead, starting at distance ``s``, not all
+        upper-case), whose first upper-case letter is at distance f = ``word.uppers[0]``;
+        or None when c is not such a text.  The piece's state is saved.
+
+        Why.  W's leading run X of [Lu Lt Lm Lo M] holds its upper-case letters, so W[:f] is
+        [Lm Lo M] characters.  c is an optional lead, [Lu Lt Lm Lo M]*, a lower-case letter,
+        then [Ll Lm Lo M]*: the first alternative's lead and first repetition stop at c's
+        first lower-case letter, the second repetition runs from there over the rest of c and
+        over W[:f] and stops at W's upper-case letter (in neither of its classes), where no
+        contraction starts.  So c + W[:f] is one piece, whatever follows; the next piece
+        starts at f (the re-split goes on there, and a state of W cut to f gives it).
+
+        The count comes from the ghost of end f when it lies near (the bytes put in front of
+        it or cut off are read, as _ghost_count does), else from the piece's text, read once;
+        the state keeps those bytes (``_restore_state`` gives it when the piece is first), so
+        the checks do not read the piece again, nor the upper-case stretch after it (its
+        ``after_upper`` is decided on a bounded read, True when that does not reach the
+        stretch's end: a cut then refused takes the general path).  O(len(c) + the
+        difference to the ghost's start), O(piece) once without a ghost."""
+        fast = self.wc[0]
+        f = word.uppers[0]
+        k = d - s
+        c = front[a : a + k]
+        lead = 1 if fast.char_class(c[0]) in self._leads(fast) else 0
+        if lead and (k < 2 or fast.char_class(c[1]) not in (LO, UP, OL)):
+            return None  # (no word state would apply: its body must start with a letter)
+        if _LOWER_LED.fullmatch(c, lead) is None:
+            return None
+        if d - f <= self._LONG:
+            return len(self.enc._pieces[c + self._window(s, f)]), f
+        count = self._ghost_count(d, f, front, a, d + a)
+        ghost = self.ghosts.get(f) if count is None else None
+        if ghost is not None and ghost[0] <= self.n and abs(ghost[0] - d) < d - f:
+            # (a ghost whose start lies outside the fetched text)
+            hi = max(d, ghost[0])
+            count = self._ghost_count(d, f, self._window(hi, min(d, ghost[0])), hi - d, hi)
+        bp = self._take_ghost(d, f) if count is not None else None
+        if bp is None:
+            bp = BytesPrependable(self.enc.bpe)
+            bp.prepend((c + self._window(s, f)).encode("utf-8"))
+        body = c[lead:]
+        run = O200K_FIRST_RUN.match(body).group()
+        m = _LAST_UPPER.search(run)
+        last_upper = d - lead - m.start() if m else 0
+        uppers = ()
+        for m in reversed(list(_UPPER.finditer(run))):
+            uppers = (d - lead - m.start(), uppers)
+        last_ll = d - lead - _LAST_LL.search(body).start()
+        after_upper = self._may_run_on(f, 4 * self._CTX)
+        state = _WordState(f, bp, last_upper, last_ll, lead, after_upper, False, uppers)
+        self._save((d, f), (state, None, None))
+        return bp.token_count, f
 
     def _joins_front(self, word: _WordState, front: str, a: int, k: int, d: int):
         """The state of c + W when the ``k`` characters c = ``front[a : a + k]`` (``front[a]``
@@ -378,13 +468,13 @@ class WordPieces:
         (_takes_lead).  Else None."""
         if k > 1 and self._JOINS[self.wc[0].o200k].fullmatch(front, a + 1, a + k) is None:
             return None  # (decided in C: c after its first character holds a non-letter)
-        last_upper, last_ll = word.last_upper, word.last_ll
+        last_upper, last_ll, uppers = word.last_upper, word.last_ll, word.uppers
         i = a + k - 1
         while i >= a:
-            joined = self._joins_word(front[i], d - (i - a), last_upper, last_ll, word.all_upper)
+            joined = self._joins_word(front[i], d - (i - a), last_upper, last_ll, word.all_upper, uppers)
             if joined is None:
                 break
-            last_upper, last_ll = joined
+            last_upper, last_ll, uppers = joined
             i -= 1
         lead = 0
         if i == a and self._takes_lead(front[a], front[a + 1 : a + 3], word.all_upper):
@@ -392,7 +482,7 @@ class WordPieces:
             i -= 1
         if i >= a:
             return None
-        return word._replace(last_upper=last_upper, last_ll=last_ll, lead=lead)
+        return word._replace(last_upper=last_upper, last_ll=last_ll, lead=lead, uppers=uppers)
 
     def _lead_flag(self, c: str) -> int:
         """The ``lead`` field of a word state after the lead ``c`` joined the word: 1, but 0
