@@ -1800,3 +1800,43 @@ def test_a_lower_case_letter_before_a_long_word_with_upper_case_letters_late_rea
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: (word[:2] * (k // 2)) + word[2:] * k + " x", (400, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
+def test_punctuation_put_in_front_of_a_newline_run_before_slashes_reads_what_it_adds(newlines, slashes):
+    # Found by a probe of two long runs: o200k "!" put in front of "\n" * k + "/" * m makes one
+    # punctuation piece of both (its [\r\n/]* tail takes them).  The piece was read whole on
+    # every merge to find its state, whose tail part then held all of the slashes (split
+    # again by every edit), and a cut of 70 into the newline run and its undo dropped the
+    # copy of its bytes: 10,444 read and 5,457 split per "!" at k = 2,400, against 1,726 and
+    # 939 at k = 300.  The tail part now stops _CTX characters into the slashes (a match
+    # across the cut that reaches the proxy's end holds a newline and a slash: a punctuation
+    # match, whose tail runs to the piece's end); the state comes from the newline piece's
+    # saved one (_check_merged_tail); a cut keeps a copy of the bytes (_cut_alt).
+    def one_pass(p, size):
+        p.prepend("!")
+        p.prepend("?")
+        p.truncate(size)
+        p.truncate(size - 70)
+        p.prepend((newlines * 70)[:70])  # (what the cut removed)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: newlines * k + slashes * k + "x", (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
+def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read_what_they_change(
+        newlines, slashes):
+    # The piece of the test above built at once ("!" + "\n" * k + "/" * m), so that _check_run
+    # finds its state: its tail part held all of the slashes, which every edit in front of it
+    # split again: 3,436 -> 25,836 characters per pass at k = 400 -> 3,200 (740 now).  It now
+    # stops _CTX characters past the newline run.
+    def one_pass(p, size):
+        for edit in ["?", "a", " ", "'s"]:
+            p.prepend(edit)
+            p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: "!" + newlines * k + slashes * k + "x", (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work

@@ -143,17 +143,25 @@ class MergedStretches:
         return bp.token_count
 
     def _near_alt(self, d: int, e: int, lo: int, n: int):
-        """(start, bp) of the ghost alternative with end ``e`` whose start is nearest ``d``,
-        at most ``_LONG`` away and in [``lo``, ``n``] (the characters between are in the
-        fetched text), taken out of ``ghost_alts``; or None.  O(log k + alternatives there)."""
+        """(start, bp) of the ghost alternative with end ``e`` whose start is nearest ``d``
+        and in [``lo``, ``n``] (the characters between are in the fetched text, and putting
+        them in front or cutting them costs no more than fetching them did), taken out of
+        ``ghost_alts``; or None.  O(log k + alternatives there)."""
         alts = self.ghost_alts
         best = None
-        for (end, start), bp in alts.starting_in(max(lo, d - self._LONG), min(n, d + self._LONG)):
+        for (end, start), bp in alts.starting_in(lo, n):
             if end == e and (best is None or abs(start - d) < abs(best[0] - d)):
                 best = start, bp
         if best is not None:
             alts.pop((e, best[0]))
         return best
+
+    def _cut_alt(self, end: int, start: int, bp, n: int) -> None:
+        """Keep the ghost alternative ``bp`` (over the text at distances (start, end)) cut to
+        (n, end), before a truncation to ``n``."""
+        gone = self._front(self.n - n)[self.n - start :]
+        bp.truncate(len(bp) - len(gone.encode("utf-8")))
+        self.ghost_alts.put((end, n), bp, n, n - end, self.n)
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
         """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""

@@ -61,6 +61,7 @@ __all__ = ["RunPieces", "RunState"]
 # [\r\n/]*, from the first newline: the slashes before it are the punctuation's own).
 _NEWLINE_TAIL = {False: regex.compile(r"[\r\n]+\Z"), True: regex.compile(r"[\r\n][\r\n/]*\Z")}
 _SPACES_NO_NL = regex.compile(r"[^\S\r\n]*")
+_SLASH_TAIL = regex.compile(r"/[\r\n/]*")
 _LETTER = regex.compile(r"\p{L}")
 _NOT_WORD_CHAR = regex.compile(r"[^\p{L}\p{M}]")
 
@@ -106,7 +107,7 @@ class RunPieces:
         n = self.n
         end = self.bounds.last(2)
         L1 = n - end
-        if L1 <= self._LONG or self._check_merged_stretch(end, L1):
+        if L1 <= self._LONG or self._check_merged_stretch(end, L1) or self._check_merged_tail(end):
             return
         from .long_pieces import _KEEP, _MIN_CUT
 
@@ -186,6 +187,13 @@ class RunPieces:
             t = _NEWLINE_TAIL[o200k].search(P, re_)
             if t is not None and L1 - t.start() > 2 * self._CTX:
                 tailpart = front[re_ - _KEEP : t.start() + self._CTX]
+        elif (o200k and group > 0 and P[re_ - 1] in "\r\n" and L1 - re_ > 2 * self._CTX
+              and _SLASH_TAIL.fullmatch(P, re_) is not None):
+            # o200k P = Z + T, a punctuation run and its [\r\n/]* tail, whose newline run is
+            # cut and whose rest after it, from a slash, is long ("!" before "\n" * k + "/" * m):
+            # the tail part stops _CTX characters past the run (see _edit_run) instead of
+            # holding all of the rest, which every edit re-split
+            tailpart = front[re_ - _KEEP : re_ + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs,
@@ -295,6 +303,39 @@ class RunPieces:
             if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
                 return False
             self.run = RunState(end, n - q, tail[0], tail[1], kind, bp, n)
+            return True
+        return False
+
+    def _check_merged_tail(self, end: int) -> bool:
+        r"""o200k: set the run state of the long first piece P (ending at ``end``) in O(1) when
+        P = Z + T, a punctuation run Z and its [\r\n/]* tail T, recorded in ``puncts``,
+        whose bytes a ghost holds, and T starts with a newline piece P1 that a saved run
+        state knows, cut in its newline run and holding _CTX characters after it in its tail
+        part, all of T ("!" put in front of "\n" * k + "/" * m merges the two pieces; the
+        undo saved P1's state): P's state is P1's with P's bytes, the tail part stopping in
+        T as _check_run would cut it, instead of reading P to find it on every merge."""
+        from .long_pieces import _KEEP
+
+        if not self.wc[0].o200k or not self.puncts or not self.saved:
+            return False
+        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
+        if punct is None or ghost is None or ghost[0] != n:
+            return False
+        top, z = punct
+        newline = self.run_re.match("\n").lastindex
+        for (s, e1), (word, run, _) in self.saved.starting_in(z, z):
+            # P1 is its newline run (the run starts at P1's start and ends at P1's end, where
+            # the tail part starts _KEEP characters before), and the tail part ends in T after
+            # P1, long before P's end
+            if (word is not None or run is None or run.group != newline or run.start != s
+                    or run.hi != s or run.end != e1 or run.d0 != e1 + _KEEP
+                    or not end + 2 * self._CTX < run.d0 - len(run.tailpart) < e1):
+                continue
+            bp = self._take_ghost(n, end)
+            if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+                self._put_ghost(end, n, bp)
+                return False
+            self.run = RunState(end, run.hi, run.d0, run.tailpart, run.group, bp, n)
             return True
         return False
 
@@ -515,6 +556,9 @@ class RunPieces:
         # match across the cut, if it reaches the proxy's end, holds a newline and a character
         # of the run or stretch cut, which is not whitespace, so it is a punctuation match in
         # its [\r\n]* (o200k [\r\n/]*) tail, which takes the rest of T and ends where P does.
+        # So it is when the run cut is T's newline run and the tail part goes on in T from a
+        # slash (o200k, _check_run, _check_merged_tail): the match holds a newline and a slash,
+        # which no whitespace match holds.
         in_tail = d_end > end
         pieces = self.enc._pieces
         new = []

@@ -362,8 +362,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         for end, (start, bp), _ in (self.ghosts.drop_above(n) if self.ghosts else ()):
             if n > end:
                 self._set_ghost(start, end, bp, n)
-        if self.ghost_alts:
-            self.ghost_alts.drop_above(n)
+        for (end, start), bp, _ in (self.ghost_alts.drop_above(n) if self.ghost_alts else ()):
+            if n - end > self._LONG:
+                # what stays below n is still a copy of that text's bytes: o200k "!" before
+                # "\n" * k + "/" * m makes one piece of both runs, and a cut of 70 into the
+                # newline run and its undo dropped the copy the next "!" took (O(cut) each)
+                self._cut_alt(end, start, bp, n)
         self._forget_known_above(n)
         self._forget_alts_above(n)
         if self.gaps:
