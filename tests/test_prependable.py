@@ -1840,3 +1840,29 @@ def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: "!" + newlines * k + slashes * k + "x", (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("newlines, spaces", [("\n", " "), ("\r\n", "\t"), ("\n", " \u2028")])
+def test_edits_in_front_of_a_newline_run_and_whitespace_ending_the_text_read_what_they_change(
+        newlines, spaces):
+    # Found by a probe of two long runs: cl100k "\n" * k + " " * m ending the text is one
+    # \s++$ piece.  Its state cut the newline run and held all of the spaces in its tail part,
+    # which every edit re-split ("x" put in front: 2,425 characters at k = 2,400 against 325
+    # at 300), and "!" in front, which makes "!" + the newlines one punctuation piece, read
+    # that piece whole to find its state on every pass (3,243 read and 2,929 split at k =
+    # 2,400).  The tail part now stops _CTX characters into the whitespace (a match across
+    # the cut that reaches the proxy's end is \s++$), and the merged piece takes its state
+    # from the saved one of the whitespace piece (_check_merged_tail).
+    def one_pass(p, size):
+        for edit in ["x", "'s", "1"]:
+            p.prepend(edit)
+            p.truncate(size)
+        p.prepend("!")
+        p.prepend("?")
+        p.truncate(size)
+        p.truncate(size - 70)
+        p.prepend((newlines * 70)[:70])  # (what the cut removed)
+
+    work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
+                          lambda k: newlines * k + spaces * k, (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work

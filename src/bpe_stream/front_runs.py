@@ -194,6 +194,11 @@ class RunPieces:
             # the tail part stops _CTX characters past the run (see _edit_run) instead of
             # holding all of the rest, which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
+        elif (not o200k and end == 0 and whitespace and group > 0 and L1 - re_ > 2 * self._CTX):
+            # cl100k whitespace to the end of the text, one \s++$ piece, whose rest after the
+            # run is long ("\n" * k + " " * m): the tail part stops _CTX characters past the run
+            # (see _edit_run) instead of holding all of the rest, which every edit re-split
+            tailpart = front[re_ - _KEEP : re_ + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
         self.run = RunState(end, n - rs, n - re_ + _KEEP, tailpart, group, bp, n, absorbs,
@@ -307,16 +312,18 @@ class RunPieces:
         return False
 
     def _check_merged_tail(self, end: int) -> bool:
-        r"""o200k: set the run state of the long first piece P (ending at ``end``) in O(1) when
-        P = Z + T, a punctuation run Z and its [\r\n/]* tail T, recorded in ``puncts``,
-        whose bytes a ghost holds, and T starts with a newline piece P1 that a saved run
-        state knows, cut in its newline run and holding _CTX characters after it in its tail
-        part, all of T ("!" put in front of "\n" * k + "/" * m merges the two pieces; the
-        undo saved P1's state): P's state is P1's with P's bytes, the tail part stopping in
-        T as _check_run would cut it, instead of reading P to find it on every merge."""
+        r"""Set the run state of the long first piece P (ending at ``end``) in O(1) when P = Z
+        + T, a punctuation run Z and its newline tail T (cl100k [\r\n]*, o200k [\r\n/]*),
+        recorded in ``puncts``, whose bytes a ghost holds, and T starts with the newline run
+        R of a piece P1 that a saved run state knows, cut in R.  Either T is R (cl100k "!"
+        before "\n" * k + " " * m, one \s++$ piece: the merge takes R and splits P1), or
+        (o200k) P1 is R and T goes on long after it, from a slash ("!" before "\n" * k + "/" *
+        m merges the two pieces), P1's tail part holding _CTX characters of that.  P's state
+        is P1's with P's bytes and the tail part that _check_run would make (see _edit_run),
+        instead of reading P to find it on every merge (the undo saved P1's state)."""
         from .long_pieces import _KEEP
 
-        if not self.wc[0].o200k or not self.puncts or not self.saved:
+        if not self.puncts or not self.saved:
             return False
         punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
         if punct is None or ghost is None or ghost[0] != n:
@@ -324,18 +331,25 @@ class RunPieces:
         top, z = punct
         newline = self.run_re.match("\n").lastindex
         for (s, e1), (word, run, _) in self.saved.starting_in(z, z):
-            # P1 is its newline run (the run starts at P1's start and ends at P1's end, where
-            # the tail part starts _KEEP characters before), and the tail part ends in T after
-            # P1, long before P's end
             if (word is not None or run is None or run.group != newline or run.start != s
-                    or run.hi != s or run.end != e1 or run.d0 != e1 + _KEEP
-                    or not end + 2 * self._CTX < run.d0 - len(run.tailpart) < e1):
+                    or run.hi != s or run.end != e1 or run.tailpart is None
+                    or n - s > _ANCHOR_REACH(newline)):  # (the proxy's head holds Z)
+                continue
+            r_end = run.d0 - _KEEP  # where R ends
+            d_end = run.d0 - len(run.tailpart)
+            if end == r_end and (d_end == 0 or d_end <= end - self._CTX):
+                # T is R: the tail part is R's last _KEEP characters and _CTX more (or up to
+                # the end of the text)
+                tailpart = run.tailpart[: _KEEP + self._CTX]
+            elif self.wc[0].o200k and r_end == e1 and end + 2 * self._CTX < d_end < e1:
+                tailpart = run.tailpart  # (it stops in T, after P1)
+            else:
                 continue
             bp = self._take_ghost(n, end)
             if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
                 self._put_ghost(end, n, bp)
                 return False
-            self.run = RunState(end, run.hi, run.d0, run.tailpart, run.group, bp, n)
+            self.run = RunState(end, run.hi, run.d0, tailpart, run.group, bp, n)
             return True
         return False
 
@@ -558,7 +572,14 @@ class RunPieces:
         # its [\r\n]* (o200k [\r\n/]*) tail, which takes the rest of T and ends where P does.
         # So it is when the run cut is T's newline run and the tail part goes on in T from a
         # slash (o200k, _check_run, _check_merged_tail): the match holds a newline and a slash,
-        # which no whitespace match holds.
+        # which no whitespace match holds.  And so it is for a cl100k P that is whitespace to
+        # the end of the text, cut in a run (_check_run): the match holds two whitespace
+        # characters, of the run on both sides of the cut.  The only other match that can is
+        # a punctuation match, in its [\r\n]* tail, which stops where a newline run ends,
+        # before the proxy's end (the rest of P starts with other whitespace, or the run would
+        # have taken it).  So the match is whitespace from its start, in a stretch that runs
+        # to the end of the text, where \s++$ matches (the alternatives before it need a
+        # non-space character at the match's start or the next): it ends where P does.
         in_tail = d_end > end
         pieces = self.enc._pieces
         new = []
@@ -696,6 +717,10 @@ class RunPieces:
         k_tail = d0 - end
         tail_holds_end = 0 < k_tail <= len(tailpart)
         ends_at_nl = tail_holds_end and tailpart[k_tail - 1] in "\r\n"
+        if in_tail and end == 0 and not self.wc[0].o200k and is_space(tailpart):
+            # (cl100k whitespace to the end of the text, the tail part stopping in it, see
+            # _check_run: P's part after the tail part is whitespace too)
+            tail_holds_end, k_tail = True, len(tailpart)
         if ps != self.run.start:
             p0 = n_new - ps
             if head[p0] not in SPACE_SET:
