@@ -1866,3 +1866,20 @@ def test_edits_in_front_of_a_newline_run_and_whitespace_ending_the_text_read_wha
     work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
                           lambda k: newlines * k + spaces * k, (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("unit, punctuation", [("\n/", "\u20ac?"), ("\r\n/", "!")])
+def test_a_punctuation_run_put_in_front_of_a_short_newline_piece_and_a_slash_stretch_reads_what_it_adds(
+        unit, punctuation):
+    # Found by a probe of two long runs: o200k "\u20ac?" * 100 put in front of "\n/" * k (the
+    # short piece "\n", then one long "/" + [\r\n/]* piece) makes one punctuation piece of
+    # all.  Its state was looked for by reading it whole on every pass (1,299 -> 6,899
+    # characters at k = 400 -> 3,200).  It is now made from the punctuation run and the
+    # first _CTX characters of the tail (_check_merged_run).
+    def one_pass(p, size):
+        p.prepend(punctuation * (200 // len(punctuation)))
+        p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: unit * k + "x", (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work

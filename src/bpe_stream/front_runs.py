@@ -107,7 +107,8 @@ class RunPieces:
         n = self.n
         end = self.bounds.last(2)
         L1 = n - end
-        if L1 <= self._LONG or self._check_merged_stretch(end, L1) or self._check_merged_tail(end):
+        if (L1 <= self._LONG or self._check_merged_stretch(end, L1) or self._check_merged_tail(end)
+                or self._check_merged_run(end)):
             return
         from .long_pieces import _KEEP, _MIN_CUT
 
@@ -352,6 +353,38 @@ class RunPieces:
             self.run = RunState(end, run.hi, run.d0, tailpart, run.group, bp, n)
             return True
         return False
+
+    def _check_merged_run(self, end: int) -> bool:
+        r"""Set the run state of the long first piece P (ending at ``end``) when P = Z + T, a
+        punctuation run Z and its long newline tail T, recorded in ``puncts``, whose bytes a
+        ghost holds, Z (after its optional space) is one run of the run regex, long enough to
+        cut, and T starts with a newline ("\u20ac?" * 100 put in front of "\n/" * k: a merge
+        with the long piece behind the short first piece "\n").  The state is the one
+        _check_run makes, Z cut, its tail part stopping _CTX characters into T (the record
+        says T is [\r\n]*, o200k [\r\n/]*, up to P's end; see _edit_run), from Z and those
+        characters, instead of reading T on every merge.  O(Z + _CTX)."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        if not self.puncts:
+            return False
+        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
+        if punct is None or ghost is None or ghost[0] != n:
+            return False
+        top, z = punct
+        rs = n - top  # (0, or 1 after the punctuation match's optional space)
+        if rs > 1 or z - end <= 2 * self._CTX:
+            return False
+        head = self._front(n - z + self._CTX)
+        m = self.run_re.match(head, rs)
+        if (m is None or m.lastindex not in self.mergeable or m.end() != n - z
+                or m.end() - rs < 2 * _KEEP + _MIN_CUT or head[n - z] not in "\r\n"):
+            return False
+        bp = self._take_ghost(n, end)
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+            self._put_ghost(end, n, bp)
+            return False
+        self.run = RunState(end, top, z + _KEEP, head[n - z - _KEEP :], m.lastindex, bp, n)
+        return True
 
     def _restate_as_stretch(self) -> bool:
         """Give the long first piece P a punctuation-stretch state in place of its run state
