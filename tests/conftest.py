@@ -68,7 +68,7 @@ IMPLEMENTATIONS = ["compiled", "python"]
 
 def encoding_with(name: str, implementation: str):
     """The bundled encoding ``name``, its pieces encoded by ``implementation``."""
-    from bpe_stream import Encoding, get_encoding
+    from bpe_stream import get_encoding
     from bpe_stream.merge_loop import compiled_available
 
     enc = get_encoding(name)
