@@ -1714,10 +1714,14 @@ def test_a_punctuation_piece_ending_in_a_mark_before_letters_is_final_on_its_pro
     assert work[1] <= work[0] + 2_000, work
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@pytest.mark.parametrize("newlines, spaces, end", [("\n", " ", "x"), ("\r\n", "\t", " x")])
-def test_punctuation_put_in_front_of_a_newline_run_before_spaces_and_its_undo_read_what_they_change(
-        name, newlines, spaces, end):
+@pytest.mark.parametrize("name, newlines, rest, end", [
+    *[(name, "\n", " ", "x") for name in ("cl100k_base", "o200k_base")],
+    *[(name, "\r\n", "\t", " x") for name in ("cl100k_base", "o200k_base")],
+    ("o200k_base", "\n", "/", "x"), ("o200k_base", "\r\n", "/\n", "x"),
+    ("cl100k_base", "\n", " ", ""), ("cl100k_base", "\r\n", "\t", ""), ("cl100k_base", "\n", " \u2028", ""),
+])
+def test_punctuation_put_in_front_of_a_newline_run_before_another_run_and_its_undo_read_what_they_change(
+        name, newlines, rest, end):
     # Found by a probe of two long runs: "!" put in front of "\n" * k + " " * k + "x" (and
     # truncated away, with a cut of 70 put back) re-split its front, 1,559 -> 4,359
     # characters per pass at k = 400 -> 3,200.  The proxy, which ends in the spaces, could not
@@ -1725,14 +1729,31 @@ def test_punctuation_put_in_front_of_a_newline_run_before_spaces_and_its_undo_re
     # a space whatever follows), nor the newline run once "!" went, whose end is the last
     # newline of its whitespace stretch (RunState.nl_last; cl100k's \s++$, which matches the
     # proxy's trailing spaces, is \s*[\r\n] in the text).
+    # The same probe: o200k "!" put in front of "\n" * k + "/" * m makes one punctuation
+    # piece of both (its [\r\n/]* tail takes them); cl100k "\n" * k + " " * m ending the
+    # text is one \s++$ piece, which "!" splits ("!" + the newlines is one punctuation
+    # piece).  The new piece was read whole on every pass to find its state, whose tail
+    # part then held all of the second run (split again by every edit), and a cut of 70
+    # into the newline run and its undo dropped the copy of its bytes: o200k 10,444 read
+    # and 5,457 split per "!" at k = 2,400, against 1,726 and 939 at k = 300; cl100k 3,243
+    # and 2,929 (and "x" put in front split 2,425 against 325).  The tail part now stops
+    # _CTX characters into the second run (a match across the cut that reaches the proxy's
+    # end holds a newline and a slash, a punctuation match whose tail runs to the piece's
+    # end, or, cl100k, two whitespace characters: \s++$); the new piece takes its state
+    # from the saved one of the piece that starts with the newline run
+    # (_check_merged_tail); a cut keeps a copy of the bytes (_cut_alt).
     def one_pass(p, size):
+        for edit in ["x", "'s", "1"]:
+            p.prepend(edit)
+            p.truncate(size)
         p.prepend("!")
+        p.prepend("?")
         p.truncate(size)
         p.truncate(size - 70)
         p.prepend((newlines * 70)[:70])  # (what the cut removed)
 
     work = _work_per_pass(bpe_stream.get_encoding(name),
-                          lambda k: newlines * k + spaces * k + end, (400, 3200), one_pass)
+                          lambda k: newlines * k + rest * k + end, (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
 
 
@@ -1753,7 +1774,7 @@ def test_a_whitespace_piece_of_a_space_run_and_a_newline_run_is_cut_as_a_stretch
     assert work[1] <= work[0] + 2_000, work
 
 
-@pytest.mark.parametrize("unit, punctuation", [("/\n", "\u20ac?"), ("/\r\n", "!")])
+@pytest.mark.parametrize("unit, punctuation", [("/\n", "\u20ac?"), ("/\r\n", "!"), ("\n/", "\u20ac?"), ("\r\n/", "!")])
 def test_a_long_prepend_of_punctuation_in_front_of_a_slash_newline_stretch_reads_what_it_adds(unit, punctuation):
     # Found by bench_work_growth.py --sequences --big --split (trial 446 of seed 111): o200k
     # "\u20ac?" * 100 put in front of "/\n" * k (one punctuation piece, cut as a [\r\n/]
@@ -1762,6 +1783,11 @@ def test_a_long_prepend_of_punctuation_in_front_of_a_slash_newline_stretch_reads
     # pass at k = 400 -> 3,200.  The piece now takes its punctuation stretch's state from a
     # bounded head, as a run's state did already (_restate_as_stretch): the rest of it is
     # its [\r\n/]* tail.
+    # A probe of two long runs found the like: o200k "\u20ac?" * 100 put in front of
+    # "\n/" * k (the short piece "\n", then one long "/" + [\r\n/]* piece) makes one
+    # punctuation piece of all.  Its state was looked for by reading it whole on every pass
+    # (1,299 -> 6,899 characters at k = 400 -> 3,200).  It is now made from the punctuation
+    # run and the first _CTX characters of the tail (_check_merged_run).
     def one_pass(p, size):
         p.prepend(punctuation * (200 // len(punctuation)))
         p.truncate(size)
@@ -1803,29 +1829,6 @@ def test_a_lower_case_letter_before_a_long_word_with_upper_case_letters_late_rea
 
 
 @pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
-def test_punctuation_put_in_front_of_a_newline_run_before_slashes_reads_what_it_adds(newlines, slashes):
-    # Found by a probe of two long runs: o200k "!" put in front of "\n" * k + "/" * m makes one
-    # punctuation piece of both (its [\r\n/]* tail takes them).  The piece was read whole on
-    # every merge to find its state, whose tail part then held all of the slashes (split
-    # again by every edit), and a cut of 70 into the newline run and its undo dropped the
-    # copy of its bytes: 10,444 read and 5,457 split per "!" at k = 2,400, against 1,726 and
-    # 939 at k = 300.  The tail part now stops _CTX characters into the slashes (a match
-    # across the cut that reaches the proxy's end holds a newline and a slash: a punctuation
-    # match, whose tail runs to the piece's end); the state comes from the newline piece's
-    # saved one (_check_merged_tail); a cut keeps a copy of the bytes (_cut_alt).
-    def one_pass(p, size):
-        p.prepend("!")
-        p.prepend("?")
-        p.truncate(size)
-        p.truncate(size - 70)
-        p.prepend((newlines * 70)[:70])  # (what the cut removed)
-
-    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
-                          lambda k: newlines * k + slashes * k + "x", (400, 3200), one_pass)
-    assert work[1] <= work[0] + 2_000, work
-
-
-@pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
 def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read_what_they_change(
         newlines, slashes):
     # The piece of the test above built at once ("!" + "\n" * k + "/" * m), so that _check_run
@@ -1839,47 +1842,4 @@ def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read
 
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: "!" + newlines * k + slashes * k + "x", (400, 3200), one_pass)
-    assert work[1] <= work[0] + 2_000, work
-
-
-@pytest.mark.parametrize("newlines, spaces", [("\n", " "), ("\r\n", "\t"), ("\n", " \u2028")])
-def test_edits_in_front_of_a_newline_run_and_whitespace_ending_the_text_read_what_they_change(
-        newlines, spaces):
-    # Found by a probe of two long runs: cl100k "\n" * k + " " * m ending the text is one
-    # \s++$ piece.  Its state cut the newline run and held all of the spaces in its tail part,
-    # which every edit re-split ("x" put in front: 2,425 characters at k = 2,400 against 325
-    # at 300), and "!" in front, which makes "!" + the newlines one punctuation piece, read
-    # that piece whole to find its state on every pass (3,243 read and 2,929 split at k =
-    # 2,400).  The tail part now stops _CTX characters into the whitespace (a match across
-    # the cut that reaches the proxy's end is \s++$), and the merged piece takes its state
-    # from the saved one of the whitespace piece (_check_merged_tail).
-    def one_pass(p, size):
-        for edit in ["x", "'s", "1"]:
-            p.prepend(edit)
-            p.truncate(size)
-        p.prepend("!")
-        p.prepend("?")
-        p.truncate(size)
-        p.truncate(size - 70)
-        p.prepend((newlines * 70)[:70])  # (what the cut removed)
-
-    work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
-                          lambda k: newlines * k + spaces * k, (400, 3200), one_pass)
-    assert work[1] <= work[0] + 2_000, work
-
-
-@pytest.mark.parametrize("unit, punctuation", [("\n/", "\u20ac?"), ("\r\n/", "!")])
-def test_a_punctuation_run_put_in_front_of_a_short_newline_piece_and_a_slash_stretch_reads_what_it_adds(
-        unit, punctuation):
-    # Found by a probe of two long runs: o200k "\u20ac?" * 100 put in front of "\n/" * k (the
-    # short piece "\n", then one long "/" + [\r\n/]* piece) makes one punctuation piece of
-    # all.  Its state was looked for by reading it whole on every pass (1,299 -> 6,899
-    # characters at k = 400 -> 3,200).  It is now made from the punctuation run and the
-    # first _CTX characters of the tail (_check_merged_run).
-    def one_pass(p, size):
-        p.prepend(punctuation * (200 // len(punctuation)))
-        p.truncate(size)
-
-    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
-                          lambda k: unit * k + "x", (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
