@@ -1719,6 +1719,7 @@ def test_a_punctuation_piece_ending_in_a_mark_before_letters_is_final_on_its_pro
     *[(name, "\r\n", "\t", " x") for name in ("cl100k_base", "o200k_base")],
     ("o200k_base", "\n", "/", "x"), ("o200k_base", "\r\n", "/\n", "x"),
     ("cl100k_base", "\n", " ", ""), ("cl100k_base", "\r\n", "\t", ""), ("cl100k_base", "\n", " \u2028", ""),
+    ("o200k_base", "\r", "\n", "/x"), *[(name, "\n", " ", "\n") for name in ("cl100k_base", "o200k_base")],
 ])
 def test_punctuation_put_in_front_of_a_newline_run_before_another_run_and_its_undo_read_what_they_change(
         name, newlines, rest, end):
@@ -1741,7 +1742,12 @@ def test_punctuation_put_in_front_of_a_newline_run_before_another_run_and_its_un
     # end holds a newline and a slash, a punctuation match whose tail runs to the piece's
     # end, or, cl100k, two whitespace characters: \s++$); the new piece takes its state
     # from the saved one of the piece that starts with the newline run
-    # (_check_merged_tail); a cut keeps a copy of the bytes (_cut_alt).
+    # (_check_merged_tail); a cut keeps a copy of the bytes (_cut_alt).  A probe with more
+    # endings found two more: o200k "\r" * k + "\n" * m + "/x", where "!" makes one piece of
+    # the newline run and "/" (its state now comes from the run's too), and "\n" * k + " " *
+    # m + "\n", one whitespace piece whose tail part held all of the spaces (it now stops in
+    # them: a whitespace match across the cut ends at the piece's last newline).  At k =
+    # 600 -> 9,600 "!" read 4,115 -> 22,115 and "x" 626 -> 9,626 characters.
     def one_pass(p, size):
         for edit in ["x", "'s", "1"]:
             p.prepend(edit)
@@ -1842,4 +1848,27 @@ def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read
 
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: "!" + newlines * k + slashes * k + "x", (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("punctuation", ["!" * 80, "\u20ac?" * 40])
+def test_a_long_punctuation_prepend_in_front_of_a_newline_run_and_its_undo_read_what_they_change(name, punctuation):
+    # Found by a probe of two long runs with long edits: o200k "!" * 80 put in front of
+    # "\n" * k + "a" * k (the newline run's state takes it in parts and becomes the state of
+    # one punctuation piece, a punctuation stretch's) and cut away again, after a cut of 300
+    # and its undo that dropped the records of the newline piece: the state could not be
+    # cut back to the newline run, which was read whole, 3,436 -> 13,428 -> 53,396
+    # characters for the undo at k = 600 -> 2,400 -> 9,600 (4,274 -> 54,234 per pass here).
+    # A whitespace piece that grows into another kind now leaves a record of itself with
+    # its state (front_known).  (cl100k cuts the state back to the newline tail,
+    # _cut_to_newline_tail, which o200k's [\r\n/]* tail does not allow.)
+    def one_pass(p, size):
+        p.truncate(size - 300)
+        p.prepend("\n" * 300)  # (what the cut removed)
+        p.prepend(punctuation)
+        p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding(name),
+                          lambda k: "\n" * k + "a" * k + "x", (600, 9600), one_pass)
     assert work[1] <= work[0] + 2_000, work

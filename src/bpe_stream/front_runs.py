@@ -195,10 +195,12 @@ class RunPieces:
             # the tail part stops _CTX characters past the run (see _edit_run) instead of
             # holding all of the rest, which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
-        elif (not o200k and end == 0 and whitespace and group > 0 and L1 - re_ > 2 * self._CTX):
-            # cl100k whitespace to the end of the text, one \s++$ piece, whose rest after the
-            # run is long ("\n" * k + " " * m): the tail part stops _CTX characters past the run
-            # (see _edit_run) instead of holding all of the rest, which every edit re-split
+        elif (whitespace and group > 0 and L1 - re_ > 2 * self._CTX
+              and (P[-1] in "\r\n" or (not o200k and end == 0))):
+            # whitespace ending at the last newline of its stretch, or (cl100k) at the end of
+            # the text, one \s++$ piece, whose rest after the run is long ("\n" * k + " " * m
+            # + "\n"): the tail part stops _CTX characters past the run (see _edit_run)
+            # instead of holding all of the rest, which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
@@ -318,8 +320,9 @@ class RunPieces:
         recorded in ``puncts``, whose bytes a ghost holds, and T starts with the newline run
         R of a piece P1 that a saved run state knows, cut in R.  Either T is R (cl100k "!"
         before "\n" * k + " " * m, one \s++$ piece: the merge takes R and splits P1), or
-        (o200k) P1 is R and T goes on long after it, from a slash ("!" before "\n" * k + "/" *
-        m merges the two pieces), P1's tail part holding _CTX characters of that.  P's state
+        (o200k) P1 is R and T goes on after it: a short way, P1's tail part holding T's end
+        ("!" before "\r" * k + "\n" * m + "/x"), or long, from a slash ("!" before "\n" * k +
+        "/" * m merges the two pieces), P1's tail part holding _CTX characters of that.  P's state
         is P1's with P's bytes and the tail part that _check_run would make (see _edit_run),
         instead of reading P to find it on every merge (the undo saved P1's state)."""
         from .long_pieces import _KEEP
@@ -338,10 +341,10 @@ class RunPieces:
                 continue
             r_end = run.d0 - _KEEP  # where R ends
             d_end = run.d0 - len(run.tailpart)
-            if end == r_end and (d_end == 0 or d_end <= end - self._CTX):
-                # T is R: the tail part is R's last _KEEP characters and _CTX more (or up to
-                # the end of the text)
-                tailpart = run.tailpart[: _KEEP + self._CTX]
+            if (end == r_end or r_end == e1) and d_end <= max(0, end - self._CTX):
+                # P1's tail part holds P's end and _CTX characters after it (or all up to the
+                # end of the text): T is R, or (o200k) R and a short rest
+                tailpart = run.tailpart[: run.d0 - max(d_end, end - self._CTX)]
             elif self.wc[0].o200k and r_end == e1 and end + 2 * self._CTX < d_end < e1:
                 tailpart = run.tailpart  # (it stops in T, after P1)
             else:
@@ -605,14 +608,16 @@ class RunPieces:
         # its [\r\n]* (o200k [\r\n/]*) tail, which takes the rest of T and ends where P does.
         # So it is when the run cut is T's newline run and the tail part goes on in T from a
         # slash (o200k, _check_run, _check_merged_tail): the match holds a newline and a slash,
-        # which no whitespace match holds.  And so it is for a cl100k P that is whitespace to
-        # the end of the text, cut in a run (_check_run): the match holds two whitespace
-        # characters, of the run on both sides of the cut.  The only other match that can is
-        # a punctuation match, in its [\r\n]* tail, which stops where a newline run ends,
-        # before the proxy's end (the rest of P starts with other whitespace, or the run would
-        # have taken it).  So the match is whitespace from its start, in a stretch that runs
-        # to the end of the text, where \s++$ matches (the alternatives before it need a
-        # non-space character at the match's start or the next): it ends where P does.
+        # which no whitespace match holds.  And so it is for a P that is whitespace ending at
+        # the last newline of its stretch or (cl100k) at the end of the text, cut in a run
+        # (_check_run): the match holds two whitespace characters, of the run on both sides
+        # of the cut.  The only other match that can is a punctuation match, in its newline
+        # tail, which stops where a newline run ends, before the proxy's end (the rest of P
+        # starts with other whitespace, or the run would have taken it).  So the match is
+        # whitespace from its start (the alternatives before the whitespace ones need a
+        # non-space character at the match's start or the next), in P's stretch: \s++$ takes
+        # it to the end of the text when it runs there, else \s*[\r\n] (o200k \s*[\r\n]+)
+        # gives back to its last newline.  Either way it ends where P does.
         in_tail = d_end > end
         pieces = self.enc._pieces
         new = []
@@ -685,6 +690,14 @@ class RunPieces:
         if a_long >= 0:
             # P becomes new_text[a_long:P's end]: adjust bp at its front (bounded: all within head)
             ps_pos = n_old - ps
+            if absorbs and drop <= ps_pos and n_new - a_long > ps:
+                # A whitespace piece P grows at its front into another kind of piece, its old
+                # text staying: a record of the old P, with this state, for a truncation back
+                # to it (its bytes are then the ghost that P's leave; front_known).  ("!" * 80
+                # put in front of a newline run, the state taking it in parts, and cut away
+                # again: the state of "!" * 80 + the run, a punctuation stretch's by then,
+                # cannot be cut back to the run, which was read whole.)
+                self._put_known(ps, (end, bp.token_count, ("run", self.run._replace(bp=None)), ps))
             if a_long < len(c):
                 prefix, cut_old = c[a_long:], drop
             else:
@@ -750,10 +763,11 @@ class RunPieces:
         k_tail = d0 - end
         tail_holds_end = 0 < k_tail <= len(tailpart)
         ends_at_nl = tail_holds_end and tailpart[k_tail - 1] in "\r\n"
-        if in_tail and end == 0 and not self.wc[0].o200k and is_space(tailpart):
-            # (cl100k whitespace to the end of the text, the tail part stopping in it, see
-            # _check_run: P's part after the tail part is whitespace too)
-            tail_holds_end, k_tail = True, len(tailpart)
+        if in_tail and is_space(tailpart) and (nl_last or (end == 0 and not self.wc[0].o200k)):
+            # (whitespace ending at the last newline of its stretch or, cl100k, at the end of
+            # the text, the tail part stopping in it, see _check_run: P's part after the tail
+            # part is whitespace too, and ends so)
+            tail_holds_end, k_tail, ends_at_nl = True, len(tailpart), nl_last
         if ps != self.run.start:
             p0 = n_new - ps
             if head[p0] not in SPACE_SET:
