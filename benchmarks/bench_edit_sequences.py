@@ -148,6 +148,21 @@ SEQUENCES = [
      "\"!\" in front of newlines before spaces, its undo, a cut (fixed: RunState.nl_last)"),
     ("front", "o200k_base", [("x", 1), ("/\n", 300)], [("p", "\u20ac?" * 100)],
      "punctuation put in front of \"/\\n\" * k in parts (fixed: the stretch state from a bounded head)"),
+    ("front", "o200k_base", [(" x", 1), ("R\u4e2d", 300), ("\u4e2d", 300)],
+     [("p", "v"), ("t", 285), ("p", "\u4e2d" * 284), ("p", "\xc9"), ("t", 1), ("p", "v")],
+     "a lower-case letter before a word whose upper-case letters lie late (fixed: _lower_led_piece)"),
+    ("front", "o200k_base", [("x", 1), ("/", 300), ("\n", 300)], [("p", "!"), ("p", "?"), ("t", 2), ("t", 70)],
+     "\"!\" joins a newline run and a slash run (fixed: _check_merged_tail, _cut_alt)"),
+    ("front", "cl100k_base", [(" ", 300), ("\n", 300)], [("p", "x"), ("t", 1), ("p", "!"), ("t", 1), ("t", 70)],
+     "edits before newlines and spaces ending the text (fixed: tail part, _check_merged_tail)"),
+    ("front", "o200k_base", [("x", 1), ("\n/", 300)], [("p", "\u20ac?" * 100)],
+     "punctuation before \"\\n/\" * k, behind the piece \"\\n\" (fixed: _check_merged_run)"),
+    ("front", "o200k_base", [("x", 1), ("a", 300), ("\n", 300)], [("t", 300), ("p", "\n" * 300), ("p", "!" * 80), ("t", 80)],
+     "a long punctuation prepend before a newline run, cut away (fixed: a record of the newline piece)"),
+    ("front", "o200k_base", [("/x", 1), ("\n", 300), ("\r", 300)], [("p", "!"), ("t", 1), ("t", 70)],
+     "\"!\" before a newline run with a short rest (fixed: _check_merged_tail)"),
+    ("front", "o200k_base", [("\n", 1), (" ", 300), ("\n", 300)], [("p", "x"), ("t", 1), ("p", "!"), ("t", 1)],
+     "edits before newlines, spaces and a newline, one piece (fixed: tail part)"),
 ]
 
 

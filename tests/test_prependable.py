@@ -1872,3 +1872,20 @@ def test_a_long_punctuation_prepend_in_front_of_a_newline_run_and_its_undo_read_
     work = _work_per_pass(bpe_stream.get_encoding(name),
                           lambda k: "\n" * k + "a" * k + "x", (600, 9600), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@pytest.mark.parametrize("runs", [(" ", "\n", " "), ("\t", "\r\n", "\u2028")])
+def test_edits_in_front_of_whitespace_of_three_runs_ending_the_text_read_what_they_change(runs):
+    # Found by a probe of three long runs: cl100k " " * k + "\n" * k + " " * k is one \s++$
+    # piece, cut as a whitespace stretch up to its last newline, whose tail part held all of
+    # the spaces after it, split again by every edit (5,271 -> 27,671 characters per pass of
+    # a dozen edits and their undos at k = 200 -> 1,600).  The tail part now stops _CTX
+    # characters into them, as after a run.
+    def one_pass(p, size):
+        for edit in ["x", "!", "'s", "a" * 70]:
+            p.prepend(edit)
+            p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
+                          lambda k: "".join(r * k for r in runs), (400, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work

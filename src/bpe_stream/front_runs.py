@@ -195,12 +195,13 @@ class RunPieces:
             # the tail part stops _CTX characters past the run (see _edit_run) instead of
             # holding all of the rest, which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
-        elif (whitespace and group > 0 and L1 - re_ > 2 * self._CTX
+        elif (whitespace and (group > 0 or group == -4) and L1 - re_ > 2 * self._CTX
               and (P[-1] in "\r\n" or (not o200k and end == 0))):
             # whitespace ending at the last newline of its stretch, or (cl100k) at the end of
-            # the text, one \s++$ piece, whose rest after the run is long ("\n" * k + " " * m
-            # + "\n"): the tail part stops _CTX characters past the run (see _edit_run)
-            # instead of holding all of the rest, which every edit re-split
+            # the text, one \s++$ piece, whose rest after the run or stretch cut is long ("\n"
+            # * k + " " * m + "\n", cl100k " " * j + "\n" * k + " " * m): the tail part stops
+            # _CTX characters past it (see _edit_run) instead of holding all of the rest,
+            # which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
@@ -609,15 +610,17 @@ class RunPieces:
         # So it is when the run cut is T's newline run and the tail part goes on in T from a
         # slash (o200k, _check_run, _check_merged_tail): the match holds a newline and a slash,
         # which no whitespace match holds.  And so it is for a P that is whitespace ending at
-        # the last newline of its stretch or (cl100k) at the end of the text, cut in a run
-        # (_check_run): the match holds two whitespace characters, of the run on both sides
-        # of the cut.  The only other match that can is a punctuation match, in its newline
+        # the last newline of its stretch or (cl100k) at the end of the text, cut in a run or
+        # a whitespace stretch (_check_run): the match holds two whitespace characters, of the
+        # run on both sides of the cut, or, for a stretch, at its start (checked below).  No
+        # match but a whitespace one holds two, except a punctuation match in its newline
         # tail, which stops where a newline run ends, before the proxy's end (the rest of P
-        # starts with other whitespace, or the run would have taken it).  So the match is
-        # whitespace from its start (the alternatives before the whitespace ones need a
-        # non-space character at the match's start or the next), in P's stretch: \s++$ takes
-        # it to the end of the text when it runs there, else \s*[\r\n] (o200k \s*[\r\n]+)
-        # gives back to its last newline.  Either way it ends where P does.
+        # after the run starts with other whitespace, or the run would have taken it), and
+        # which does not start with two.  So the match is whitespace from its start (the
+        # alternatives before the whitespace ones need a non-space character at the match's
+        # start or the next), in P's stretch: \s++$ takes it to the end of the text when it
+        # runs there, else \s*[\r\n] (o200k \s*[\r\n]+) gives back to its last newline.
+        # Either way it ends where P does.
         in_tail = d_end > end
         pieces = self.enc._pieces
         new = []
