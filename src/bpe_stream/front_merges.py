@@ -133,8 +133,10 @@ class MergedStretches:
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
-        if abs(d - start) > self._LONG:
-            self.ghost_alts.put((e, start), bp.copy(), start, start - e, self.n)
+        if abs(d - start) > self._LONG and (e, start) not in alts:
+            # (not when an alternative holds that start already: the ghost that a near one
+            # replaced went there, and a copy every pass made a toggle O(piece) at C speed)
+            alts.put((e, start), bp.copy(), start, start - e, self.n)
         if d > start:
             bp.prepend(front[a : n - start].encode("utf-8"))
         elif d < start:

@@ -316,47 +316,63 @@ class RunPieces:
         return False
 
     def _check_merged_tail(self, end: int) -> bool:
-        r"""Set the run state of the long first piece P (ending at ``end``) in O(1) when P = Z
-        + T, a punctuation run Z and its newline tail T (cl100k [\r\n]*, o200k [\r\n/]*),
-        recorded in ``puncts``, whose bytes a ghost holds, and T starts with the newline run
-        R of a piece P1 that a saved run state knows, cut in R.  Either T is R (cl100k "!"
-        before "\n" * k + " " * m, one \s++$ piece: the merge takes R and splits P1), or
-        (o200k) P1 is R and T goes on after it: a short way, P1's tail part holding T's end
-        ("!" before "\r" * k + "\n" * m + "/x"), or long, from a slash ("!" before "\n" * k +
-        "/" * m merges the two pieces), P1's tail part holding _CTX characters of that.  P's state
-        is P1's with P's bytes and the tail part that _check_run would make (see _edit_run),
-        instead of reading P to find it on every merge (the undo saved P1's state)."""
-        from .long_pieces import _KEEP
+        r"""Set the run state of the long first piece P (ending at ``end``) in O(_KEEP +
+        _CTX) when P = Z + T, a short punctuation run Z and its long newline tail T (cl100k
+        [\r\n]*, o200k [\r\n/]*), recorded in ``puncts``, whose bytes a ghost holds: the
+        state _check_run makes, T's newline run R cut, instead of reading P to find it on
+        every merge ("!" before "\n" * k + " " * m, one cl100k \s++$ piece that the merge
+        splits; "!" before "\n" * k + "/" * m, two o200k pieces that it joins).
 
-        if not self.puncts or not self.saved:
+        cl100k: T is R, one run up to P's end; the tail part is read there.  o200k: T may
+        hold slashes, so R is known only from a saved run state of a piece P1 at T's start,
+        cut in R, which is P1 or all of T: either T is R, or P1 is R and T goes on after it
+        a short way, P1's tail part holding T's end ("!" before "\r" * k + "\n" * m + "/x"),
+        or long, from a slash ("!" before "\n" * k + "/" * m), P1's tail part holding _CTX
+        characters of that (the undo saved P1's state).  P's state is then P1's with P's
+        bytes and the tail part that _check_run would make (see _edit_run)."""
+        from .long_pieces import _KEEP, _MIN_CUT
+
+        if not self.puncts:
             return False
         punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
         if punct is None or ghost is None or ghost[0] != n:
             return False
         top, z = punct
         newline = self.run_re.match("\n").lastindex
-        for (s, e1), (word, run, _) in self.saved.starting_in(z, z):
+        if n - z > _ANCHOR_REACH(newline):  # (the proxy's head holds Z)
+            return False
+        if not self.wc[0].o200k:
+            if z - end < 2 * _KEEP + _MIN_CUT:
+                return False
+            return self._set_merged_tail_state(end, z, end + _KEEP, self._window(end + _KEEP, max(0, end - self._CTX)))
+        for (s, e1), (word, run, _) in self.saved.starting_in(z, z) if self.saved else ():
             if (word is not None or run is None or run.group != newline or run.start != s
-                    or run.hi != s or run.end != e1 or run.tailpart is None
-                    or n - s > _ANCHOR_REACH(newline)):  # (the proxy's head holds Z)
+                    or run.hi != s or run.end != e1 or run.tailpart is None):
                 continue
             r_end = run.d0 - _KEEP  # where R ends
             d_end = run.d0 - len(run.tailpart)
-            if (end == r_end or r_end == e1) and d_end <= max(0, end - self._CTX):
-                # P1's tail part holds P's end and _CTX characters after it (or all up to the
-                # end of the text): T is R, or (o200k) R and a short rest
+            if (end == r_end or r_end == e1) and d_end <= max(0, end - self._CTX // 2):
+                # P1's tail part holds P's end and _CTX characters after it, or at least half
+                # as many (up to _CTX after P1's end), or all up to the end of the text: T is R,
+                # or R and a short rest
                 tailpart = run.tailpart[: run.d0 - max(d_end, end - self._CTX)]
-            elif self.wc[0].o200k and r_end == e1 and end + 2 * self._CTX < d_end < e1:
+            elif r_end == e1 and end + 2 * self._CTX < d_end < e1:
                 tailpart = run.tailpart  # (it stops in T, after P1)
             else:
                 continue
-            bp = self._take_ghost(n, end)
-            if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
-                self._put_ghost(end, n, bp)
-                return False
-            self.run = RunState(end, run.hi, run.d0, tailpart, run.group, bp, n)
-            return True
+            return self._set_merged_tail_state(end, s, run.d0, tailpart)
         return False
+
+    def _set_merged_tail_state(self, end: int, hi: int, d0: int, tailpart: str) -> bool:
+        """The run state of _check_merged_tail, cutting the newline run from distance ``hi``,
+        with P's bytes from the ghost; False if they do not count what the boundaries say."""
+        n = self.n
+        bp = self._take_ghost(n, end)
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
+            self._put_ghost(end, n, bp)
+            return False
+        self.run = RunState(end, hi, d0, tailpart, self.run_re.match("\n").lastindex, bp, n)
+        return True
 
     def _check_merged_run(self, end: int) -> bool:
         r"""Set the run state of the long first piece P (ending at ``end``) when P = Z + T, a
