@@ -133,9 +133,11 @@ class MergedStretches:
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
-        if abs(d - start) > self._LONG and (e, start) not in alts:
-            # (not when an alternative holds that start already: the ghost that a near one
-            # replaced went there, and a copy every pass made a toggle O(piece) at C speed)
+        if abs(d - start) > self._LONG and not any(
+                end == e for (end, _), _ in alts.starting_in(start - self._LONG, start + self._LONG)):
+            # (not when an alternative lies within _LONG of that start already, as the ghost
+            # that a near one replaced does: a copy every pass made a toggle O(piece) at C
+            # speed, o200k "\u20ac?" * 100 before "\n/" * k)
             alts.put((e, start), bp.copy(), start, start - e, self.n)
         if d > start:
             bp.prepend(front[a : n - start].encode("utf-8"))
