@@ -41,8 +41,9 @@ it (a stretch) instead.  ``_edit_run`` checks that ``bounds`` still holds P (a b
 ``start`` followed by one at ``end``) before using the state.
 
 Cost: O(_KEEP + _CTX + len(c)) per edit (``_edit_run``), O(P) once to build the state
-(``_check_run``; O(_KEEP) for a merged stretch that ``puncts`` and a ghost already know,
-``_check_merged_stretch``).
+(``_check_run``; O(_KEEP + _CTX) for a merged piece that ``puncts`` and a ghost already
+know: a punctuation stretch, ``_check_merged_stretch``; a short punctuation run before a
+newline tail, ``_check_merged_tail``; a long one, ``_check_merged_run``, O(run)).
 """
 
 from __future__ import annotations
