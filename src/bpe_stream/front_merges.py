@@ -160,18 +160,21 @@ class MergedStretches:
             alts.pop((e, best[0]))
         return best
 
+    def _cut_to(self, bp, start: int, n: int):
+        """``bp`` (over the text from distance ``start`` down) without its bytes above
+        distance ``n``, before a truncation to ``n``: O(start - n)."""
+        gone = self._front(self.n - n)[self.n - start :]
+        bp.truncate(len(bp) - len(gone.encode("utf-8")))
+        return bp
+
     def _cut_alt(self, end: int, start: int, bp, n: int) -> None:
         """Keep the ghost alternative ``bp`` (over the text at distances (start, end)) cut to
         (n, end), before a truncation to ``n``."""
-        gone = self._front(self.n - n)[self.n - start :]
-        bp.truncate(len(bp) - len(gone.encode("utf-8")))
-        self.ghost_alts.put((end, n), bp, n, n - end, self.n)
+        self.ghost_alts.put((end, n), self._cut_to(bp, start, n), n, n - end, self.n)
 
     def _set_ghost(self, start: int, end: int, bp, n: int) -> None:
         """Keep ``bp`` (over the text at distances (start, end)) cut to (n, end) as a ghost."""
-        gone = self._front(self.n - n)[self.n - start :]
-        bp.truncate(len(bp) - len(gone.encode("utf-8")))
-        self._put_ghost(end, n, bp)
+        self._put_ghost(end, n, self._cut_to(bp, start, n))
 
     def _note_punct(self, front: str, a: int, b: int, n: int) -> bool:
         """Record the long [^\\s\\p{L}\\p{N}] run of the match ``front[a:b]`` (``front``

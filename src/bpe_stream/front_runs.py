@@ -289,8 +289,8 @@ class RunPieces:
         (see _merged_count), and _check_run would find the same stretch by scanning it."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
-        if punct is None or ghost is None or ghost[0] != n:
+        punct, n = self._merged_record(end), self.n
+        if punct is None:
             return False
         top, z = punct
         tail = self.tails.get((z, end))
@@ -309,12 +309,28 @@ class RunPieces:
                 continue
             if n - z - q < 2 * _KEEP + _MIN_CUT:
                 continue
-            bp = self._take_ghost(n, end)
-            if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
-                return False
-            self.run = RunState(end, n - q, tail[0], tail[1], kind, bp, n)
-            return True
+            return self._set_merged_state(end, n - q, tail[0], tail[1], kind)
         return False
+
+    def _merged_record(self, end: int):
+        """(top, z) of the ``puncts`` record of the first piece P, ending at ``end``, when a
+        ghost holds P's bytes (a merge counted it), else None."""
+        if not self.puncts:
+            return None
+        punct, ghost = self.puncts.get(end), self.ghosts.get(end)
+        return punct if ghost is not None and ghost[0] == self.n else None
+
+    def _set_merged_state(self, end: int, hi: int, d0: int, tailpart: str, group: int) -> bool:
+        """Set the run state of the first piece P (ending at ``end``) that the checks of a
+        merged piece found, with P's bytes from its ghost; False (the ghost kept) if they do
+        not count what the boundaries say (never expected)."""
+        n = self.n
+        bp = self._take_ghost(n, end)
+        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):
+            self._put_ghost(end, n, bp)
+            return False
+        self.run = RunState(end, hi, d0, tailpart, group, bp, n)
+        return True
 
     def _check_merged_tail(self, end: int) -> bool:
         r"""Set the run state of the long first piece P (ending at ``end``) in O(_KEEP +
@@ -333,10 +349,8 @@ class RunPieces:
         bytes and the tail part that _check_run would make (see _edit_run)."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        if not self.puncts:
-            return False
-        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
-        if punct is None or ghost is None or ghost[0] != n:
+        punct, n = self._merged_record(end), self.n
+        if punct is None:
             return False
         top, z = punct
         newline = self.run_re.match("\n").lastindex
@@ -345,7 +359,8 @@ class RunPieces:
         if not self.wc[0].o200k:
             if z - end < 2 * _KEEP + _MIN_CUT:
                 return False
-            return self._set_merged_tail_state(end, z, end + _KEEP, self._window(end + _KEEP, max(0, end - self._CTX)))
+            tailpart = self._window(end + _KEEP, max(0, end - self._CTX))
+            return self._set_merged_state(end, z, end + _KEEP, tailpart, newline)
         for (s, e1), (word, run, _) in self.saved.starting_in(z, z) if self.saved else ():
             if (word is not None or run is None or run.group != newline or run.start != s
                     or run.hi != s or run.end != e1 or run.tailpart is None):
@@ -361,19 +376,8 @@ class RunPieces:
                 tailpart = run.tailpart  # (it stops in T, after P1)
             else:
                 continue
-            return self._set_merged_tail_state(end, s, run.d0, tailpart)
+            return self._set_merged_state(end, s, run.d0, tailpart, newline)
         return False
-
-    def _set_merged_tail_state(self, end: int, hi: int, d0: int, tailpart: str) -> bool:
-        """The run state of _check_merged_tail, cutting the newline run from distance ``hi``,
-        with P's bytes from the ghost; False if they do not count what the boundaries say."""
-        n = self.n
-        bp = self._take_ghost(n, end)
-        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
-            self._put_ghost(end, n, bp)
-            return False
-        self.run = RunState(end, hi, d0, tailpart, self.run_re.match("\n").lastindex, bp, n)
-        return True
 
     def _check_merged_run(self, end: int) -> bool:
         r"""Set the run state of the long first piece P (ending at ``end``) when P = Z + T, a
@@ -386,10 +390,8 @@ class RunPieces:
         characters, instead of reading T on every merge.  O(Z + _CTX)."""
         from .long_pieces import _KEEP, _MIN_CUT
 
-        if not self.puncts:
-            return False
-        punct, ghost, n = self.puncts.get(end), self.ghosts.get(end), self.n
-        if punct is None or ghost is None or ghost[0] != n:
+        punct, n = self._merged_record(end), self.n
+        if punct is None:
             return False
         top, z = punct
         rs = n - top  # (0, or 1 after the punctuation match's optional space)
@@ -400,12 +402,7 @@ class RunPieces:
         if (m is None or m.lastindex not in self.mergeable or m.end() != n - z
                 or m.end() - rs < 2 * _KEEP + _MIN_CUT or head[n - z] not in "\r\n"):
             return False
-        bp = self._take_ghost(n, end)
-        if bp.token_count != self.bounds.last_suf() - self.bounds.last_suf(2):  # never expected
-            self._put_ghost(end, n, bp)
-            return False
-        self.run = RunState(end, top, z + _KEEP, head[n - z - _KEEP :], m.lastindex, bp, n)
-        return True
+        return self._set_merged_state(end, top, z + _KEEP, head[n - z - _KEEP :], m.lastindex)
 
     def _restate_as_stretch(self) -> bool:
         """Give the long first piece P a punctuation-stretch state in place of its run state
