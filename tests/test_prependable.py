@@ -1889,3 +1889,23 @@ def test_edits_in_front_of_whitespace_of_three_runs_ending_the_text_read_what_th
     work = _work_per_pass(bpe_stream.get_encoding("cl100k_base"),
                           lambda k: "".join(r * k for r in runs), (400, 3200), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+def test_the_rest_of_a_word_split_by_a_lower_case_letter_in_the_same_pass_reads_what_it_adds():
+    # Found by bench_work_growth.py --sequences --big --split (trial 1296 of seed 134): o200k
+    # upper-case letters and marks put in front of a long word W, then "Re", which takes the
+    # marks up to the first upper-case letter (_lower_led_piece).  The rest of W starts in
+    # the text put in front in this pass, so it has no record, and W's saved state starts
+    # above the fetched text: the rest was fetched to its end on every pass (55,667 ->
+    # 186,739 characters at 16x -> 64x).  Its count now comes from W's raw prependable, which
+    # counts every suffix (_rest_of_just_saved).  Here: 3,386 -> 25,626 characters read and
+    # split per pass at k = 400 -> 6,400 before.
+    def one_pass(p, size):
+        p.prepend("E" * 100)
+        p.prepend("\u0301" * 300)  # (more than the re-split's first fetch)
+        p.prepend("Re")
+        p.truncate(size)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: "a" * k + " x", (400, 6400), one_pass)
+    assert work[1] <= work[0] + 2_000, work

@@ -402,7 +402,27 @@ class WordPieces:
             got = self._lower_led_piece(word, s, d, front, a)
             if got is not None:
                 return got
-        return None
+        return self._rest_of_just_saved(d, front, end)
+
+    def _rest_of_just_saved(self, d: int, front: str, end: int | None):
+        """(count, end) of the rest from distance ``d`` of the word W whose state was just
+        saved (a prepend split it: o200k letters put in front that take W up to its first
+        upper-case letter, ``_lower_led_piece``), when ``_cut_word`` proves that rest one
+        piece with W's end; else None.  W's state may start above the fetched text, where
+        ``_saved_piece_at`` does not look, and a rest that starts in text put in front in the
+        same pass has no record of its own: it was fetched to its end on every pass.  The
+        count is W's raw prependable's count of that suffix (``counts``), without a cut: the
+        state stays W's for the undo.  O(W's part above ``d``), taken only when that part is
+        no longer than the fetched text."""
+        just = self.just_saved
+        if just is None or not just[1] < d < just[0] or (end is not None and end != just[1]):
+            return None
+        state = self.saved.get(just)
+        word = None if state is None else state[0]
+        if word is None or just[0] - d > len(front) or self._cut_refused(word, d):
+            return None
+        bp = word.bp
+        return bp.counts[len(bp) - len(self._window(just[0], d).encode("utf-8"))], just[1]
 
     def _lower_led_piece(self, word: _WordState, s: int, d: int, front: str, a: int):
         """o200k: (count, end) of the piece c + W[:f] that starts at distance ``d`` (at
