@@ -1909,3 +1909,41 @@ def test_the_rest_of_a_word_split_by_a_lower_case_letter_in_the_same_pass_reads_
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: "a" * k + " x", (400, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@given(st.lists(st.integers(1, 40), min_size=0, max_size=30), st.integers(1, 9), st.integers(0, 1200))
+def test_a_truncation_cuts_the_intervals_of_a_period_as_the_definition_says(gaps, p, n):
+    # The intervals of a period (front_periods) are disjoint and sorted; a truncation to n
+    # keeps those that start below n - p, each cut to n (the rule of _forget_above before
+    # _cut_periods, which bisects instead of walking them all).
+    spans, d = [], 0
+    for i, g in enumerate(gaps):
+        d += g
+        if i % 2 == 0:
+            bottom = d
+        else:
+            spans.append((bottom, d))
+    spans = tuple(spans)
+    stream = PrependableEncoder(bpe_stream.get_encoding("o200k_base"))
+    stream.prepend("x" * 1300)
+    impl = stream._impl
+    impl._cut_periods(p, spans, n)
+    expected = tuple((bottom, min(top, n)) for bottom, top in spans if n - p > bottom)
+    assert impl.periods.get(p, ()) == expected
+
+
+def test_a_truncation_does_not_walk_every_interval_of_a_period():
+    # Found by bench_work_growth.py --sequences --split (trial 1755 of seed 133): a cl100k
+    # mix of units makes many short stretches of one period, an interval each, and every
+    # truncation rebuilt the list of intervals in Python (and summed them for the records'
+    # budget): 350 / 760 / 1,930 Python lines per edit at 4x / 16x / 64x.  Now a bisection.
+    lines = []
+    for count in (500, 8000):
+        stream = PrependableEncoder(bpe_stream.get_encoding("cl100k_base"))
+        stream.prepend("x" * (10 * count))
+        impl = stream._impl
+        impl._put_periods(4, tuple((10 * i, 10 * i + 5) for i in range(count)))
+        lines.append(python_lines(lambda: stream.truncate(10 * count - 7)))
+        assert impl.periods.get(4)[-1] == (10 * count - 20, 10 * count - 15)  # (the last starts above n - 4)
+        assert stream.token_count == bpe_stream.get_encoding("cl100k_base").count("x" * (10 * count - 7))
+    assert lines[1] <= lines[0] + 5, lines
