@@ -121,21 +121,9 @@ class PeriodicJumps:
         return bottom
 
     def _put_periods(self, p: int, spans: tuple) -> None:
-        """Hold the intervals ``spans`` of ``p`` (see the module doc), or forget ``p``.  The
-        intervals are disjoint and sorted, so the last has the highest top; their size in the
-        records' budget is the extent they span (O(1): a sum over them, on every truncation,
-        grew with the text when a mix of units makes many short stretches of one period)."""
+        """Hold the intervals ``spans`` of ``p`` (see the module doc), or forget ``p``."""
         if spans:
-            self.periods.put(p, spans, spans[-1][1], spans[-1][1] - spans[0][0], self.n)
+            top = max(t for _, t in spans)
+            self.periods.put(p, spans, top, sum(t - b for b, t in spans), self.n)
         else:
             self.periods.pop(p)
-
-    def _cut_periods(self, p: int, spans: tuple, n: int) -> None:
-        """Keep what stays true of the intervals ``spans`` of ``p`` after a truncation to
-        ``n``: those that start below n - p, the one across n cut to n (the intervals are
-        disjoint and sorted, so only the last kept can reach past n).  O(log intervals), and a
-        copy of the tuple at C speed."""
-        kept = spans[: bisect_left(spans, (n - p,))]
-        if kept and kept[-1][1] > n:
-            kept = kept[:-1] + ((kept[-1][0], n),)
-        self._put_periods(p, kept)
