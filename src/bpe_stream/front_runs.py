@@ -189,20 +189,17 @@ class RunPieces:
             t = _NEWLINE_TAIL[o200k].search(P, re_)
             if t is not None and L1 - t.start() > 2 * self._CTX:
                 tailpart = front[re_ - _KEEP : t.start() + self._CTX]
-        elif (o200k and group > 0 and P[re_ - 1] in "\r\n" and L1 - re_ > 2 * self._CTX
-              and _SLASH_TAIL.fullmatch(P, re_) is not None):
-            # o200k P = Z + T, a punctuation run and its [\r\n/]* tail, whose newline run is
-            # cut and whose rest after it, from a slash, is long ("!" before "\n" * k + "/" * m):
-            # the tail part stops _CTX characters past the run (see _edit_run) instead of
-            # holding all of the rest, which every edit re-split
-            tailpart = front[re_ - _KEEP : re_ + self._CTX]
-        elif (whitespace and (group > 0 or group == -4) and L1 - re_ > 2 * self._CTX
-              and (P[-1] in "\r\n" or (not o200k and end == 0))):
-            # whitespace ending at the last newline of its stretch, or (cl100k) at the end of
-            # the text, one \s++$ piece, whose rest after the run or stretch cut is long ("\n"
-            # * k + " " * m + "\n", cl100k " " * j + "\n" * k + " " * m): the tail part stops
-            # _CTX characters past it (see _edit_run) instead of holding all of the rest,
-            # which every edit re-split
+        elif L1 - re_ > 2 * self._CTX and (
+                # o200k P = Z + T, a punctuation run and its [\r\n/]* tail, whose newline run
+                # is cut and whose rest after it goes on from a slash ("!" before "\n" * k +
+                # "/" * m)
+                (o200k and group > 0 and P[re_ - 1] in "\r\n" and _SLASH_TAIL.fullmatch(P, re_) is not None)
+                # whitespace ending at the last newline of its stretch, or (cl100k) at the end
+                # of the text, one \s++$ piece, cut in a run or stretch ("\n" * k + " " * m +
+                # "\n", cl100k " " * j + "\n" * k + " " * m)
+                or (whitespace and (group > 0 or group == -4) and (P[-1] in "\r\n" or (not o200k and end == 0)))):
+            # the rest after the cut is long: the tail part stops _CTX characters past the
+            # cut (see _edit_run) instead of holding all of the rest, which every edit re-split
             tailpart = front[re_ - _KEEP : re_ + self._CTX]
         if group < 0:  # for _check_merged_stretch
             self.tails.put((n - re_, end), (n - re_ + _KEEP, tailpart), n - re_ + _KEEP, len(tailpart), n)
