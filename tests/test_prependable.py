@@ -1234,10 +1234,12 @@ def test_periodic_stretches_are_jumped_exactly(name, unit, k, tail, edits, small
 
 def _check_periods(pe):
     """The invariant of ``periods`` (front_periods): per period, disjoint intervals sorted by
-    bottom, each periodic where it says, and the record's top the highest top."""
+    bottom, each periodic where it says, the record's top the highest top and its size
+    the sum of the intervals' sizes."""
     impl = pe._impl
     text, n = impl.get_text(), impl.n
-    for p, spans in impl.periods.items():
+    for p, (spans, size) in impl.periods.items():
+        assert size == sum(top - bottom for bottom, top in spans) == impl.periods._meta[p][1], (spans, size)
         assert spans == tuple(sorted(spans)), spans
         for (b0, t0), (b1, t1) in zip(spans, spans[1:]):
             assert t0 <= b1 + p, spans
@@ -1284,7 +1286,7 @@ def test_a_mark_before_two_stretches_of_one_period_keeps_an_interval_for_each():
     pe.prepend("\u0301")
     assert pe.token_count == enc.count("\u0301" + "'S" * 100 + "'s" * 400)
     # distances: "'s" * 400 at (0, 800], "'S" * 100 at (800, 1000]
-    (b0, t0), (b1, t1) = pe._impl.periods[4]
+    (b0, t0), (b1, t1) = pe._impl.periods[4][0]
     assert b0 + 4 < 400 < t0 <= 800 < b1 + 4 < 900 < t1, pe._impl.periods[4]
     _check_periods(pe)
 
@@ -1909,3 +1911,47 @@ def test_the_rest_of_a_word_split_by_a_lower_case_letter_in_the_same_pass_reads_
     work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
                           lambda k: "a" * k + " x", (400, 6400), one_pass)
     assert work[1] <= work[0] + 2_000, work
+
+
+@given(st.lists(st.integers(1, 40), min_size=0, max_size=30), st.integers(1, 9), st.integers(0, 1200))
+def test_a_truncation_cuts_the_intervals_of_a_period_as_the_definition_says(gaps, p, n):
+    # The intervals of a period (front_periods) are sorted with disjoint checked ranges; a
+    # truncation to n keeps those that start below n - p, each cut to n, and their size is
+    # the sum of what is kept (the rule of _forget_above before _cut_periods, which bisects
+    # and keeps the size instead of walking them all).
+    spans, d = [], 0
+    for i, g in enumerate(gaps):
+        d += g
+        if i % 2 == 0:
+            bottom = d
+        else:
+            spans.append((bottom, d))
+    spans = tuple(spans)
+    stream = PrependableEncoder(bpe_stream.get_encoding("o200k_base"))
+    stream.prepend("x" * 1300)
+    impl = stream._impl
+    impl._cut_periods(p, spans, sum(t - b for b, t in spans), n)
+    expected = tuple((bottom, min(top, n)) for bottom, top in spans if n - p > bottom)
+    size = sum(t - b for b, t in expected)
+    assert impl.periods.get(p, ((), 0)) == (expected, size)
+    if expected:
+        assert impl.periods._meta[p][:2] == (expected[-1][1], size)
+
+
+def test_a_truncation_does_not_walk_every_interval_of_a_period():
+    # Found by bench_work_growth.py --sequences --split (trial 1755 of seed 133): a cl100k
+    # mix of units makes many short stretches of one period, an interval each, and every
+    # truncation rebuilt the list of intervals in Python (and summed them for the records'
+    # budget): 350 / 760 / 1,930 Python lines per edit at 4x / 16x / 64x.  Now a bisection,
+    # and the size is kept with the record.
+    lines = []
+    for count in (500, 8000):
+        stream = PrependableEncoder(bpe_stream.get_encoding("cl100k_base"))
+        stream.prepend("x" * (10 * count))
+        impl = stream._impl
+        impl._put_periods(4, tuple((10 * i, 10 * i + 5) for i in range(count)), 5 * count)
+        lines.append(python_lines(lambda: stream.truncate(10 * count - 7)))
+        assert impl.periods.get(4)[0][-1] == (10 * count - 20, 10 * count - 15)  # (the last starts above n - 4)
+        assert impl.periods.get(4)[1] == 5 * (count - 1)
+        assert stream.token_count == bpe_stream.get_encoding("cl100k_base").count("x" * (10 * count - 7))
+    assert lines[1] <= lines[0] + 5, lines

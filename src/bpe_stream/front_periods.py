@@ -18,11 +18,12 @@ and the piece starting at a, are real pieces, and nothing reads the boundaries b
 but a re-split, which syncs only on real piece starts.  ``gaps`` records the jump so that a
 truncation to its start re-splits there.
 
-Invariant of ``periods``: for p -> ((bottom, top), ...), disjoint intervals sorted by
-bottom, the character at each distance d with bottom + p < d <= top equals the one at
-d - p.  It stays true while no truncation goes below a top (``_forget_above`` cuts the
-intervals), and is kept within the size budget of :mod:`bpe_stream.front_records` (the
-record's size is the sum of its intervals', its top the highest top).  A text can hold
+Invariant of ``periods``: for p -> (((bottom, top), ...), size), intervals sorted by
+bottom whose ranges (bottom + p, top] are disjoint, the character at each distance d with
+bottom + p < d <= top equals the one at d - p, and size is the sum of top - bottom.  It
+stays true while no truncation goes below a top (``_forget_above`` cuts the intervals), and
+is kept within the size budget of :mod:`bpe_stream.front_records` (the record's size is
+``size``, its top the last interval's).  A text can hold
 several stretches of one period (o200k ``"'S" * k + "'s" * m``: the mark in front of it
 shifts both, and both are jumped), so a period keeps an interval per stretch it met.
 
@@ -89,7 +90,7 @@ class PeriodicJumps:
         of the highest interval below it, which it then extends), which then becomes an
         interval.  O(log intervals) with an interval, else O(characters compared + chunks
         visited + intervals of p)."""
-        spans = self.periods.get(p, ())
+        spans, size = self.periods.get(p, ((), 0))
         i = bisect_left(spans, (top - p,))  # spans[:i]: bottom + p < top
         if i and spans[i - 1][1] >= top:
             return spans[i - 1][0]
@@ -116,14 +117,36 @@ class PeriodicJumps:
             step *= 2
         if bottom is None:  # periodic down to the interval below, which it extends
             bottom = 0 if below is None else below[0]
-        lo = i - 1 if below is not None and bottom == below[0] else i  # (extended: it replaces below)
-        self._put_periods(p, spans[:lo] + ((bottom, top),) + spans[i:])
+        lo = i
+        if below is not None and bottom == below[0]:  # extended: it replaces below
+            lo -= 1
+            size -= below[1] - below[0]
+        self._put_periods(p, spans[:lo] + ((bottom, top),) + spans[i:], size + top - bottom)
         return bottom
 
-    def _put_periods(self, p: int, spans: tuple) -> None:
-        """Hold the intervals ``spans`` of ``p`` (see the module doc), or forget ``p``."""
+    def _put_periods(self, p: int, spans: tuple, size: int) -> None:
+        """Hold the intervals ``spans`` of ``p`` (see the module doc), whose sizes sum to
+        ``size``, or forget ``p``.  The record is ``(spans, size)``: the size is kept, not
+        summed again, and the last interval has the highest top (their ranges of checked
+        distances are disjoint and sorted), so a put is O(1) in Python however many
+        intervals there are (a mix of units can make many short stretches of one period)."""
         if spans:
-            top = max(t for _, t in spans)
-            self.periods.put(p, spans, top, sum(t - b for b, t in spans), self.n)
+            self.periods.put(p, (spans, size), spans[-1][1], size, self.n)
         else:
             self.periods.pop(p)
+
+    def _cut_periods(self, p: int, spans: tuple, size: int, n: int) -> None:
+        """Keep what stays true of the intervals ``spans`` of ``p`` (sizes summing to
+        ``size``) after a truncation to ``n``: those that start below n - p, the one across n
+        cut to n.  Only the last kept can reach past n: each interval's checked distances
+        (bottom + p, top] lie below the next one's.  O(log intervals + the intervals that go,
+        each made once by a jump), and a copy of the tuple at C speed (walking them all, on
+        every truncation, grew with the text)."""
+        j = bisect_left(spans, (n - p,))  # spans[:j]: bottom < n - p
+        size -= sum(top - bottom for bottom, top in spans[j:])
+        kept = spans[:j]
+        if kept and kept[-1][1] > n:
+            bottom, top = kept[-1]
+            size -= top - n
+            kept = kept[:-1] + ((bottom, n),)
+        self._put_periods(p, kept, size)
