@@ -1876,6 +1876,31 @@ def test_a_long_punctuation_prepend_in_front_of_a_newline_run_and_its_undo_read_
     assert work[1] <= work[0] + 2_000, work
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("punctuation", ["'" + "\u20ac" * 100, "!" * 80])
+@pytest.mark.parametrize("newlines", ["\r\n", "\n"])
+def test_a_cut_through_a_punctuation_prepend_into_the_newline_run_behind_it_reads_what_it_removes(
+        name, punctuation, newlines):
+    # Found by bench_work_growth.py --sequences --split (trial 1150 of seed 135, o200k): a
+    # punctuation prepend makes one piece with the newline run behind it (its [\r\n/]*
+    # tail), and a cut through it 12 characters into the run re-split the rest of the run
+    # and read it again for a state, on every pass once a deeper cut had dropped the
+    # records of that start: 13,455 / 52,151 / 206,935 characters at 4x / 16x / 64x
+    # (4,336 -> 54,296 per pass here, o200k "\r\n").  The run's record (front_known) says
+    # that the rest is one whitespace piece, and its state is cut to it.  (cl100k cuts back
+    # to the newline tail, _cut_to_newline_tail.)
+    def one_pass(p, size):
+        p.truncate(size - 5)
+        p.prepend(punctuation)
+        p.truncate(size - 17)
+        p.truncate(size - 300)
+        p.prepend(newlines * (300 // len(newlines)))  # (what the cuts removed)
+
+    work = _work_per_pass(bpe_stream.get_encoding(name),
+                          lambda k: newlines * k + "'Re" * k + "x", (600, 9600), one_pass)
+    assert work[1] <= work[0] + 2_000, work
+
+
 @pytest.mark.parametrize("runs", [(" ", "\n", " "), ("\t", "\r\n", "\u2028")])
 def test_edits_in_front_of_whitespace_of_three_runs_ending_the_text_read_what_they_change(runs):
     # Found by a probe of three long runs: cl100k " " * k + "\n" * k + " " * k is one \s++$

@@ -376,7 +376,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             if n > lo:  # the rest of the blank is still one
                 self.blanks.put(lo, lo, n, n - lo, self.n)
 
-    def _cut_absorbing_run(self, run, n: int):
+    def _cut_absorbing_run(self, run, n: int, bp=None):
         """The state ``run`` of a whitespace piece that takes whitespace in front of it
         (``RunState.absorbs``), cut to what is left of the piece by a truncation to ``n``
         (before the text goes).  What is left is one piece (front_runs); its anchor must lie
@@ -385,14 +385,48 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         becomes the whitespace state, without a cut: that still gives the piece and takes
         whitespace edits at its front (the state was dropped, and rebuilt from an older one
         by putting the newline run's bytes in front, in Python).  For the first piece's
-        state and for a saved one alike."""
+        state and for a saved one alike.  ``bp``: the rest's bytes, when given (else
+        ``run.bp`` cut)."""
         hi = run.hi
         if hi is not None and n < hi:
             hi = self._anchor_from(run, n, self._window(n, max(0, n - _ANCHOR_REACH(-4) - 2)), 0)
-        run.bp.truncate(len(run.bp) - len(self._window(run.start, n).encode("utf-8")))
+        if bp is None:
+            bp = run.bp
+            bp.truncate(len(bp) - len(self._window(run.start, n).encode("utf-8")))
         if hi is None:
-            return run._replace(start=n, hi=None, d0=None, tailpart=None, group=None)
-        return run._replace(start=n, hi=hi)
+            return run._replace(start=n, hi=None, d0=None, tailpart=None, group=None, bp=bp)
+        return run._replace(start=n, hi=hi, bp=bp)
+
+    def _known_whitespace_under(self, n: int):
+        """Before a truncation to ``n`` into P, the long first piece of the run state: the
+        state of a whitespace piece W recorded in ``known`` (one that grew at its front into
+        P, see _edit_run) that starts above n and ends with P, with its start set, or None.
+        What is left of P is then what is left of W (P ends with W), one piece, as for
+        _cut_absorbing_run.  O(log records)."""
+        run = self.run
+        if run.absorbs or not self.known:
+            return None
+        for d, rec in self.known.starting_in(n + 1, run.start - 1):
+            state = rec[2]
+            if rec[0] == run.end and isinstance(state, tuple) and state[0] == "run" and state[1].absorbs:
+                return state[1]._replace(start=d)
+        return None
+
+    def _cut_into_known_whitespace(self, n: int, inner) -> bool:
+        """A truncation to ``n`` (text not yet gone) that cuts P, the run state's piece, inside
+        the whitespace piece W whose state ``inner`` _known_whitespace_under found: the rest
+        is W's rest, one piece with P's end, and its state is W's cut to n with P's bytes cut
+        at its front.  O(dropped + anchor reach), instead of re-splitting the rest whole
+        (o200k "'" + "\u20ac" * k put in front of a newline run, a punctuation piece with
+        the run as its tail, and cut into the run: the re-split and the state checks read
+        the run on every pass).  True when done."""
+        run, bounds = self.run, self.bounds
+        k = bounds.find(run.start)
+        if k is None or bounds.prev_dist(k) != run.end:
+            return False  # (P, which may lie behind short pieces the cut removes too)
+        # (the anchor is looked for below n, which the cut keeps)
+        self.run = self._cut_absorbing_run(inner, n, self._cut_to_state_piece(run, n))
+        return True
 
     def truncate(self, n: int) -> None:
         n = _check_len(n, self.n)
@@ -423,13 +457,16 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     self.run = run
                     self.word = self.dig = None
                     break
+        # (looked for before _forget_above moves the records that the cut goes below)
+        inner = self._known_whitespace_under(n) if self.run is not None and n > self.run.end else None
         self._forget_above(n)
         if self.dig is not None and self._truncate_digits(n):
             return
         if self.word is not None and self._truncate_word(n):
             return
         run = self.run
-        if run is not None and (self._cut_to_newline_tail(n) or self._cut_into_whitespace_piece(n)
+        if run is not None and ((inner is not None and self._cut_into_known_whitespace(n, inner))
+                                or self._cut_to_newline_tail(n) or self._cut_into_whitespace_piece(n)
                                 or self._edit_run("", self.n - n)):
             return
         self.pending = ""
