@@ -1925,7 +1925,7 @@ def test_the_rest_of_a_word_split_by_a_lower_case_letter_in_the_same_pass_reads_
     # the text put in front in this pass, so it has no record, and W's saved state starts
     # above the fetched text: the rest was fetched to its end on every pass (55,667 ->
     # 186,739 characters at 16x -> 64x).  Its count now comes from W's raw prependable, which
-    # counts every suffix (_rest_of_just_saved).  Here: 3,386 -> 25,626 characters read and
+    # counts every suffix (_rest_of_saved_word).  Here: 3,386 -> 25,626 characters read and
     # split per pass at k = 400 -> 6,400 before.
     def one_pass(p, size):
         p.prepend("E" * 100)

@@ -315,13 +315,19 @@ class WordPieces:
         states of other pieces are skipped.  O(saved states + the part of W cut off or added)."""
         saved = self.saved
         base = d + a  # distance of front[0]: the states whose pieces start in the fetched text
-        found = saved.starting_in(base - len(front), base)
+        # (and those that start above it, within its length: see _rest_of_saved_word)
+        found = saved.starting_in(base - len(front), base + len(front))
         # a state of the piece itself first: one of a longer or shorter piece would be cut or
         # extended to it (states are kept for both when that part is long, see below)
         found.sort(key=lambda item: item[0][0] != d)
         lower_led = []
+        above = []
         for key, (word, run, _) in found:
             s, e = key
+            if s > base:
+                if word is not None and e < d < s and (end is None or e == end):
+                    above.append((word, s, e))  # (tried last, as it reads W's part above d)
+                continue
             if end is not None and e != end and not (word is not None and (word.all_upper or word.uppers and word.uppers[0] == end)):
                 continue
             if s == d:
@@ -402,27 +408,23 @@ class WordPieces:
             got = self._lower_led_piece(word, s, d, front, a)
             if got is not None:
                 return got
-        return self._rest_of_just_saved(d, front, end)
+        for word, s, e in above:
+            if not self._cut_refused(word, d):
+                return self._rest_of_saved_word(word, s, e, d)
+        return None
 
-    def _rest_of_just_saved(self, d: int, front: str, end: int | None):
-        """(count, end) of the rest from distance ``d`` of the word W whose state was just
-        saved (a prepend split it: o200k letters put in front that take W up to its first
-        upper-case letter, ``_lower_led_piece``), when ``_cut_word`` proves that rest one
-        piece with W's end; else None.  W's state may start above the fetched text, where
-        ``_saved_piece_at`` does not look, and a rest that starts in text put in front in the
-        same pass has no record of its own: it was fetched to its end on every pass.  The
-        count is W's raw prependable's count of that suffix (``counts``), without a cut: the
-        state stays W's for the undo.  O(W's part above ``d``), taken only when that part is
-        no longer than the fetched text."""
-        just = self.just_saved
-        if just is None or not just[1] < d < just[0] or (end is not None and end != just[1]):
-            return None
-        state = self.saved.get(just)
-        word = None if state is None else state[0]
-        if word is None or just[0] - d > len(front) or self._cut_refused(word, d):
-            return None
+    def _rest_of_saved_word(self, word: _WordState, s: int, e: int, d: int):
+        """(count, end) of the rest from distance ``d`` of the word W at distances (``s``,
+        ``e``) whose saved state is ``word``, W starting above the fetched text (within its
+        length) and ``_cut_word`` proving the rest one piece with W's end.  The count is W's
+        raw prependable's count of that suffix (``counts``), without a cut: the state stays
+        W's, for the undo, and no copy of it is made.  (o200k letters put in front of W that
+        take it up to its first upper-case letter, ``_lower_led_piece``, split W in the same
+        prepend: the rest starts in that prepend's text, so no record of it outlives the
+        pass, and it was fetched to its end on every pass.)  O(W's part above ``d``), at most
+        twice the fetched text."""
         bp = word.bp
-        return bp.counts[len(bp) - len(self._window(just[0], d).encode("utf-8"))], just[1]
+        return bp.counts[len(bp) - len(self._window(s, d).encode("utf-8"))], e
 
     def _lower_led_piece(self, word: _WordState, s: int, d: int, front: str, a: int):
         """o200k: (count, end) of the piece c + W[:f] that starts at distance ``d`` (at
