@@ -163,6 +163,18 @@ SEQUENCES = [
      "\"!\" before a newline run with a short rest (fixed: _check_merged_tail)"),
     ("front", "o200k_base", [("\n", 1), (" ", 300), ("\n", 300)], [("p", "x"), ("t", 1), ("p", "!"), ("t", 1)],
      "edits before newlines, spaces and a newline, one piece (fixed: tail part)"),
+    ("front", "cl100k_base", [(["\n/!\u0301", "'Ve", "'re"], 78), (["'VE", "'t", "/"], 192),
+                              (["\r//\u0301", "'re", "a"], 83),
+                              ({"parts": ["\n/'\u0301", "\n//\u0301", "'VE"], "weights": [9, 9, 4], "burst": 16}, 40)],
+     [("p", "'dA"), ("p", "'S'D\r/'\u0301"), ("p", "\n/'\u0301"), ("t", 391), ("p", "\n/'\u0301"), ("p", "'ll" * 42),
+      ("t", 341), ("t", 5), ("t", 385), ("t", 3), ("p", " "), ("p", "\n//\u0301" * 62), ("t", 2),
+      ("p", "'ve\xbd\n/!\u0301"), ("p", "\n//\u0301" * 96), ("t", 369), ("t", 2), ("t", 5), ("t", 3), ("p", "x\xbd")],
+     "many short stretches of one period, cut (fixed: a period's record keeps its size, _cut_periods)"),
+    ("front", "o200k_base", [("x", 1), ("'Re", 300), ("\r\n", 300)],
+     [("t", 5), ("p", "'" + "\u20ac" * 300), ("t", 313), ("t", 283)],
+     "a cut through punctuation into the newline run it took as its tail (fixed: the run's record)"),
+    ("front", "cl100k_base", [(" ", 300), ("\r", 300)], [("p", "'" + "\u20ac" * 100)],
+     "a punctuation run behind \"'\" put in front of a newline run (fixed: _check_merged_run)"),
 ]
 
 

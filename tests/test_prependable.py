@@ -1901,6 +1901,36 @@ def test_a_cut_through_a_punctuation_prepend_into_the_newline_run_behind_it_read
     assert work[1] <= work[0] + 2_000, work
 
 
+@pytest.mark.parametrize("name, text", [("cl100k_base", "\r{k}  {k}"), ("cl100k_base", "\n{k}\t{k}"),
+                                        ("o200k_base", "\r{k}\n{k}/x"), ("o200k_base", "\n{k}/{k}")])
+@pytest.mark.parametrize("punctuation", ["'" + "\u20ac" * 100, " '" + "!" * 80])
+def test_a_punctuation_run_behind_one_other_character_put_in_front_of_a_newline_run_reads_what_it_adds(
+        name, text, punctuation):
+    # Found by a probe of two long runs with long edits: "'" + "\u20ac" * 100 put in front
+    # of a newline run takes it as its tail, one piece whose punctuation run starts at its
+    # second character (or third, after a space); _check_merged_run looked for the run at
+    # the first only (the second after a space), and the piece was read whole for its
+    # state on every merge (cl100k "\r" * k + " " * k: 2,939 / 6,207 / 23,007 characters
+    # at k = 300 / 2,400 / 19,200).
+    def one_pass(p, size):
+        p.truncate(size - 5)
+        p.prepend(punctuation)
+        p.truncate(size - 17)
+        p.truncate(size - 300)
+        p.prepend(base[:300])  # (what the cuts removed)
+
+    def text_of(k):
+        nonlocal base
+        first, second = text.split("{k}")[:2]
+        rest = text.split("{k}")[2]
+        base = first * k + second * k + rest
+        return base
+
+    base = ""
+    work = _work_per_pass(bpe_stream.get_encoding(name), text_of, (600, 9600), one_pass)
+    assert work[1] <= work[0] + 2_000, work
+
+
 @pytest.mark.parametrize("runs", [(" ", "\n", " "), ("\t", "\r\n", "\u2028")])
 def test_edits_in_front_of_whitespace_of_three_runs_ending_the_text_read_what_they_change(runs):
     # Found by a probe of three long runs: cl100k " " * k + "\n" * k + " " * k is one \s++$

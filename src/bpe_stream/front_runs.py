@@ -379,27 +379,34 @@ class RunPieces:
     def _check_merged_run(self, end: int) -> bool:
         r"""Set the run state of the long first piece P (ending at ``end``) when P = Z + T, a
         punctuation run Z and its long newline tail T, recorded in ``puncts``, whose bytes a
-        ghost holds, Z (after its optional space) is one run of the run regex, long enough to
-        cut, and T starts with a newline ("\u20ac?" * 100 put in front of "\n/" * k: a merge
-        with the long piece behind the short first piece "\n").  The state is the one
-        _check_run makes, Z cut, its tail part stopping _CTX characters into T (the record
-        says T is [\r\n]*, o200k [\r\n/]*, up to P's end; see _edit_run), from Z and those
-        characters, instead of reading T on every merge.  O(Z + _CTX)."""
+        ghost holds, Z from its first, second or third character on is one run of the run
+        regex, long enough to cut (the run _check_run finds), and T starts with a newline
+        ("\u20ac?" * 100 put in front of "\n/" * k: a merge with the long piece behind the
+        short first piece "\n"; cl100k "'" + "\u20ac" * 100 in front of "\r" * k + " " * m,
+        which splits one \s++$ piece).  The state is the one _check_run makes, Z cut, its
+        tail part stopping _CTX characters into T (the record says T is [\r\n]*, o200k
+        [\r\n/]*, up to P's end; see _edit_run), from Z and those characters, instead of
+        reading T on every merge.  O(Z + _CTX)."""
         from .long_pieces import _KEEP, _MIN_CUT
 
         punct, n = self._merged_record(end), self.n
         if punct is None:
             return False
         top, z = punct
-        rs = n - top  # (0, or 1 after the punctuation match's optional space)
-        if rs > 1 or z - end <= 2 * self._CTX:
+        if n - top > 1 or z - end <= 2 * self._CTX:  # (0, or 1 after the match's optional space)
             return False
         head = self._front(n - z + self._CTX)
-        m = self.run_re.match(head, rs)
-        if (m is None or m.lastindex not in self.mergeable or m.end() != n - z
-                or m.end() - rs < 2 * _KEEP + _MIN_CUT or head[n - z] not in "\r\n"):
+        for rs in (0, 1, 2):  # the run _check_run finds: one of the first three may start it
+            m = self.run_re.match(head, rs)
+            if m is None:
+                return False
+            if m.lastindex in self.mergeable and min(m.end(), n - end) - rs >= 2 * _KEEP + _MIN_CUT:
+                break
+        else:
             return False
-        return self._set_merged_state(end, top, z + _KEEP, head[n - z - _KEEP :], m.lastindex)
+        if m.end() != n - z or head[n - z] not in "\r\n":
+            return False
+        return self._set_merged_state(end, n - rs, z + _KEEP, head[n - z - _KEEP :], m.lastindex)
 
     def _restate_as_stretch(self) -> bool:
         """Give the long first piece P a punctuation-stretch state in place of its run state
