@@ -1836,6 +1836,32 @@ def test_a_lower_case_letter_before_a_long_word_with_upper_case_letters_late_rea
     assert work[1] <= work[0] + 2_000, work
 
 
+@pytest.mark.parametrize("lead, upper, lower", [
+    ("\u4e2d", "A", "a"), ("\u02b0\u0301", "\u01c5", "\u4e2da"), ("\u3042", "R", "e"), ("\u4e2d\u0301", "\u01c5A", "\u0301a"),
+])
+def test_a_lower_case_letter_before_a_word_whose_long_first_part_ends_at_upper_case_letters_reads_what_it_adds(
+        lead, upper, lower):
+    # Found by a probe of three long runs: o200k "x" before W = "\u4e2d" * k + "A" * k +
+    # "a" * k makes the pieces "x" + "\u4e2d" * k (_lower_led_piece) and W's rest, whose count
+    # came from W's saved state after reading W's part above the rest (and fetching until
+    # that state's start came within reach): 4,123 / 14,715 / 57,083 characters per prepend
+    # at k = 800 / 3,200 / 12,800 (31,173 -> 94,725 per pass here at k = 800 -> 3,200).  The
+    # bytes of that part now come from the state of the piece in front (_rest_of_saved_word).
+    def one_pass(p, size):
+        for front in ("a" * 70, "x", "'s"):
+            p.prepend(front)
+            p.truncate(size)
+            p.truncate(size - 5)
+            p.prepend(front)
+            p.truncate(size - 17)
+            p.truncate(size - 300)
+            p.prepend((lead * 300)[:300])  # (what the cuts removed)
+
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"),
+                          lambda k: lead * (k // len(lead)) + upper * k + lower * k, (800, 3200), one_pass)
+    assert work[1] <= work[0] + 2_000, work
+
+
 @pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
 def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read_what_they_change(
         newlines, slashes):

@@ -408,23 +408,44 @@ class WordPieces:
             got = self._lower_led_piece(word, s, d, front, a)
             if got is not None:
                 return got
+        if not above:
+            # (W may start far above: the piece in front of d took a long part of it)
+            far = saved.lowest_top_from(base + len(front) + 1)
+            if far is not None:
+                (s, e), (word, _, _), _ = far
+                if word is not None and e < d < s and (end is None or e == end):
+                    above.append((word, s, e))
         for word, s, e in above:
             if not self._cut_refused(word, d):
-                return self._rest_of_saved_word(word, s, e, d)
+                got = self._rest_of_saved_word(word, s, e, d, len(front))
+                if got is not None:
+                    return got
         return None
 
-    def _rest_of_saved_word(self, word: _WordState, s: int, e: int, d: int):
+    def _rest_of_saved_word(self, word: _WordState, s: int, e: int, d: int, reach: int):
         """(count, end) of the rest from distance ``d`` of the word W at distances (``s``,
-        ``e``) whose saved state is ``word``, W starting above the fetched text (within its
-        length) and ``_cut_word`` proving the rest one piece with W's end.  The count is W's
-        raw prependable's count of that suffix (``counts``), without a cut: the state stays
-        W's, for the undo, and no copy of it is made.  (o200k letters put in front of W that
-        take it up to its first upper-case letter, ``_lower_led_piece``, split W in the same
-        prepend: the rest starts in that prepend's text, so no record of it outlives the
-        pass, and it was fetched to its end on every pass.)  O(W's part above ``d``), at most
-        twice the fetched text."""
+        ``e``) whose saved state is ``word``, W starting above the fetched text (``reach``
+        characters long) and ``_cut_word`` proving the rest one piece with W's end; or None.
+        The count is W's raw prependable's count of that suffix (``counts``), without a cut:
+        the state stays W's, for the undo, and no copy of it is made.  It needs the bytes of
+        W's part above ``d``: from the saved word state of a piece that ends at ``d`` and
+        starts at or above W's start, less the bytes of its part above W (o200k letters c put
+        in front of W take it up to its first upper-case letter, ``_lower_led_piece``, which
+        saves the state of c + W[:f]: W[:f] may be long, "x" before "\u4e2d" * k + "A" * k +
+        "a" * k), else from the text when that part is at most twice ``reach``.  (W is split
+        in the same prepend, so no record of the rest outlives the pass: it was fetched to its
+        end on every pass.)  O(that piece's part above W, or W's part above ``d``)."""
+        size = None
+        for (s2, e2), (piece, _, _) in self.saved.starting_in(s, s + reach):
+            if e2 == d and piece is not None and piece.end == d:
+                size = len(piece.bp) - len(self._window(s2, s).encode("utf-8"))
+                break
+        if size is None:
+            if s - d > 2 * reach:
+                return None
+            size = len(self._window(s, d).encode("utf-8"))
         bp = word.bp
-        return bp.counts[len(bp) - len(self._window(s, d).encode("utf-8"))], e
+        return bp.counts[len(bp) - size], e
 
     def _lower_led_piece(self, word: _WordState, s: int, d: int, front: str, a: int):
         """o200k: (count, end) of the piece c + W[:f] that starts at distance ``d`` (at
