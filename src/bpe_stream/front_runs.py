@@ -714,7 +714,8 @@ class RunPieces:
             if absorbs and drop <= ps_pos and n_new - a_long > ps:
                 # A whitespace piece P grows at its front into another kind of piece, its old
                 # text staying: a record of the old P, with this state, for a truncation back
-                # to it (its bytes are then the ghost that P's leave; front_known).  ("!" * 80
+                # to it (its bytes are then the ghost that P's leave; front_known) or into it
+                # (_cut_into_known_whitespace).  ("!" * 80
                 # put in front of a newline run, the state taking it in parts, and cut away
                 # again: the state of "!" * 80 + the run, a punctuation stretch's by then,
                 # cannot be cut back to the run, which was read whole.)

@@ -305,13 +305,14 @@ class WordPieces:
         from a piece start depends only on the text after it, which does not change while a
         saved state is kept, so: a state of a piece starting at ``d`` gives that piece; a word
         state of a piece W that ``d`` falls inside gives the rest of W when ``_cut_word``
-        proves it one piece (as for a truncation to ``d``); a word state without a lead of W
-        starting below ``d`` gives c + W when the characters c from ``d`` to W are letters
-        and marks W takes, the first maybe a lead (``_joins_front``); an all upper-case W
-        after letters and marks X that end with an Lm/Lo letter or a mark (o200k) gives the
-        piece X (see below); a run state of a whitespace piece that takes whitespace in front
-        (``RunState.absorbs``) gives the piece from ``d`` when whitespace lies between, or
-        when ``d`` falls inside it.  ``end``, when given, is where the piece is known to end:
+        proves it one piece (as for a truncation to ``d``; the state is cut when W starts in
+        the fetched text, else the rest is counted without a cut, ``_rest_of_saved_word``); a
+        word state without a lead of W starting below ``d`` gives c + W when the characters c
+        from ``d`` to W are letters and marks W takes, the first maybe a lead
+        (``_joins_front``); an all upper-case W after letters and marks X that end with an
+        Lm/Lo letter or a mark (o200k) gives the piece X (see below); a run state of a
+        whitespace piece that takes whitespace in front (``RunState.absorbs``) gives the
+        piece from ``d`` when whitespace lies between, or when ``d`` falls inside it.  ``end``, when given, is where the piece is known to end:
         states of other pieces are skipped.  O(saved states + the part of W cut off or added)."""
         saved = self.saved
         base = d + a  # distance of front[0]: the states whose pieces start in the fetched text
