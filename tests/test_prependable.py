@@ -1902,6 +1902,19 @@ def test_a_long_punctuation_prepend_in_front_of_a_newline_run_and_its_undo_read_
     assert work[1] <= work[0] + 2_000, work
 
 
+def _cut_through(edit: str, first: str):
+    """One pass of the probe that found the two tests below, on a text that starts with
+    ``first`` repeated: a cut of 5, ``edit`` put in front, a cut 17 deep (through the edit
+    into the text), one of 300, and what the cuts removed put back."""
+    def one_pass(p, size):
+        p.truncate(size - 5)
+        p.prepend(edit)
+        p.truncate(size - 17)
+        p.truncate(size - 300)
+        p.prepend((first * 300)[:300])
+    return one_pass
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @pytest.mark.parametrize("punctuation", ["'" + "\u20ac" * 100, "!" * 80])
 @pytest.mark.parametrize("newlines", ["\r\n", "\n"])
@@ -1915,45 +1928,26 @@ def test_a_cut_through_a_punctuation_prepend_into_the_newline_run_behind_it_read
     # (4,336 -> 54,296 per pass here, o200k "\r\n").  The run's record (front_known) says
     # that the rest is one whitespace piece, and its state is cut to it.  (cl100k cuts back
     # to the newline tail, _cut_to_newline_tail.)
-    def one_pass(p, size):
-        p.truncate(size - 5)
-        p.prepend(punctuation)
-        p.truncate(size - 17)
-        p.truncate(size - 300)
-        p.prepend(newlines * (300 // len(newlines)))  # (what the cuts removed)
-
-    work = _work_per_pass(bpe_stream.get_encoding(name),
-                          lambda k: newlines * k + "'Re" * k + "x", (600, 9600), one_pass)
+    work = _work_per_pass(bpe_stream.get_encoding(name), lambda k: newlines * k + "'Re" * k + "x",
+                          (600, 9600), _cut_through(punctuation, newlines))
     assert work[1] <= work[0] + 2_000, work
 
 
-@pytest.mark.parametrize("name, text", [("cl100k_base", "\r{k}  {k}"), ("cl100k_base", "\n{k}\t{k}"),
-                                        ("o200k_base", "\r{k}\n{k}/x"), ("o200k_base", "\n{k}/{k}")])
+@pytest.mark.parametrize("name, first, second, rest", [
+    ("cl100k_base", "\r", " ", ""), ("cl100k_base", "\n", "\t", ""),
+    ("o200k_base", "\r", "\n", "/x"), ("o200k_base", "\n", "/", ""),
+])
 @pytest.mark.parametrize("punctuation", ["'" + "\u20ac" * 100, " '" + "!" * 80])
 def test_a_punctuation_run_behind_one_other_character_put_in_front_of_a_newline_run_reads_what_it_adds(
-        name, text, punctuation):
+        name, first, second, rest, punctuation):
     # Found by a probe of two long runs with long edits: "'" + "\u20ac" * 100 put in front
     # of a newline run takes it as its tail, one piece whose punctuation run starts at its
     # second character (or third, after a space); _check_merged_run looked for the run at
     # the first only (the second after a space), and the piece was read whole for its
     # state on every merge (cl100k "\r" * k + " " * k: 2,939 / 6,207 / 23,007 characters
     # at k = 300 / 2,400 / 19,200).
-    def one_pass(p, size):
-        p.truncate(size - 5)
-        p.prepend(punctuation)
-        p.truncate(size - 17)
-        p.truncate(size - 300)
-        p.prepend(base[:300])  # (what the cuts removed)
-
-    def text_of(k):
-        nonlocal base
-        first, second = text.split("{k}")[:2]
-        rest = text.split("{k}")[2]
-        base = first * k + second * k + rest
-        return base
-
-    base = ""
-    work = _work_per_pass(bpe_stream.get_encoding(name), text_of, (600, 9600), one_pass)
+    work = _work_per_pass(bpe_stream.get_encoding(name), lambda k: first * k + second * k + rest,
+                          (600, 9600), _cut_through(punctuation, first))
     assert work[1] <= work[0] + 2_000, work
 
 
