@@ -1862,6 +1862,46 @@ def test_a_lower_case_letter_before_a_word_whose_long_first_part_ends_at_upper_c
     assert work[1] <= work[0] + 2_000, work
 
 
+@pytest.mark.parametrize("lead, upper, lower", [("\u4e2d", "A", "a"), ("\u3042", "R", "e")])
+def test_a_long_prepend_of_lower_case_letters_before_a_split_word_copies_no_bytes_per_pass(
+        monkeypatch, lead, upper, lower):
+    # Found by timing the bench_edit_sequences.py row of the test above up to 1024x: o200k
+    # "a" * 70 put in front of W = "\u4e2d" * k + "A" * k + "a" * k (the piece "a" * 70 +
+    # W[:f], from the ghost of W[:f]) copied that ghost into ghost_alts on every such
+    # prepend, as for a long change of a merged piece's start: C speed, so the counts of
+    # characters read stayed flat while the time per pass grew (2,130 / 2,249 / 2,498 /
+    # 3,791 us at 1x / 64x / 256x / 1024x).  The text between the two starts is the text
+    # just put in front, whose truncation cuts the ghost back, so no copy is kept for it.
+    copied = []
+    real_copy = BytesPrependable.copy
+
+    def counting_copy(bp):
+        copied[-1] += len(bp)
+        return real_copy(bp)
+
+    monkeypatch.setattr(BytesPrependable, "copy", counting_copy)
+    enc = bpe_stream.get_encoding("o200k_base")
+    per_pass = []
+    for k in (800, 3200):
+        base = lead * k + upper * k + lower * k
+        p = PrependableEncoder(enc)
+        p.prepend(base)
+        size = len(p)
+        for _ in range(3):
+            copied.append(0)
+            p.prepend(lower * 70)
+            p.truncate(size)
+            p.truncate(size - 5)
+            p.prepend(lower * 70)
+            assert p.token_count == enc.count(lower * 70 + base[5:])
+            p.truncate(size - 17)
+            p.truncate(size - 300)
+            p.prepend(lead * 300)
+            assert p.token_count == enc.count(base)
+        per_pass.append(copied[-1])  # (the third pass: the first two may build what is kept)
+    assert per_pass[1] <= per_pass[0] + 1_000, per_pass
+
+
 @pytest.mark.parametrize("newlines, slashes", [("\n", "/"), ("\r\n", "/\n")])
 def test_edits_in_front_of_a_punctuation_piece_of_a_newline_run_and_slashes_read_what_they_change(
         newlines, slashes):

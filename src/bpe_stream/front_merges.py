@@ -133,11 +133,15 @@ class MergedStretches:
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
-        if abs(d - start) > self._LONG and not any(
+        if abs(d - start) > self._LONG and not (d > start == self.old_front) and not any(
                 end == e for (end, _), _ in alts.starting_in(start - self._LONG, start + self._LONG)):
             # (not when an alternative lies within _LONG of that start already, as the ghost
             # that a near one replaced does: a copy every pass made a toggle O(piece) at C
-            # speed, o200k "\u20ac?" * 100 before "\n/" * k)
+            # speed, o200k "\u20ac?" * 100 before "\n/" * k; nor when the ghost started at
+            # the front before the prepend under way and takes only text it put in front: the
+            # undo is a truncation of that text, which cuts the ghost back in O(removed), and
+            # a copy on every such prepend of more than _LONG characters was O(piece), o200k
+            # "a" * 70 before "\u4e2d" * k + "A" * k + "a" * k, cut and put back)
             alts.put((e, start), bp.copy(), start, start - e, self.n)
         if d > start:
             bp.prepend(front[a : n - start].encode("utf-8"))

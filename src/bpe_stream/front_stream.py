@@ -79,8 +79,8 @@ _WHITESPACE = regex.compile(r"\s*")
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, KnownPieces, EarlierSplits,
                       FrontText):
     __slots__ = ("enc", "pattern", "chunks", "bottoms", "n", "bounds", "pending", "word", "wc",
-                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "ghosts", "ghost_alts", "puncts", "tails",
-                 "gaps", "periods", "blanks", "known", "known_cut", "alts", "grafts")
+                 "run", "run_re", "mergeable", "dig", "saved", "just_saved", "old_front", "ghosts", "ghost_alts",
+                 "puncts", "tails", "gaps", "periods", "blanks", "known", "known_cut", "alts", "grafts")
 
     # A first piece longer than this gets a state (front_words, front_runs, front_digits), and
     # a re-split keeps the raw prependable of a longer piece it meets (front_merges).
@@ -116,6 +116,9 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # prepend puts other pieces in front of it, restored when truncation makes it first again
         self.saved = DistanceRecords()
         self.just_saved = None  # key of a word state saved by the prepend under way
+        # the front's distance before the prepend whose re-split is under way, else None: a
+        # ghost that grows from there by the text put in front needs no copy (_ghost_count)
+        self.old_front = None
         # Records for a prepend that changes the split of a long stretch (see _resync), each
         # kind in a DistanceRecords (kept within a size budget, dropped by truncation): ghosts,
         # end -> (start, raw prependable over the text at distances (start, end)), left by
@@ -179,6 +182,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.word = None if self.word is None else self.word._replace(bp=self.word.bp.copy())
         new.saved = DistanceRecords()
         new.just_saved = None
+        new.old_front = None
         new.ghosts, new.puncts, new.tails = DistanceRecords(), DistanceRecords(), DistanceRecords()
         new.ghost_alts = DistanceRecords()
         new.gaps = self.gaps.copy()
@@ -233,8 +237,12 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
                     return
         self._save_state()
         self._push_text(s)
+        self.old_front = self.n
         self.n += len(s)
-        self._resync()
+        try:
+            self._resync()
+        finally:
+            self.old_front = None
         self.just_saved = None
         self._take_state()
 
