@@ -105,9 +105,15 @@ class DistanceRecords(dict):
             del tops[bisect_left(tops, (top, seq))]
         return dict.pop(self, key)
 
-    def copy(self) -> DistanceRecords:
+    def copy(self, copy_value=None) -> DistanceRecords:
+        """A copy of the records; ``copy_value(value)`` copies each value, for values that
+        their owner changes in place (the default shares them)."""
         new = DistanceRecords()
-        dict.update(new, self)
+        if copy_value is None:
+            dict.update(new, self)
+        else:
+            for key, value in self.items():
+                dict.__setitem__(new, key, copy_value(value))
         new._meta = OrderedDict(self._meta)
         new._tops = list(self._tops)
         new._size, new._seq = self._size, self._seq

@@ -138,8 +138,8 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # digit-run states: the boundaries between are not kept, and a truncation to such a
         # start re-splits unless the saved state comes back
         self.gaps = DistanceRecords()
-        # p -> (top, bottom): the character at each distance d with bottom + p < d <= top equals
-        # the one at d - p (the extent of a periodic stretch that was jumped, see _jump)
+        # p -> ([(bottom, top), ...], size): the character at each distance d with bottom + p <
+        # d <= top equals the one at d - p (the periodic stretches that were jumped, see _jump)
         self.periods = DistanceRecords()
         self.blanks = DistanceRecords()  # see _blank_end
         # long pieces by start, and those a short truncation cut off (see front_known)
@@ -188,7 +188,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         new.gaps = self.gaps.copy()
         if self.dig is not None:
             new._gap(self.n, self.dig[0])  # the run's groups are not kept
-        new.periods = self.periods.copy()
+        new.periods = self.periods.copy(lambda record: (list(record[0]), record[1]))  # (changed in place)
         new.blanks = self.blanks.copy()
         new.known = self.known.copy()
         new.known_cut = self.known_cut.copy()
