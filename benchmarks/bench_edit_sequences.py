@@ -175,7 +175,8 @@ SEQUENCES = [
      "a cut through punctuation into the newline run it took as its tail (fixed: the run's record)"),
     ("front", "cl100k_base", [(" ", 300), ("\r", 300)], [("p", "'" + "\u20ac" * 100)],
      "a punctuation run behind \"'\" put in front of a newline run (fixed: _check_merged_run)"),
-    ("front", "o200k_base", [("a", 300), ("A", 300), ("\u4e2d", 300)], [("p", "a" * 70)],
+    ("front", "o200k_base", [("a", 300), ("A", 300), ("\u4e2d", 300)],
+     [("p", "a" * 70), ("t", 70), ("t", 5), ("p", "a" * 70), ("t", 82), ("t", 283)],
      "lower-case letters before a word whose long Lo run ends at upper-case letters (fixed: _rest_of_saved_word)"),
 ]
 
