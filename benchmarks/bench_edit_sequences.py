@@ -178,6 +178,11 @@ SEQUENCES = [
     ("front", "o200k_base", [("a", 300), ("A", 300), ("\u4e2d", 300)],
      [("p", "a" * 70), ("t", 70), ("t", 5), ("p", "a" * 70), ("t", 82), ("t", 283)],
      "lower-case letters before a word whose long Lo run ends at upper-case letters (fixed: _rest_of_saved_word)"),
+    ("front", "o200k_base", [("!", 267)],
+     [("p", "\u0301" + "\r/!\u0301\u0301" * 59 + "\r/!\u0301"), ("t", 184), ("t", 238)],
+     "a punctuation chain before a run whose state took its last part in another phase (fixed: _adopt_saved from above)"),
+    ("front", "o200k_base", [("\n", 399)], [("p", "\n/!\u0301\u0301" * 20), ("t", 311), ("t", 127)],
+     "a cut into a newline run that a phase shift gave back its own piece (fixed: _cut_into_known_whitespace)"),
 ]
 
 

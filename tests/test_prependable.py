@@ -1991,6 +1991,48 @@ def test_a_punctuation_run_behind_one_other_character_put_in_front_of_a_newline_
     assert work[1] <= work[0] + 2_000, work
 
 
+def _prepend_and_cut_into(edit: str, first: str, cuts: tuple):
+    """One pass of a search trial (minimized): ``edit`` put in front of a text that starts
+    with ``first`` repeated, the truncations ``cuts`` (the last into that run), and what they
+    removed of the text put back."""
+    def one_pass(p, size):
+        p.prepend(edit)
+        for cut in cuts:
+            p.truncate(len(p) - cut)
+        p.prepend(first * (size - len(p)))
+    return one_pass
+
+
+def test_a_punctuation_chain_put_in_front_of_a_run_whose_state_took_its_last_part_reads_what_it_adds():
+    # Found by bench_work_growth.py --sequences --split (trial 530 of seed 146, o200k,
+    # minimized): "\u0301" + "\r/!\u0301\u0301" * 59 + "\r/!\u0301" put in front of "!" * k.
+    # The run's state takes the last part, "/!\u0301" + "!" * k; the whole re-split splits
+    # the chain in another phase and makes the piece "!\u0301" + "!" * k, one character
+    # shorter, and no record started there: its bytes were encoded in Python on every pass
+    # (10,132 / 80,779 / 363,049 Python lines for the prepend at 4x / 16x / 64x).  A saved
+    # state of a longer piece with the same end that starts in the fetched text now gives
+    # them (_adopt_saved cuts its first characters off).
+    chain = "\u0301" + "\r/!\u0301\u0301" * 59 + "\r/!\u0301"
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"), lambda k: "!" * k, (600, 9600),
+                          _prepend_and_cut_into(chain, "!", (184, 238)))
+    assert work[1] <= work[0] + 2_000, work
+
+
+def test_a_cut_into_a_newline_run_that_a_phase_shift_gave_back_its_own_piece_reads_what_it_removes():
+    # Found by bench_work_growth.py --sequences --split (trial 482 of seed 146, o200k,
+    # minimized): "\n/!\u0301\u0301" * 20 put in front of "\n" * k makes one punctuation
+    # piece P of the last unit and the newline run W (its [\r\n/]* tail), and P's state is
+    # saved when the rest of the chain splits in another phase, where "!\u0301\u0301" is a
+    # word and W its own piece again.  A cut into W took P's saved state, which is no piece
+    # of the split, so _cut_into_known_whitespace refused, and W's rest was re-split and read
+    # for its state on every pass (4,828 / 20,845 / 85,169 characters read and split at 4x /
+    # 16x / 64x).  The cut now goes into W when W is the piece that holds it.
+    chain = "\n/!\u0301\u0301" * 20
+    work = _work_per_pass(bpe_stream.get_encoding("o200k_base"), lambda k: "\n" * k, (600, 9600),
+                          _prepend_and_cut_into(chain, "\n", (311, 127)))
+    assert work[1] <= work[0] + 2_000, work
+
+
 @pytest.mark.parametrize("runs", [(" ", "\n", " "), ("\t", "\r\n", "\u2028")])
 def test_edits_in_front_of_whitespace_of_three_runs_ending_the_text_read_what_they_change(runs):
     # Found by a probe of three long runs: cl100k " " * k + "\n" * k + " " * k is one \s++$

@@ -91,12 +91,19 @@ class MergedStretches:
         with the same end that it extends at the front (text put in front of a long piece
         joined it): a copy of the state's raw prependable takes the new bytes and becomes the
         piece's ghost; the state stays (its piece comes back when a truncation drops the new
-        text).  None without one.  ``front`` starts at distance ``n``.  O(new bytes + saved
-        states), and a copy of the piece's bytes (C speed), once: later re-splits take the
-        ghost."""
-        # the state nearest below d: the fewest bytes to add (a state of a longer piece with the
-        # same end may lie far below, from before text was put in front of it)
-        for key, (word, run, _) in sorted(self.saved.starting_in(n - len(front), d), key=lambda item: -item[0][0]):
+        text), or of a longer piece with the same end that starts in ``front`` above ``d``
+        (the copy gives up the bytes before ``d``).  None without one.  ``front`` starts at
+        distance ``n``.  O(bytes added or cut + saved states), and a copy of the piece's bytes
+        (C speed), once: later re-splits take the ghost."""
+        # the state nearest d: the fewest bytes to add or cut (a state of a longer piece with
+        # the same end may lie far below, from before text was put in front of it).  One that
+        # starts above d, in the fetched text, is of a piece the new one is a suffix of: the
+        # text in front split in another phase and took its first characters (o200k
+        # "\u0301" + "\r/!\u0301\u0301" * 59 + "\r/!\u0301" before "!" * k: the run's state
+        # took the last part, "/!\u0301" + "!" * k, and the whole re-split makes the piece
+        # "!\u0301" + "!" * k, which was encoded from its bytes in Python on every such prepend).
+        found = self.saved.starting_in(n - len(front), n)
+        for key, (word, run, _) in sorted(found, key=lambda item: abs(item[0][0] - d)):
             if key[1] != e:
                 continue
             bp = word.bp if word is not None else run.bp if run is not None and run.start == key[0] else None
@@ -105,6 +112,8 @@ class MergedStretches:
             bp = bp.copy()
             if d > key[0]:
                 bp.prepend(front[a : n - key[0]].encode("utf-8"))
+            elif d < key[0]:
+                bp.truncate(len(bp) - len(front[n - key[0] : a].encode("utf-8")))
             self._put_ghost(e, d, bp)
             return bp.token_count
         return None

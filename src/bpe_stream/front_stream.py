@@ -431,7 +431,17 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         run, bounds = self.run, self.bounds
         k = bounds.find(run.start)
         if k is None or bounds.prev_dist(k) != run.end:
-            return False  # (P, which may lie behind short pieces the cut removes too)
+            # (P, which may lie behind short pieces the cut removes too.)  P need not be a
+            # piece of the split now: a saved state of P, from before the text in front split
+            # in another phase, and W a piece again ("\n/!\u0301\u0301" * 20 put in front of a
+            # newline run makes one punctuation piece of the last unit and the run; text put
+            # in front of that shifts the units' phase, so that "!\u0301\u0301" is a word and
+            # the run its own piece, and a cut into the run re-split the run's rest and read
+            # it for a state on every pass).  The cut goes into W, whose rest is the same,
+            # when W is the piece that holds n; P's bytes are W's rest's and more, as before.
+            k = bounds.find(inner.start)
+            if k is None or bounds.prev_dist(k) != inner.end:
+                return False
         # (the anchor is looked for below n, which the cut keeps)
         self.run = self._cut_absorbing_run(inner, n, self._cut_to_state_piece(run, n))
         return True
