@@ -109,11 +109,11 @@ class MergedStretches:
             bp = word.bp if word is not None else run.bp if run is not None and run.start == key[0] else None
             if bp is None:
                 continue
+            if d < key[0]:
+                return bp.counts[len(bp) - len(front[n - key[0] : a].encode("utf-8"))]
             bp = bp.copy()
             if d > key[0]:
                 bp.prepend(front[a : n - key[0]].encode("utf-8"))
-            elif d < key[0]:
-                bp.truncate(len(bp) - len(front[n - key[0] : a].encode("utf-8")))
             self._put_ghost(e, d, bp)
             return bp.token_count
         return None
