@@ -64,7 +64,8 @@ def main() -> None:
     print(f"{len(trials)} listed, {sum(t['linear_chars'] for t in trials)} marked in characters, "
           f"{sum(t['linear_lines'] for t in trials)} in lines; counting {len(chosen)} again at "
           f"{', '.join(f'{s}x' for s in scales)}\n")
-    head = " / ".join(["1x", "4x", "16x"] + [f"{s}x" for s in scales])
+    every = [1, 4, 16] + scales  # (the search's scales, then these)
+    head = " / ".join(f"{s}x" for s in every)
     print(f"| trial | encoding | lines {head} | characters {head} | grows |")
     print("|---|---|---|---|---|")
     encodings: dict = {}
@@ -77,7 +78,7 @@ def main() -> None:
                 break
             lines.append(work[1][0])
             chars.append(work[1][1])
-        grows = [f"{16 * 4 ** i}x -> {16 * 4 ** (i + 1)}x {what}"
+        grows = [f"{every[i + 2]}x -> {every[i + 3]}x {what}"
                  for what, counts, slack in (("lines", lines, 400), ("characters", chars, 8192))
                  for i in range(len(counts) - 3)
                  if growth._linear(counts[i + 1], counts[i + 2], counts[i + 3], slack)]

@@ -91,17 +91,19 @@ class MergedStretches:
         with the same end that it extends at the front (text put in front of a long piece
         joined it): a copy of the state's raw prependable takes the new bytes and becomes the
         piece's ghost; the state stays (its piece comes back when a truncation drops the new
-        text), or of a longer piece with the same end that starts in ``front`` above ``d``
-        (the copy gives up the bytes before ``d``).  None without one.  ``front`` starts at
-        distance ``n``.  O(bytes added or cut + saved states), and a copy of the piece's bytes
-        (C speed), once: later re-splits take the ghost."""
-        # the state nearest d: the fewest bytes to add or cut (a state of a longer piece with
-        # the same end may lie far below, from before text was put in front of it).  One that
-        # starts above d, in the fetched text, is of a piece the new one is a suffix of: the
-        # text in front split in another phase and took its first characters (o200k
-        # "\u0301" + "\r/!\u0301\u0301" * 59 + "\r/!\u0301" before "!" * k: the run's state
-        # took the last part, "/!\u0301" + "!" * k, and the whole re-split makes the piece
-        # "!\u0301" + "!" * k, which was encoded from its bytes in Python on every such prepend).
+        text).  A state of a longer piece with the same end that starts in ``front`` above
+        ``d`` gives the count of its suffix from its raw prependable (``counts``), with no
+        copy and no ghost: the state stays whole.  None without one.  ``front`` starts at
+        distance ``n``.  O(bytes added or skipped + saved states), and for a state below ``d``
+        a copy of the piece's bytes (C speed), once: later re-splits take the ghost."""
+        # the state nearest d (a state of a longer piece with the same end may lie far below,
+        # from before text was put in front of it).  One that starts above d, in the fetched
+        # text, is of a piece the new one is a suffix of: the text in front split in another
+        # phase and took its first characters (o200k "\u0301" + "\r/!\u0301\u0301" * 59 +
+        # "\r/!\u0301" before "!" * k: the run's state took the last part, "/!\u0301" + "!" *
+        # k, and the whole re-split makes the piece "!\u0301" + "!" * k, which was encoded
+        # from its bytes in Python on every such prepend; a copy of the state instead was
+        # O(piece) at C speed on every one).
         found = self.saved.starting_in(n - len(front), n)
         for key, (word, run, _) in sorted(found, key=lambda item: abs(item[0][0] - d)):
             if key[1] != e:
@@ -142,7 +144,7 @@ class MergedStretches:
         if ghost is None or n - ghost[0] > len(front) or ghost[0] > n:
             return None
         start, bp = ghost
-        if abs(d - start) > self._LONG and not (d > start == self.old_front) and not any(
+        if abs(d - start) > self._LONG and not (start == self.old_front and d > start) and not any(
                 end == e for (end, _), _ in alts.starting_in(start - self._LONG, start + self._LONG)):
             # (not when an alternative lies within _LONG of that start already, as the ghost
             # that a near one replaced does: a copy every pass made a toggle O(piece) at C
