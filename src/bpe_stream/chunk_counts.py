@@ -98,32 +98,33 @@ from itertools import accumulate
 import regex
 
 from .pretokenize import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from .unicode_classes import compile_regex
 
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 
 NEED_MORE = object()  # the held text cannot decide the cut yet
 
 _BUNDLED = frozenset([CL100K_PATTERN, O200K_PATTERN])
-_LAST_NON_WS = regex.compile(r"\S", regex.REVERSE)
-_FIRST_NON_WS = regex.compile(r"\S")
+_LAST_NON_WS = compile_regex(r"\S", regex.REVERSE)
+_FIRST_NON_WS = compile_regex(r"\S")
 # A piece whose every prefix (of length >= 2) is itself one piece (point 4 above).
 _LETTER_RUN = {
-    CL100K_PATTERN: regex.compile(r"[^\r\n\p{L}\p{N}']?\p{L}+"),
+    CL100K_PATTERN: compile_regex(r"[^\r\n\p{L}\p{N}']?\p{L}+"),
     # o200k: no marks, and Lm/Lo (in both of its letter sets) never mixed with cased letters
-    O200K_PATTERN: regex.compile(
+    O200K_PATTERN: compile_regex(
         r"[^\r\n\p{L}\p{N}'\p{M}]?(?:[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+)"
     ),
 }
 # The letters of such a piece: every suffix of a match is again one piece.
 _LETTERS = {
-    CL100K_PATTERN: regex.compile(r"\p{L}+"),
-    O200K_PATTERN: regex.compile(r"[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+"),
+    CL100K_PATTERN: compile_regex(r"\p{L}+"),
+    O200K_PATTERN: compile_regex(r"[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+"),
 }
 # A letter followed by a character that is no letter, mark or apostrophe (rule 5).
 # Or a non-whitespace character followed by whitespace other than \r, \n (rule 5b).
 # Or a newline followed by a character that is neither whitespace nor "/" (rule 5c).
-_HARD_AT = regex.compile(r"\p{L}(?=[^\p{L}\p{M}'])|\S(?=[^\S\r\n])|[\r\n](?=[^\s/])")
-_LAST_NON_LETTER = regex.compile(r"\P{L}", regex.REVERSE)
+_HARD_AT = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])|\S(?=[^\S\r\n])|[\r\n](?=[^\s/])")
+_LAST_NON_LETTER = compile_regex(r"\P{L}", regex.REVERSE)
 _TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
 _FALLBACK_SPAN = 64  # other straddling pieces longer than this use cuts.text_split_at
 

@@ -107,13 +107,14 @@ import regex
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .chunk_counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from .pretokenize import CL100K_PATTERN, O200K_PATTERN
+from .unicode_classes import compile_regex
 
 __all__ = ["Chunk", "Chunker"]
 
 # Patterns for which a letter followed by a non-letter/mark/apostrophe always ends a piece.
 _HARD_BOUNDARY_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
-_HARD_BOUNDARY = regex.compile(r"\p{L}(?=[^\p{L}\p{M}'])")
-_GRAPHEME = regex.compile(r"\X")
+_HARD_BOUNDARY = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])")
+_GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
 

@@ -32,11 +32,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-import regex
-
 from .appendable import BytesAppendable
 from .split_fastpath import LAST_LM_LO_MARK, MARK, O200K_FIRST_RUN, O200K_SECOND
 from .table import PrefixTable
+from .unicode_classes import compile_regex
 
 __all__ = ["bytes_split_at", "bytes_split_at_start", "text_split_at", "text_split_at_start"]
 
@@ -44,11 +43,11 @@ _CHUNK = 1024
 _TEXT_CHUNK = 64
 _WS_BOUND_MIN = 256  # tail length (characters) from which the whitespace bound is tried
 # The stretches of _StretchTailBound, as the patterns read their classes.
-_WS_STRETCH = regex.compile(r"\s*")
-_PUNCT_STRETCH = regex.compile(r"[^\s\p{L}\p{N}]*")
-_SLASH_STRETCH = regex.compile(r"[\r\n/]*")
-_LETTER_STRETCH = regex.compile(r"\p{L}*")
-_LOWER_STRETCH = regex.compile(O200K_SECOND + "*")
+_WS_STRETCH = compile_regex(r"\s*")
+_PUNCT_STRETCH = compile_regex(r"[^\s\p{L}\p{N}]*")
+_SLASH_STRETCH = compile_regex(r"[\r\n/]*")
+_LETTER_STRETCH = compile_regex(r"\p{L}*")
+_LOWER_STRETCH = compile_regex(O200K_SECOND + "*")
 # (kind, the stretch's characters) in the order _StretchTailBound tries them
 _STRETCH_KINDS_CL100K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("letters", _LETTER_STRETCH))
 _STRETCH_KINDS_O200K = (("ws", _WS_STRETCH), ("punct", _PUNCT_STRETCH), ("slash", _SLASH_STRETCH),

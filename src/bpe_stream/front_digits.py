@@ -19,12 +19,12 @@ in the dropped part are subtracted), O(R) once to build the state.
 
 from __future__ import annotations
 
-import regex
+from .unicode_classes import compile_regex
 
 __all__ = ["DigitRuns"]
 
-_DIGITS = regex.compile(r"\p{N}+")
-TRAILING_DIGITS = regex.compile(r"(?r)\p{N}+\Z")
+_DIGITS = compile_regex(r"\p{N}+")
+TRAILING_DIGITS = compile_regex(r"(?r)\p{N}+\Z")
 
 
 class DigitRuns:

@@ -47,15 +47,14 @@ bytes are copied once when a longer piece adopts them (``_adopt_saved``, C speed
 
 from __future__ import annotations
 
-import regex
-
 from .prependable import BytesPrependable
+from .unicode_classes import compile_regex
 
 __all__ = ["MergedStretches"]
 
-PUNCT_RUN = regex.compile(r"[^\s\p{L}\p{N}]+")
-_TAILS = {True: regex.compile(r"[\r\n/]*"), False: regex.compile(r"[\r\n]*")}
-_WITNESS = {True: regex.compile(r"[^\s\p{L}\p{N}\p{M}]"), False: regex.compile(r"[^\s\p{L}\p{N}]")}
+PUNCT_RUN = compile_regex(r"[^\s\p{L}\p{N}]+")
+_TAILS = {True: compile_regex(r"[\r\n/]*"), False: compile_regex(r"[\r\n]*")}
+_WITNESS = {True: compile_regex(r"[^\s\p{L}\p{N}\p{M}]"), False: compile_regex(r"[^\s\p{L}\p{N}]")}
 
 
 class MergedStretches:

@@ -40,14 +40,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-import regex
-
 from .split_fastpath import O200K_FIRST
+from .unicode_classes import compile_regex
 
 __all__ = ["PeriodicJumps"]
 
 # characters after a piece that do not yet make it final (the stability rule, see the module doc)
-_UNSETTLED = {True: regex.compile(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: regex.compile(r"\s*")}
+_UNSETTLED = {True: compile_regex(r"[\s" + O200K_FIRST[1:-1] + r"]*"), False: compile_regex(r"\s*")}
 
 
 class PeriodicJumps:

@@ -50,21 +50,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import regex
-
 from .front_merges import PUNCT_RUN
 from .pretokenize import SPACE_SET, is_space
 from .split_fastpath import O200K_FIRST_TAIL
+from .unicode_classes import compile_regex
 
 __all__ = ["RunPieces", "RunState"]
 
 # The newline tail of a punctuation piece (its last part, [\r\n]* in cl100k; in o200k
 # [\r\n/]*, from the first newline: the slashes before it are the punctuation's own).
-_NEWLINE_TAIL = {False: regex.compile(r"[\r\n]+\Z"), True: regex.compile(r"[\r\n][\r\n/]*\Z")}
-_SPACES_NO_NL = regex.compile(r"[^\S\r\n]*")
-_SLASH_TAIL = regex.compile(r"/[\r\n/]*")
-_LETTER = regex.compile(r"\p{L}")
-_NOT_WORD_CHAR = regex.compile(r"[^\p{L}\p{M}]")
+_NEWLINE_TAIL = {False: compile_regex(r"[\r\n]+\Z"), True: compile_regex(r"[\r\n][\r\n/]*\Z")}
+_SPACES_NO_NL = compile_regex(r"[^\S\r\n]*")
+_SLASH_TAIL = compile_regex(r"/[\r\n/]*")
+_LETTER = compile_regex(r"\p{L}")
+_NOT_WORD_CHAR = compile_regex(r"[^\p{L}\p{M}]")
 
 
 def _ANCHOR_REACH(group: int) -> int:  # noqa: N802 (a constant of the current _KEEP, _MIN_CUT)
@@ -246,10 +245,10 @@ class RunPieces:
     # across the cut is such a match).  Any later anchor in the same stretch works too, which
     # is what truncation needs.  kind -> (anchor regex, stretch character class).
     _STRETCHES = {
-        -1: (regex.compile(r"[^\s\p{L}\p{N}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
-        -2: (regex.compile(r"[^\s\p{L}\p{N}\p{M}]{2}"), regex.compile(r"[^\s\p{L}\p{N}]*")),
-        -3: (regex.compile(r"/"), regex.compile(r"[\r\n/]*")),
-        -4: (regex.compile(r"[^\S\r\n]\s"), regex.compile(r"\s*")),
+        -1: (compile_regex(r"[^\s\p{L}\p{N}]{2}"), compile_regex(r"[^\s\p{L}\p{N}]*")),
+        -2: (compile_regex(r"[^\s\p{L}\p{N}\p{M}]{2}"), compile_regex(r"[^\s\p{L}\p{N}]*")),
+        -3: (compile_regex(r"/"), compile_regex(r"[\r\n/]*")),
+        -4: (compile_regex(r"[^\S\r\n]\s"), compile_regex(r"\s*")),
     }
 
     def _may_hold_run(self, k: int, L1: int, o200k: bool) -> bool:

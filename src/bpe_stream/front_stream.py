@@ -51,8 +51,6 @@ next one, as tiktoken joins the pair in the whole text.
 
 from __future__ import annotations
 
-import regex
-
 from .appendable import _check_len
 from .boundary_stack import BoundaryStack
 from .encoding import _CACHEABLE_PIECE_LEN, fix_surrogates
@@ -68,12 +66,13 @@ from .front_words import WordPieces
 from .prependable import BytesPrependable
 from .pretokenize import SPACE_CHARS, SPACE_SET
 from .split_fastpath import O200K_FIRST_RUN, O200K_FIRST_TAIL
+from .unicode_classes import compile_regex
 
 __all__ = ["TextPrependable"]
 
-_WORD_REST = regex.compile(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
-_LETTER = regex.compile(r"\p{L}")
-_WHITESPACE = regex.compile(r"\s*")
+_WORD_REST = compile_regex(r"[\p{L}\p{M}]*")  # what a word match holds after its first character
+_LETTER = compile_regex(r"\p{L}")
+_WHITESPACE = compile_regex(r"\s*")
 
 
 class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, PeriodicJumps, KnownPieces, EarlierSplits,

@@ -66,24 +66,23 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import regex
-
 from .prependable import BytesPrependable
 from .pretokenize import is_space
 from .split_fastpath import AP, LO, MARK, O200K_FIRST_RUN, OL, P, SL, SP, UP, WS
+from .unicode_classes import compile_regex
 
 __all__ = ["WordPieces"]
 
-_O200K_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
-_LAST_UPPER = regex.compile(r"(?r)[\p{Lu}\p{Lt}]")
-_LAST_LL = regex.compile(r"(?r)\p{Ll}")
-_CL100K_CONTRACTION = regex.compile(r"(?i:[sdmt]|ll|ve|re)")
-_O200K_CONTRACTION_END = regex.compile(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)\Z")
-_UPPER = regex.compile(r"[\p{Lu}\p{Lt}]")
-_UPPERS = regex.compile(r"[\p{Lu}\p{Lt}]*")
+_O200K_LETTERS = compile_regex(r"[\p{L}\p{M}]+")
+_LAST_UPPER = compile_regex(r"(?r)[\p{Lu}\p{Lt}]")
+_LAST_LL = compile_regex(r"(?r)\p{Ll}")
+_CL100K_CONTRACTION = compile_regex(r"(?i:[sdmt]|ll|ve|re)")
+_O200K_CONTRACTION_END = compile_regex(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)\Z")
+_UPPER = compile_regex(r"[\p{Lu}\p{Lt}]")
+_UPPERS = compile_regex(r"[\p{Lu}\p{Lt}]*")
 # an optional lead is not part of it: (c, lead) is matched from after the lead
-_LOWER_LED = regex.compile(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*\p{Ll}[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
-_BEFORE_UPPER = regex.compile(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
+_LOWER_LED = compile_regex(r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*\p{Ll}[\p{Ll}\p{Lm}\p{Lo}\p{M}]*")
+_BEFORE_UPPER = compile_regex(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Lm}\p{Lo}\p{M}]")
 
 
 class _WordState(NamedTuple):
@@ -110,7 +109,7 @@ class WordPieces:
     __slots__ = ()
     # the characters a word piece may take at its front, but a lead (_joins_word: cl100k
     # letters, o200k letters and marks)
-    _JOINS = {False: regex.compile(r"\p{L}*"), True: regex.compile(r"[\p{L}\p{M}]*")}
+    _JOINS = {False: compile_regex(r"\p{L}*"), True: compile_regex(r"[\p{L}\p{M}]*")}
 
     def _check_word(self) -> None:
         self.word = None

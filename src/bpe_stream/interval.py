@@ -61,17 +61,16 @@ from array import array
 from bisect import bisect_right
 from itertools import accumulate
 
-import regex
-
 from .vocabulary import BytePairEncoding, _is_valid_pair
 from .appendable import _check_bytes_input, _valid_pair_memo
 from .encoding import _CACHEABLE_PIECE_LEN
 from .split_fastpath import LAST_LM_LO_MARK, MARK
+from .unicode_classes import compile_regex
 
-_DIGITS = regex.compile(r"\p{N}{64,}")
-_WS_RUN = regex.compile(r"\s{%d,}" % 64)  # \s as the patterns read it
-_LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
-_LOWER = regex.compile(r"\p{Ll}")
+_DIGITS = compile_regex(r"\p{N}{64,}")
+_WS_RUN = compile_regex(r"\s{%d,}" % 64)  # \s as the patterns read it
+_LETTER_OR_MARK = compile_regex(r"[\p{L}\p{M}]")
+_LOWER = compile_regex(r"\p{Ll}")
 _NEWLINES = re.compile(r"[\r\n]+")
 
 __all__ = ["IntervalCounter"]

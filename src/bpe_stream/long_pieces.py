@@ -48,10 +48,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
-import regex
-
 from .appendable import BytesAppendable
 from .pretokenize import PATTERNS
+from .unicode_classes import compile_regex
 
 _KEEP = 8  # characters kept at each end of a compressed run (>= 3)
 _MIN_CUT = 8  # only compress when at least this many characters are removed
@@ -59,10 +58,10 @@ _LONG_RUN = 2 * _KEEP + _MIN_CUT  # a one-class run this long can be cut in its 
 _RUN_START = itemgetter(1)  # the start of a class run [group, a, b], to bisect runs by
 
 # One capturing group per class; only the groups listed as compressible merge.
-_RUNS_CL100K = regex.compile(
+_RUNS_CL100K = compile_regex(
     r"(\p{L}+)|([\r\n]+)|([^\S\r\n]+)|([^\s\p{L}\p{N}']+)|((?s:.))"
 )
-_RUNS_O200K = regex.compile(
+_RUNS_O200K = compile_regex(
     r"([\p{Lu}\p{Lt}]+)|(\p{Ll}+)|([\p{Lm}\p{Lo}]+)|(\p{M}+)|([\r\n]+)|([^\S\r\n]+)"
     r"|([^\s\p{L}\p{N}\p{M}'/]+)|((?s:.))"
 )
@@ -298,7 +297,7 @@ _PUNCT_GROUPS = {
     _RUNS_O200K: (frozenset({7}), frozenset({4}), "'/"),
 }
 _CATCH_ALL = {_RUNS_CL100K: 5, _RUNS_O200K: 8}
-_MARK = regex.compile(r"\p{M}")
+_MARK = compile_regex(r"\p{M}")
 
 
 def _punct_piece_cut(z, b: int):

@@ -75,8 +75,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import chain
 
-import regex
-
 from .appendable import _check_len
 from .encoding import fix_surrogates
 from .front_records import DistanceRecords
@@ -84,6 +82,7 @@ from .long_pieces import (_COMPRESSIBLE, _RUNS_O200K, _WS_GROUPS, _LongPiece, lo
                           run_regex_for)
 from .pretokenize import PATTERNS, compile_pattern
 from .split_fastpath import EXTEND, K_NONE, NEW, O200K_FIRST, OL, UP, WS_CLASSES, fast_split_for
+from .unicode_classes import compile_regex
 
 __all__ = ["TextAppendable", "run_regex_for", "stable_margin"]
 
@@ -92,10 +91,10 @@ _NL_SEEN = 8  # pieces whose newline search _holds_newline remembers
 _CUSTOM_MARGIN = 64
 _SPLIT_CACHE_SIZE = 100_000
 
-_WS_TAIL = regex.compile(r"\s*\Z")
+_WS_TAIL = compile_regex(r"\s*\Z")
 _UPPER_WORD = O200K_FIRST
-_UPPER_TAIL = regex.compile(_UPPER_WORD + r"*\Z")
-_NOT_UPPER = regex.compile(r"[^" + _UPPER_WORD[1:])
+_UPPER_TAIL = compile_regex(_UPPER_WORD + r"*\Z")
+_NOT_UPPER = compile_regex(r"[^" + _UPPER_WORD[1:])
 
 
 def stable_margin(pat_str) -> int:

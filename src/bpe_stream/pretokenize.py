@@ -38,6 +38,8 @@ from collections.abc import Iterator
 
 import regex
 
+from .unicode_classes import compile_regex
+
 __all__ = ["PATTERNS", "compile_pattern", "PreSplitter"]
 
 CL100K_PATTERN = (
@@ -119,7 +121,7 @@ def compile_pattern(pat_str: str) -> "regex.Pattern[str]":
     if not isinstance(pat_str, str):
         raise TypeError(f"pattern must be a str, got {type(pat_str).__name__}")
     try:
-        return regex.compile(_rust_dollar_to_python(pat_str))
+        return compile_regex(_rust_dollar_to_python(pat_str))
     except regex.error as e:
         raise ValueError(f"invalid pre-split pattern {pat_str!r}: {e}") from e
 

@@ -49,9 +49,8 @@ one character at a time, against ``enc.count`` of every prefix.
 
 from __future__ import annotations
 
-import regex
-
 from .pretokenize import PATTERNS
+from .unicode_classes import compile_regex
 
 __all__ = ["FastSplit", "fast_split_for", "EXTEND", "NEW", "MERGE", "K_NONE"]
 
@@ -65,23 +64,23 @@ _WS_CLASSES = frozenset({SP, NL, WS})
 (K_NONE, K_EMPTY, K_WORD, K_WORD_U, K_DIG1, K_DIG2, K_DIG3, K_P1, K_PN, K_PNL,
  K_SP, K_WS1, K_NL1, K_WSRUN, K_WSRUN_NL, K_WSTAIL, K_WORD_O) = range(17)
 
-_S = regex.compile(r"\s")
-_L = regex.compile(r"\p{L}")
-_N = regex.compile(r"\p{N}")
-_LU = regex.compile(r"[\p{Lu}\p{Lt}]")
-_LL = regex.compile(r"\p{Ll}")
-_LOTHER = regex.compile(r"[\p{Lm}\p{Lo}]")
-MARK = regex.compile(r"\p{M}")
+_S = compile_regex(r"\s")
+_L = compile_regex(r"\p{L}")
+_N = compile_regex(r"\p{N}")
+_LU = compile_regex(r"[\p{Lu}\p{Lt}]")
+_LL = compile_regex(r"\p{Ll}")
+_LOTHER = compile_regex(r"[\p{Lm}\p{Lo}]")
+MARK = compile_regex(r"\p{M}")
 # o200k's word classes (one place for the modules that reason about them): the first
 # repetition [Lu Lt Lm Lo M]*, the second [Ll Lm Lo M]+, and the characters in both
 # (the last of which the first repetition gives back to).
 O200K_FIRST = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
 O200K_SECOND = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
-O200K_FIRST_RUN = regex.compile(O200K_FIRST + "*")
+O200K_FIRST_RUN = compile_regex(O200K_FIRST + "*")
 # the trailing stretch of upper-word characters, which a word match may read to its end and
 # then give back (piece_stream's stability rule)
-O200K_FIRST_TAIL = regex.compile(r"(?r)" + O200K_FIRST + r"*\Z")
-LAST_LM_LO_MARK = regex.compile(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
+O200K_FIRST_TAIL = compile_regex(r"(?r)" + O200K_FIRST + r"*\Z")
+LAST_LM_LO_MARK = compile_regex(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 
 
 def _class_cl100k(ch: str):

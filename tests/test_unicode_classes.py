@@ -1,0 +1,186 @@
+"""Unicode classes: the installed ``regex``, corrected, against the reference engines.
+
+The pre-split must class every code point as tiktoken's Rust regex (and HF tokenizers'
+Oniguruma) do, whichever ``regex`` release is installed.  These tests check the
+corrected classes member by member, the reference table against both engines, and the
+bundled patterns on every assigned code point in context against tiktoken.
+"""
+
+from __future__ import annotations
+
+import pytest
+import regex
+
+from bpe_stream import get_encoding
+from bpe_stream import unicode_classes as uc
+from bpe_stream._unicode_data import RANGES
+from conftest import ENCODING_NAMES, tiktoken_oracle
+
+CLASSES = [*RANGES, "L", "M", "N", "P", "S", "Z", "C", "Cn", "LC"]
+GENERAL_CATEGORIES = [k for k in RANGES if k != "White_Space"]
+
+
+def _escape(name: str, negated: bool = False) -> str:
+    if name == "White_Space":
+        return r"\S" if negated else r"\s"
+    return (r"\P{%s}" if negated else r"\p{%s}") % name
+
+
+def _members(ranges) -> set[int]:
+    out: set[int] = set()
+    for lo, hi in ranges:
+        out.update(range(lo, hi + 1))
+    return out - set(range(0xD800, 0xE000))
+
+
+def _index(cp: int) -> int:
+    """Position of code point ``cp`` in ``uc._all_code_points()`` (no surrogates)."""
+    return cp if cp < 0xD800 else cp - 0x800
+
+
+def _mask(ranges) -> bytearray:
+    """One byte per position of ``uc._all_code_points()``: 1 for members of ``ranges``."""
+    mask = bytearray(0x110000 - 0x800)
+    for lo, hi in ranges:
+        for a, b in ((lo, min(hi, 0xD7FF)), (max(lo, 0xE000), hi)):
+            if a <= b:
+                mask[_index(a) : _index(b) + 1] = b"\x01" * (b - a + 1)
+    return mask
+
+
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+
+
+@pytest.fixture(scope="module")
+def every_code_point():
+    return uc._all_code_points()
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_every_class_has_the_reference_members(name, every_code_point):
+    ref = _mask(uc.reference_ranges(name))
+    x = "x" if not ref[ord("x")] else "!"
+    with_x = bytearray(ref)
+    with_x[ord(x)] = 1
+
+    def matched(pattern):
+        # runs of matches, as a mask (one scan, no list of a million strings)
+        mask = bytearray(len(ref))
+        for m in uc.compile_regex(f"(?:{pattern})+").finditer(every_code_point):
+            mask[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+        return mask
+
+    pos, neg = _escape(name), _escape(name, negated=True)
+    not_ref = ref.translate(_FLIP)
+    assert matched(pos) == ref
+    assert matched(neg) == not_ref
+    assert matched(f"[{x}{pos}]") == with_x
+    assert matched(f"[^{x}{pos}]") == with_x.translate(_FLIP)
+    not_ref[ord(x)] = 1
+    assert matched(f"[{x}{neg}]") == not_ref
+
+
+def test_general_categories_partition_the_assigned_code_points():
+    seen: set[int] = set()
+    for gc in GENERAL_CATEGORIES:
+        members = _members(uc.reference_ranges(gc))
+        assert not members & seen, gc
+        seen |= members
+    assert seen | _members(uc.reference_ranges("Cn")) == set(range(0x110000)) - set(range(0xD800, 0xE000))
+
+
+@pytest.mark.parametrize("name", [*GENERAL_CATEGORIES, "White_Space"])
+def test_reference_table_is_what_tiktoken_matches(name, every_code_point):
+    tiktoken = pytest.importorskip("tiktoken")
+    ranks = {bytes([i]): i for i in range(256)}
+    probe = tiktoken.Encoding("probe", pat_str=_escape(name), mergeable_ranks=ranks, special_tokens={})
+    got = set(map(ord, probe.decode_bytes(probe.encode_ordinary(every_code_point)).decode()))
+    assert got == _members(uc.reference_ranges(name))
+
+
+@pytest.mark.parametrize("name", [*GENERAL_CATEGORIES, "White_Space"])
+def test_reference_table_is_what_hf_tokenizers_matches(name, every_code_point):
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(
+        tokenizers.Regex(_escape(name, negated=True) + "+"), behavior="removed"
+    )
+    got = set(map(ord, "".join(p for p, _ in split.pre_tokenize_str(every_code_point))))
+    assert got == _members(uc.reference_ranges(name))
+
+
+def _contexts(c: str) -> str:
+    # before and after letters (both cases), digits, spaces, newlines, apostrophes,
+    # marks and punctuation, doubled, and as a contraction's letter
+    return f"a{c}b A{c}B 1{c}2 {c} \n{c}\n '{c}s {c}'s {c}{c}\u0301 !{c}? \t{c}\r\n{c}x"
+
+
+def _code_points_to_check() -> list[int]:
+    """Every code point assigned in the reference or by the installed ``regex``
+    (private use sampled: one class, 137,468 members), plus samples of the rest."""
+    assigned = set()
+    for gc in GENERAL_CATEGORIES:
+        if gc != "Co":
+            assigned |= _members(uc.reference_ranges(gc))
+    installed = regex.compile(r"[^\p{Cn}\p{Co}\p{Cs}]")
+    assigned |= {ord(c) for c in installed.findall(uc._all_code_points())}
+    assigned |= set(range(0xE000, 0x110000, 997))  # private use and unassigned, sampled
+    return sorted(assigned)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_every_assigned_code_point_in_context_encodes_like_tiktoken(name):
+    enc = get_encoding(name)
+    oracle = tiktoken_oracle(name)
+    cps = _code_points_to_check()
+    block = 2048
+    for k in range(0, len(cps), block):
+        text = "".join(_contexts(chr(c)) for c in cps[k : k + block])
+        if enc.encode_ordinary(text) != oracle.encode_ordinary(text):
+            for c in cps[k : k + block]:  # name the first code point that differs
+                one = _contexts(chr(c))
+                assert enc.encode_ordinary(one) == oracle.encode_ordinary(one), f"U+{c:04X}"
+            pytest.fail(f"block from U+{cps[k]:04X} differs, no single code point does")
+
+
+def test_patterns_are_compiled_as_written_where_the_installed_regex_agrees():
+    pattern = r"[^\r\n\p{L}\p{N}]?+\p{L}++|\s+(?!\S)"
+    compiled = uc.compile_regex(pattern)
+    agrees = all(uc._difference(n) == ((), ()) for n in ("L", "N", "White_Space"))
+    assert (compiled.pattern == pattern) == agrees
+    assert bool(compiled.flags & regex.VERSION1) == (not agrees)
+
+
+def test_a_corrected_pattern_keeps_the_meaning_of_version_0_syntax(monkeypatch):
+    # Pretend that the installed regex classes "a" as a letter where the reference does
+    # not, and misses "!" as one: the rewrite switches to version-1 sets, in which "["
+    # and "--" inside a set would be nested sets and differences; they must stay literal.
+    real = uc._difference
+
+    def fake(name):
+        if name == "L":
+            return (((0x61, 0x61),), ((0x21, 0x21),))
+        return real(name)
+
+    monkeypatch.setattr(uc, "_difference", fake)
+    uc.compile_regex.cache_clear()
+    try:
+        compiled = uc.compile_regex(r"[+--]|[[]|[]z]|\p{L}+|(?i:'s)")
+        assert compiled.flags & regex.VERSION1
+        assert compiled.findall("[-]+,z'S'\u017fa!\u00e9") == ["[", "-", "]", "+", ",", "z", "'S", "'\u017f", "!\u00e9"]
+        assert uc.compile_regex(r"\p{L}+").findall("a!\u00e9") == ["!\u00e9"]
+        assert uc.compile_regex(r"\P{L}+").findall("a!\u00e9") == ["a"]
+        assert uc.compile_regex(r"[^\p{L}]+").findall("a!\u00e9") == ["a"]
+        # simple case folding, as in version 0 and the reference engines: "ss" is not "\u00df"
+        assert uc.compile_regex(r"(?i:ss)\p{L}").match("\u00dfb") is None
+        assert uc.compile_regex(r"(?i:ss)\p{L}").match("SSb") is not None
+    finally:
+        uc.compile_regex.cache_clear()
+
+
+def test_corrections_report_counts_per_class():
+    corrections = uc.corrections()
+    assert set(corrections) >= set(RANGES) | {"L", "N", "M"}
+    for name, (extra, missing) in corrections.items():
+        extra_ranges, missing_ranges = uc._difference(name)
+        assert extra == sum(h - lo + 1 for lo, h in extra_ranges)
+        assert missing == sum(h - lo + 1 for lo, h in missing_ranges)
