@@ -47,9 +47,9 @@ def offline_tiktoken():
     """
     import tiktoken
 
-    from bpe_stream.loading import parse_tiktoken
-    from bpe_stream.pretokenize import PATTERNS
-    from bpe_stream.registry import _BUNDLED, bundled_tiktoken_bytes
+    from bpe_stream.bpe.ranks import parse_tiktoken
+    from bpe_stream.pretokenize.patterns import PATTERNS
+    from bpe_stream.encoding.registry import _BUNDLED, bundled_tiktoken_bytes
 
     global _TK
     if _TK is None:
@@ -74,7 +74,7 @@ def chunkers(budget: int):
     ``cold()`` empties process-wide caches (bpe-stream's piece cache) or is None.
     """
     import bpe_stream
-    from bpe_stream.chunker import Chunker
+    from bpe_stream.chunk.chunker import Chunker
 
     enc = bpe_stream.get_encoding("cl100k_base")
     tk = offline_tiktoken()

@@ -54,7 +54,7 @@ from _common import (  # noqa: E402
 )
 
 import bpe_stream  # noqa: E402
-from bpe_stream.registry import bundled_tiktoken_bytes  # noqa: E402
+from bpe_stream.encoding.registry import bundled_tiktoken_bytes  # noqa: E402
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 CORPORA = [  # (label, file)

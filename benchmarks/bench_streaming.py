@@ -17,9 +17,9 @@ from pathlib import Path
 import tiktoken
 
 import bpe_stream
-from bpe_stream.appendable import AppendableEncoder
-from bpe_stream.interval import IntervalCounter
-from bpe_stream.prependable import PrependableEncoder
+from bpe_stream.stream.appendable import AppendableEncoder
+from bpe_stream.stream.interval import IntervalCounter
+from bpe_stream.stream.prependable import PrependableEncoder
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 

@@ -93,8 +93,8 @@ def hf_train(texts, vocab_size: int, pat_str: str | None, min_frequency: int, fi
 def part1(naive_max_vocab: int) -> list[str]:
     from reference_training import reference_merges
 
-    from bpe_stream.pretokenize import PATTERNS
-    from bpe_stream.training import learn_merges, train
+    from bpe_stream.pretokenize.patterns import PATTERNS
+    from bpe_stream.training.trainer import learn_merges, train
 
     text = (CORPORA / "taylorswift.txt").read_text(encoding="utf-8")
     rows = [
@@ -136,8 +136,8 @@ def peak_kb():  # VmHWM is reset by exec, unlike ru_maxrss
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
-from bpe_stream.training import learn_merges
-from bpe_stream.training_cli import read_documents
+from bpe_stream.training.trainer import learn_merges
+from bpe_stream.cli.train import read_documents
 if sys.argv[1] == "run":
     t = time.perf_counter()
     merges = learn_merges(read_documents([{path!r}], streamable=True), 10000,
@@ -156,7 +156,7 @@ def peak_kb():
             return int(line.split()[1])
 import tokenizers
 from bench_train import hf_train
-from bpe_stream.pretokenize import PATTERNS
+from bpe_stream.pretokenize.patterns import PATTERNS
 if sys.argv[1] == "run":
     t = time.perf_counter()
     n = hf_train(None, 10000, PATTERNS["cl100k_base"], 2, files=[{path!r}])

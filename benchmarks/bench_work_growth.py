@@ -129,8 +129,8 @@ def measure(action, stream=None) -> tuple[int, int]:
         out = []
         split = characters_split(stream, lambda: out.append(measure(action)))
         return out[0][0], out[0][1] + split
-    from bpe_stream.front_stream import TextPrependable
-    from bpe_stream.piece_stream import _Rope
+    from bpe_stream.stream.front.text_prependable import TextPrependable
+    from bpe_stream.text.appendable import _Rope
 
     lines = chars = 0
     originals = {(TextPrependable, "_front"): TextPrependable._front,

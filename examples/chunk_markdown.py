@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import bpe_stream
-from bpe_stream.chunker import Chunker
+from bpe_stream.chunk.chunker import Chunker
 
 path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "corpora" / "markdown_docs.md"
 max_tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 256

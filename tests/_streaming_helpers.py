@@ -18,7 +18,7 @@ LONG_ATOMS = ATOMS + ["x" * 80, " " * 70, "\n" * 66, " \n" * 40, "\n " * 35, "1"
                       "!'/?'" * 20, "!!\n/'" * 15, "." * 40 + "\n//" + "'" * 30]
 long_text_st = st.lists(st.sampled_from(LONG_ATOMS), max_size=8).map("".join)
 
-# One character per class of bpe_stream.split_fastpath (cl100k and o200k), contraction
+# One character per class of bpe_stream.pretokenize.fast_split (cl100k and o200k), contraction
 # letters, and characters the fast path must hand to the regex (apostrophe, mark, surrogate-free
 # non-ASCII letters and whitespace).
 CLASS_ALPHABET = "aB1 \n\r\t!/'s\u0301中ʰ\u3000"
@@ -44,7 +44,7 @@ def cross_class_encoding(pattern_name: str):
     space).  The bundled vocabularies never hold such tokens (they were learned inside
     pieces), so a shortcut that is exact for them only by that accident fails here."""
     from bpe_stream import Encoding
-    from bpe_stream.pretokenize import PATTERNS
+    from bpe_stream.pretokenize.patterns import PATTERNS
 
     tokens = [bytes([i]) for i in range(256)]
     for t in [b"aB", b"xx", b"xxxx", b"\xcc\x81", b"\xcc\x81x", b"Ba", b"a\xcc\x81", b"\n ", b"\n \n", b"x ",
@@ -70,7 +70,11 @@ def encoding_by_name(name: str):
 
 
 def python_lines(action) -> int:
-    """Python lines executed by ``action()``: a measure of Python work, not of time."""
+    """Python lines executed by ``action()``: a measure of Python work, not of time.
+
+    The garbage collector is off meanwhile: a collection would run the finalizers of
+    whatever earlier work left behind, lines that are not the action's."""
+    import gc
     import sys
 
     count = 0
@@ -82,11 +86,15 @@ def python_lines(action) -> int:
         return tracer
 
     old = sys.gettrace()
+    enabled = gc.isenabled()
+    gc.disable()
     sys.settrace(tracer)
     try:
         action()
     finally:
         sys.settrace(old)
+        if enabled:
+            gc.enable()
     return count
 
 
@@ -94,7 +102,7 @@ def append_records_violations(impl) -> list:
     """What breaks the invariant of ``TextAppendable.records`` (empty when it holds): its keys
     are the starts of the current pieces longer than ``piece_stream._LONG``, each record ending
     where its piece ends.  The truncation finds the records to cut through the pieces."""
-    from bpe_stream import piece_stream
+    from bpe_stream.text import appendable as piece_stream
 
     if impl.pattern is None:
         return []
@@ -154,8 +162,8 @@ def characters_read(action) -> int:
     (``TextPrependable._front``/``_window``) and sliced from the back (``_Rope``).  Python
     lines do not show work done at C speed (a regex over a fetch that grows to the whole
     text, 4x per round, adds only a few lines per round); this does."""
-    from bpe_stream.front_stream import TextPrependable
-    from bpe_stream.piece_stream import _Rope
+    from bpe_stream.stream.front.text_prependable import TextPrependable
+    from bpe_stream.text.appendable import _Rope
 
     count = 0
     originals = {(TextPrependable, "_front"): TextPrependable._front,

@@ -47,9 +47,9 @@ def corpus_text(name: str) -> str:
 def tiktoken_oracle(name: str):
     """A tiktoken Encoding built from the bundled files (no network)."""
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe_stream.loading import parse_tiktoken
-    from bpe_stream.pretokenize import PATTERNS
-    from bpe_stream.registry import _BUNDLED, bundled_tiktoken_bytes
+    from bpe_stream.bpe.ranks import parse_tiktoken
+    from bpe_stream.pretokenize.patterns import PATTERNS
+    from bpe_stream.encoding.registry import _BUNDLED, bundled_tiktoken_bytes
 
     return tiktoken.Encoding(
         name,
@@ -69,7 +69,7 @@ IMPLEMENTATIONS = ["compiled", "python"]
 def encoding_with(name: str, implementation: str):
     """The bundled encoding ``name``, its pieces encoded by ``implementation``."""
     from bpe_stream import get_encoding
-    from bpe_stream.merge_loop import compiled_available
+    from bpe_stream.bpe.merge_loop import compiled_available
 
     enc = get_encoding(name)
     if implementation == "compiled":
@@ -103,9 +103,9 @@ def small_constants(request, monkeypatch):
     """With tiny constants the long-piece machinery (cuts of long pieces in re-splits,
     long-first-piece states of prepending) runs on short hypothesis texts."""
     if request.param:
-        import bpe_stream.long_pieces as long_pieces
-        import bpe_stream.piece_stream as piece_stream
-        from bpe_stream.front_stream import TextPrependable
+        import bpe_stream.pretokenize.long_pieces as long_pieces
+        import bpe_stream.text.appendable as piece_stream
+        from bpe_stream.stream.front.text_prependable import TextPrependable
 
         monkeypatch.setattr(long_pieces, "_KEEP", 3)
         monkeypatch.setattr(long_pieces, "_MIN_CUT", 1)

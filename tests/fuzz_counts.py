@@ -50,11 +50,11 @@ a = p.parse_args()
 
 import bpe_stream
 if a.small:
-    import bpe_stream.long_pieces as long_pieces, bpe_stream.piece_stream as piece_stream
-    from bpe_stream.front_stream import TextPrependable
+    import bpe_stream.pretokenize.long_pieces as long_pieces, bpe_stream.text.appendable as piece_stream
+    from bpe_stream.stream.front.text_prependable import TextPrependable
     long_pieces._KEEP = 3; long_pieces._MIN_CUT = 1; piece_stream._LONG = 6
     TextPrependable._LONG = 6; TextPrependable._FETCH = 5
-    import bpe_stream.interval as interval
+    import bpe_stream.text.intervals as interval
     interval._LONG = 6
 from bpe_stream import PrependableEncoder, AppendableEncoder, IntervalCounter
 from _streaming_helpers import append_records_violations

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from bpe_stream.pretokenize import compile_pattern
+from bpe_stream.pretokenize.patterns import compile_pattern
 
 
 def bpe_encode(data: bytes, rank_of: dict[bytes, int]) -> list[bytes]:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe_stream
-from bpe_stream.appendable import AppendableEncoder
+from bpe_stream.stream.appendable import AppendableEncoder
 
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
                                 append_records_violations, characters_read, deep_edit_work, edit_sequence_lines,
@@ -113,8 +113,8 @@ def test_errors_and_pickle():
 def _exhaustive(enc, alphabet, depth):
     """Append every string over `alphabet` up to `depth` one character at a time (state copied per
     node, so the regex-free path runs from every reachable state) and compare with enc.count."""
-    from bpe_stream.piece_stream import TextAppendable
-    from bpe_stream.pretokenize import compile_pattern
+    from bpe_stream.text.appendable import TextAppendable
+    from bpe_stream.pretokenize.patterns import compile_pattern
 
     pattern = compile_pattern(enc.pat_str)
     fast_hits = 0
@@ -138,7 +138,7 @@ def _exhaustive(enc, alphabet, depth):
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_fast_path_exhaustive(name):
-    # every transition of bpe_stream.split_fastpath, from every kind, against the regex
+    # every transition of bpe_stream.pretokenize.fast_split, from every kind, against the regex
     enc = bpe_stream.get_encoding(name)
     assert _exhaustive(enc, SMALL_ALPHABET, 5) > 10_000
     assert _exhaustive(enc, CLASS_ALPHABET, 3) > 1_000
@@ -215,7 +215,7 @@ def test_runs_append_and_table(name):
     # runs of one byte / short period: the periodic shortcut of the raw recurrence and of the
     # table pass must give BPE's counts exactly (checked at every prefix against a fresh encoder
     # near the start and at the end of 200 KB)
-    from bpe_stream.table import PrefixTable
+    from bpe_stream.bpe.table import PrefixTable
 
     enc = bpe_stream.get_encoding(name)
     bpe = enc.bpe

@@ -14,7 +14,7 @@ order of pushes, pops, hides and drops.
 
 from hypothesis import example, given, settings, strategies as st
 
-from bpe_stream.boundary_stack import BoundaryStack
+from bpe_stream.stream.front.boundary_stack import BoundaryStack
 
 
 class _Entry:

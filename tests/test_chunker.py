@@ -7,21 +7,15 @@ streamed chunks of random splits must equal the whole-text chunks.
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import chunker_reference  # noqa: E402
-
-STAND_INS = chunker_reference.install_if_missing()
-
 import bpe_stream  # noqa: E402
-from bpe_stream.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
-from bpe_stream.chunker import Chunk, Chunker  # noqa: E402
+from bpe_stream.chunk.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
+from bpe_stream.chunk.chunker import Chunk, Chunker  # noqa: E402
 from conftest import CORPUS_FILES, tiktoken_oracle  # noqa: E402
 
 ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
@@ -229,7 +223,7 @@ def test_surrogates_are_never_split(units, max_tokens, seed):
         chunks = chunker.chunks(text)
     except ValueError:
         return
-    from bpe_stream.encoding import fix_surrogates
+    from bpe_stream.text.input import fix_surrogates
 
     assert "".join(c.text for c in chunks) == text
     for c in chunks:
@@ -267,8 +261,6 @@ def test_corpus_slices(path):
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_corpus_whole_file(path):
     text = path.read_text(encoding="utf-8")
-    if STAND_INS:
-        text = text[:60_000]  # the stand-in primitives are slow
     enc = CL100K
     max_tokens = 256
     for mode in ("exact", "semantic"):
@@ -416,7 +408,7 @@ def test_levels_are_data():
 
 
 # ------------------------------------------------- exact counts (chunk_counts)
-from bpe_stream.chunk_counts import _HARD_AT, _LETTER_RUN, NEED_MORE, ChunkView, TextCounts  # noqa: E402
+from bpe_stream.chunk.counts import _HARD_AT, _LETTER_RUN, NEED_MORE, ChunkView, TextCounts  # noqa: E402
 
 ADVERSARIAL = [
     " ", "  ", "\n", "\n\n", " \n ", "\t", "\r\n", "   \n  \n", " " * 9, "\n" * 5,
@@ -502,7 +494,7 @@ def test_long_straddling_pieces():
 @settings(max_examples=120, deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_suffix_view_counts_and_earliest_start_are_exact(text, enc_name, data):
-    from bpe_stream.chunk_counts import SuffixView
+    from bpe_stream.chunk.counts import SuffixView
 
     enc = ENCODINGS[enc_name]
     tc = TextCounts(enc, text)
@@ -518,7 +510,7 @@ def test_suffix_view_counts_and_earliest_start_are_exact(text, enc_name, data):
 
 
 def test_overlap_inside_long_letter_runs_is_exact():
-    from bpe_stream.chunk_counts import SuffixView
+    from bpe_stream.chunk.counts import SuffixView
 
     for enc in ENCODINGS.values():
         for text in ("ab " + "中文字列" * 60 + "。 cd", "x " + "abcdefghij" * 30 + ", y", "word " * 40):
@@ -574,7 +566,7 @@ _CUT_ALPHABET = ["a", ".", "!", "?", "\u2026", '"', "'", "\u201d", "\u2019", ")"
 @settings(max_examples=300, deadline=None)
 @given(chars=st.lists(st.sampled_from(_CUT_ALPHABET), max_size=40), data=st.data())
 def test_sentence_and_word_levels_equal_their_plain_patterns(chars, data):
-    from bpe_stream.boundaries import get_level
+    from bpe_stream.chunk.boundaries import get_level
 
     text = "".join(chars)
     lo = data.draw(st.integers(0, len(text)))
@@ -589,7 +581,7 @@ def test_sentence_and_word_levels_equal_their_plain_patterns(chars, data):
 
 
 def test_sentence_and_word_levels_on_crafted_ends():
-    from bpe_stream.boundaries import get_level
+    from bpe_stream.chunk.boundaries import get_level
 
     texts = ["a!\u2019 b", 'Yes." No', "(so?) then", "end.] x", "wait\u2026 ok", "\u3002\u300dx", "a!!!!", "!" * 50,
              "x" * 50 + " y", "it's... fine\n", "\u201cq?\u201d z", "a.\u3000b"]
@@ -602,7 +594,7 @@ def test_overlap_on_one_huge_piece_counts_linear_text():
     # A text that is one long piece ("😀" * n is one punctuation piece): the overlap search
     # must not count from the piece's start for every chunk (quadratic).  Work, not time:
     # the characters handed to TextCounts.count_str grow linearly with n.
-    from bpe_stream import chunk_counts
+    from bpe_stream.chunk import counts as chunk_counts
 
     enc = bpe_stream.get_encoding("cl100k_base")
     counted = {}

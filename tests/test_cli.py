@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from bpe_stream import get_encoding
-from bpe_stream.cli import main
+from bpe_stream.cli.main import main
 
 
 def run(argv, stdin: bytes | None = None, monkeypatch=None):

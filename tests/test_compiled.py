@@ -17,8 +17,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_stream import Encoding, get_encoding
-from bpe_stream.merge_loop import MergeTable, compiled_available
-from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
+from bpe_stream.bpe.merge_loop import MergeTable, compiled_available
+from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
+from bpe_stream.pretokenize.splitter import PreSplitter
 from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, naive_bpe, pure_python_twin, tiktoken_oracle
 from test_vocabulary import random_vocabulary
 
@@ -206,7 +207,7 @@ def test_long_pieces_take_the_fallback(name, text):
 def test_mixed_text_equals_tiktoken(name, blocks):
     # ASCII stretches are counted in C, the rest by the regex; stretches are forced
     # short (no text is treated as dense) so that the cuts between them are exercised.
-    from bpe_stream import pretokenize
+    from bpe_stream.pretokenize import splitter as pretokenize
 
     text = "".join(blocks)
     enc = get_encoding(name)

@@ -217,7 +217,7 @@ def test_disk_cache_is_rebuilt_when_corrupt(tmp_path):
     # differ: pyahocorasick's pickle carries uninitialised struct padding)
     rewritten = entries[0].read_bytes()
     assert rewritten != corrupt and len(rewritten) == len(blob)
-    from bpe_stream import cache
+    from bpe_stream.encoding import cache
 
     key = entries[0].name.split("-v")[0]
     first_bpe, second_bpe = cache._read(_write_tmp(tmp_path, blob), key), cache._read(entries[0], key)
@@ -234,7 +234,7 @@ def _write_tmp(directory, blob):
 
 
 def test_bundled_file_is_verified(monkeypatch):
-    from bpe_stream import registry
+    from bpe_stream.encoding import registry
 
     monkeypatch.setitem(registry._BUNDLED, "cl100k_base", dict(registry._BUNDLED["cl100k_base"], sha256="0" * 64))
     with pytest.raises(RuntimeError, match="corrupt"):
@@ -259,8 +259,9 @@ def test_bundled_file_is_verified(monkeypatch):
 def test_pre_split_fast_path_equals_regex(name, blocks):
     # Mixed ASCII/Unicode text exercises the stretch logic (forced on by treating
     # no text as dense, and with tiny dense blocks).
-    from bpe_stream import pretokenize
-    from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
+    from bpe_stream.pretokenize import splitter as pretokenize
+    from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
+    from bpe_stream.pretokenize.splitter import PreSplitter
 
     text = "".join(blocks)
     expected = compile_pattern(PATTERNS[name]).findall(text)
@@ -283,7 +284,8 @@ def test_pre_split_fast_path_equals_regex(name, blocks):
 )
 @settings(max_examples=400, deadline=None)
 def test_ascii_translation_equals_unicode_pattern(name, text):
-    from bpe_stream.pretokenize import PATTERNS, PreSplitter, compile_pattern
+    from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
+    from bpe_stream.pretokenize.splitter import PreSplitter
 
     assert PreSplitter(PATTERNS[name]).findall(text) == compile_pattern(PATTERNS[name]).findall(text)
 
@@ -365,8 +367,8 @@ def test_space_chars_are_the_patterns_whitespace():
     # about whitespace pieces; str.isspace() differs from it on U+001C..U+001F
     import sys
 
-    from bpe_stream.pretokenize import SPACE_CHARS, is_space
-    from bpe_stream.unicode_classes import compile_regex
+    from bpe_stream.pretokenize.patterns import SPACE_CHARS, is_space
+    from bpe_stream.pretokenize.unicode import compile_regex
 
     ws = compile_regex(r"\s")
     assert sorted(SPACE_CHARS) == [chr(c) for c in range(sys.maxunicode + 1) if ws.match(chr(c))]

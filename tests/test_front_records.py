@@ -6,10 +6,10 @@ import doctest
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-import bpe_stream.front_alts as front_alts
-import bpe_stream.front_records as front_records
-from bpe_stream.front_alts import DistanceMap
-from bpe_stream.front_records import DistanceRecords
+import bpe_stream.stream.front.alts as front_alts
+import bpe_stream.text.records as front_records
+from bpe_stream.stream.front.alts import DistanceMap
+from bpe_stream.text.records import DistanceRecords
 
 
 @pytest.mark.parametrize("module", [front_records, front_alts])

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bpe_stream.front_text import FrontText
+from bpe_stream.stream.front.text import FrontText
 
 
 class _Text(FrontText):

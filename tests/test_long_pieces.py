@@ -1,4 +1,4 @@
-"""The cuts of bpe_stream.long_pieces against the regex itself.
+"""The cuts of bpe_stream.pretokenize.long_pieces against the regex itself.
 
 The streaming counters re-split a proxy of the text with the cuts of its long pieces
 deleted; long_pieces states that each cut is sound (no match boundary falls inside it and
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_stream.long_pieces import _COMPRESSIBLE, _LongPiece, long_piece_cuts, run_regex_for
-from bpe_stream.pretokenize import compile_pattern
+from bpe_stream.pretokenize.long_pieces import _COMPRESSIBLE, _LongPiece, long_piece_cuts, run_regex_for
+from bpe_stream.pretokenize.patterns import compile_pattern
 
 # units of every class the cuts know (letters of each o200k class, marks, apostrophes and
 # contractions, slashes, punctuation, each kind of whitespace), repeated into long runs

@@ -6,7 +6,8 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream import AppendableEncoder
-from bpe_stream.prependable import BytesPrependable, PrependableEncoder
+from bpe_stream.bpe.prependable import BytesPrependable
+from bpe_stream.stream.prependable import PrependableEncoder
 
 from _streaming_helpers import (ENCODINGS_WITH_CROSS, characters_read, characters_split, deep_edit_work,
                                 edit_sequence_lines, encoding_by_name,
@@ -432,7 +433,7 @@ def test_bulk_undo_record_is_dropped_by_a_deeper_truncation(name, small_constant
     # after "!" merged many words into one piece, a truncation below the old front makes its
     # removed boundaries stale; regrowing the same length with other text and truncating back
     # must not bring them back (white-box: the kept boundaries are the pieces' starts)
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = encoding_by_name(name)
     words = 3 * TextPrependable._LONG
@@ -501,7 +502,7 @@ def test_toggling_a_merge_does_bounded_work(edit, monkeypatch):
     # (which encodes the merged piece once), neither may touch the stretch: no fetch of
     # more than a bounded text, and no bulk removal or re-adding of boundaries (the covered
     # ones are hidden, or the periodic stretch was jumped and never had them).
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = bpe_stream.get_encoding("o200k_base")
     n = 30_000
@@ -544,7 +545,7 @@ def test_toggling_a_merge_with_a_floor_moves_no_hidden_boundary(after, monkeypat
     # on the merge and again on the undo (a memmove, 0.4 ms per toggle at 1M words).  Now
     # the floor takes the slot of the lowest hidden boundary: each boundary keeps its
     # position (white-box: the lists and the index, checked on every toggle).
-    from bpe_stream.boundary_stack import BoundaryStack
+    from bpe_stream.stream.front.boundary_stack import BoundaryStack
 
     floors = []
     push_under_hole = BoundaryStack.push_under_hole
@@ -612,7 +613,7 @@ def test_merging_a_stretch_again_after_another_merge_does_bounded_work(monkeypat
     # merge stretch A, put stretch B (and "x") in front and merge it, truncate B away and
     # merge A again: A's bytes and run record must still be there (several are kept), so
     # the last merge fetches a bounded front instead of scanning and re-encoding A
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = bpe_stream.get_encoding("o200k_base")
     a_text = "!\u0301\u0301" * 10_000 + " end"
@@ -644,7 +645,7 @@ def test_toggles_before_a_long_whitespace_run_read_a_bounded_front(name, unit, p
     # "\n " * n re-split the whole run with the regex on every toggle.  ``pre`` is whitespace
     # typed in front first, one character at a time (a short newline piece before a long run
     # of spaces, whose end a re-split had to read every time; see TextPrependable._blank_after).
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = bpe_stream.get_encoding(name)
     n = 4_000
@@ -682,7 +683,7 @@ def test_typing_newlines_before_a_long_run_of_spaces_reads_a_bounded_front(name,
     # newline) before the spaces; finding that last newline meant reading the whole run of
     # spaces on every keystroke (2.7-6.8 ms each at 200K characters), until the re-split
     # recorded that the run holds no newline (a blank, see TextPrependable._blank_after).
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = bpe_stream.get_encoding(name)
     n = 4_000
@@ -711,7 +712,7 @@ def test_typing_newlines_before_a_long_run_of_spaces_reads_a_bounded_front(name,
     ("cl100k_base", "a!" + "\n" * 10_000 + "x", ["'_", "?", "_\n"]),
 ])
 def test_a_punctuation_match_into_a_recorded_newline_tail_reads_a_bounded_front(name, text, edits, monkeypatch):
-    from bpe_stream.front_stream import TextPrependable
+    from bpe_stream.stream.front.text_prependable import TextPrependable
 
     enc = bpe_stream.get_encoding(name)
     n = len(text)
@@ -1152,11 +1153,11 @@ def test_edit_toggles_found_by_the_fuzzer_do_bounded_python_work(name, side, uni
     # whitespace run is re-split at C speed) fetches a bounded text.  A list of edits is a
     # sequence toggled in turn (one edit can take the state another one relies on).
     edits = edit if isinstance(edit, list) else [edit]
-    from bpe_stream.boundary_stack import BoundaryStack
-    from bpe_stream.encoding import _PieceCache
-    from bpe_stream.front_stream import TextPrependable
-    from bpe_stream.piece_stream import _Rope
-    from bpe_stream.split_fastpath import FastSplit
+    from bpe_stream.stream.front.boundary_stack import BoundaryStack
+    from bpe_stream.text.piece_encoder import _PieceCache
+    from bpe_stream.stream.front.text_prependable import TextPrependable
+    from bpe_stream.text.appendable import _Rope
+    from bpe_stream.pretokenize.fast_split import FastSplit
 
     enc = bpe_stream.get_encoding(name)
     n = 20_000

@@ -29,7 +29,7 @@ import re
 import pytest
 
 import bpe_stream
-from bpe_stream.pretokenize import compile_pattern
+from bpe_stream.pretokenize.patterns import compile_pattern
 
 # One character per class the two patterns tell apart, with the letters of the contractions.
 CLASS_REPRESENTATIVES = ["\r", "\n", " ", "\t", "/", "'", "A", "S", "T", "a", "s", "t", "d", "m", "r", "e", "v",

@@ -1,4 +1,4 @@
-"""Tests of the trainer (bpe_stream.training), save/load (bpe_stream.persist) and `bpe-stream train`.
+"""Tests of the trainer (bpe_stream.training), save/load (bpe_stream.encoding.persist) and `bpe-stream train`.
 
 The fast trainer must learn the same merges, in the same order, as the naive
 reference in tests/reference_training.py, which recounts every pair after every
@@ -27,11 +27,12 @@ from reference_training import bpe_encode, reference_merges  # noqa: E402
 
 import bpe_stream  # noqa: E402
 from bpe_stream import BytePairEncoding  # noqa: E402
-from bpe_stream import training  # noqa: E402
-from bpe_stream.persist import load_encoding, save_encoding  # noqa: E402
-from bpe_stream.pretokenize import PATTERNS  # noqa: E402
-from bpe_stream.training import learn_merges, piece_counts, tokens_from_merges, train  # noqa: E402
-from bpe_stream.training_cli import read_documents, register_cli  # noqa: E402
+from bpe_stream.training import trainer as training  # noqa: E402
+from bpe_stream.encoding.load import load as load_encoding
+from bpe_stream.encoding.persist import save_encoding  # noqa: E402
+from bpe_stream.pretokenize.patterns import PATTERNS  # noqa: E402
+from bpe_stream.training.trainer import learn_merges, piece_counts, tokens_from_merges, train  # noqa: E402
+from bpe_stream.cli.train import read_documents, register_cli  # noqa: E402
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CORPUS_NAMES = [
@@ -317,7 +318,7 @@ def test_same_input_gives_the_same_vocabulary_byte_for_byte(tmp_path):
 
 def test_same_vocabulary_under_different_hash_seeds(tmp_path):
     script = (
-        "import sys, bpe_stream.training as t; "
+        "import sys, bpe_stream.training.trainer as t; "
         "text = open(sys.argv[1], encoding='utf-8').read()[:40000]; "
         "print(t.learn_merges(text.split('\\n'), 700, pattern='o200k_base'))"
     )
@@ -487,9 +488,9 @@ def test_cli_draws_the_progress_bar_only_on_a_terminal(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["raw", "cl100k", "o200k"])
 def test_trained_encodings_work_with_the_streaming_tools(trained_encodings, kind):
-    from bpe_stream.appendable import AppendableEncoder
-    from bpe_stream.chunker import Chunker
-    from bpe_stream.interval import IntervalCounter
+    from bpe_stream.stream.appendable import AppendableEncoder
+    from bpe_stream.chunk.chunker import Chunker
+    from bpe_stream.stream.interval import IntervalCounter
 
     enc = trained_encodings[kind]
     text = corpus("multilingual_sentences.txt")[70000:71500] + corpus("blns.txt")[:1500]

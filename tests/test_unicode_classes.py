@@ -12,8 +12,8 @@ import pytest
 import regex
 
 from bpe_stream import get_encoding
-from bpe_stream import unicode_classes as uc
-from bpe_stream._unicode_data import RANGES
+from bpe_stream.pretokenize import unicode as uc
+from bpe_stream.pretokenize._unicode_data import RANGES
 from conftest import ENCODING_NAMES, tiktoken_oracle
 
 CLASSES = [*RANGES, "L", "M", "N", "P", "S", "Z", "C", "Cn", "LC"]

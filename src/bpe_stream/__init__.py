@@ -4,22 +4,35 @@
 >>> enc = bpe_stream.get_encoding("cl100k_base")
 >>> enc.count("Streaming counts stay exact.")
 5
+
+The package is layered; each subpackage imports only from the ones listed before it:
+
+* ``bpe``: raw byte-level BPE (vocabulary, pair test, encoders, byte engines);
+* ``pretokenize``: the regex pre-split, its Unicode classes and streaming rules;
+* ``text``: BPE over pre-split text and the engines that grow, index and cut it;
+* ``encoding``: :class:`Encoding` (tiktoken's interface), named encodings, files;
+* ``stream``: :class:`AppendableEncoder`, :class:`PrependableEncoder`,
+  :class:`IntervalCounter`;
+* ``chunk``: :class:`Chunker`;  ``training``: :func:`train`;  ``cli``: the command line.
 """
 
-__version__ = "0.1.0"
-
-from .encoding import Encoding  # noqa: E402
-from .registry import (  # noqa: E402
+from . import _legacy
+from ._version import __version__
+from .bpe.vocabulary import METHODS, BytePairEncoding
+from .chunk.chunker import Chunk, Chunker
+from .encoding.encoding import (
+    Encoding,
     encoding_for_model,
-    encoding_name_for_model,
     get_encoding,
-    list_encoding_names,
 )
-from .vocabulary import METHODS, BytePairEncoding  # noqa: E402
-from .appendable import AppendableEncoder  # noqa: E402
-from .prependable import PrependableEncoder  # noqa: E402
-from .interval import IntervalCounter  # noqa: E402
-from .chunker import Chunk, Chunker  # noqa: E402
+from .encoding.load import load
+from .encoding.registry import encoding_name_for_model, list_encoding_names
+from .stream.appendable import AppendableEncoder
+from .stream.interval import IntervalCounter
+from .stream.prependable import PrependableEncoder
+from .training.trainer import train
+
+_legacy.install()  # pickles written by bpe-stream 0.1.0 keep loading
 
 __all__ = [
     "AppendableEncoder",
@@ -30,6 +43,7 @@ __all__ = [
     "IntervalCounter",
     "METHODS",
     "PrependableEncoder",
+    "__version__",
     "encoding_for_model",
     "encoding_name_for_model",
     "get_encoding",
@@ -37,17 +51,3 @@ __all__ = [
     "load",
     "train",
 ]
-
-
-def load(path) -> Encoding:
-    """Load an encoding saved with :meth:`Encoding.save` (or a plain ``.tiktoken`` file)."""
-    from .persist import load_encoding
-
-    return load_encoding(path)
-
-
-def train(*args, **kwargs) -> Encoding:
-    """Train a byte-level BPE vocabulary; see :func:`bpe_stream.training.train`."""
-    from .training import train as _train
-
-    return _train(*args, **kwargs)

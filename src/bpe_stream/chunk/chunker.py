@@ -1,0 +1,649 @@
+"""Exact token-budget chunking of text, whole or streamed.
+
+Invariants (on every input, for every chunk ``c`` of ``text``):
+
+* ``c.token_count == count(c.text) <= max_tokens`` (``Encoding.count`` for str,
+  ``BytePairEncoding.count`` for bytes), and ``text[c.start:c.end] == c.text``;
+* with ``overlap=0`` the chunks are contiguous, non-empty and join back to the
+  input; with ``overlap=k`` each chunk after the first starts inside the previous
+  one, repeats at most ``k`` tokens of it, and ends strictly later than it;
+* no chunk splits a character: str chunks are cut between code points, never
+  inside a surrogate pair; bytes chunks are cut at UTF-8 character starts;
+* ``chunks(text) == list(chunk_stream(pieces))`` for every split of ``text``
+  into pieces.
+
+How a chunk is chosen (start ``s``, all offsets local to the text held):
+
+1. ``e_max = split_at(text, max_tokens, start=s)``, the largest end whose
+   count fits (exact; :mod:`bpe_stream.chunk.counts` for pre-split text,
+   ``bpe_stream.text.cuts`` for bytes).  ``e_max == s`` means the character at ``s``
+   alone costs more than the budget: ``ValueError`` naming it.
+2. ``boundaries="exact"``: the chunk is ``[s, e_max)``.
+3. ``boundaries="semantic"`` (or a list of levels): for each level, strongest
+   first, walk its cut positions in ``(x, e_max]`` from the last one backwards;
+   a position ``c`` is taken when ``floor <= count(text[s:c]) <= max_tokens``
+   (positions over the budget are skipped: counts are not monotonic, so being
+   left of ``e_max`` proves nothing), and the walk of that level stops at the
+   first position under the floor.  If no level gives a cut, the chunk ends at
+   the last grapheme-cluster boundary that fits, else at ``e_max``.
+   Levels are run on ``text[x : e_max + LOOKAHEAD]``.  For pre-split text ``x``
+   is the last piece boundary (of the split of ``text[s:e_max]``, see
+   ``ChunkView.scan_start``) whose prefix has at most ``floor - 8`` tokens
+   (by definition: positions up to ``x`` are not candidates; their prefixes
+   hold about ``floor - 8`` tokens or fewer, so they would end the walk
+   anyway), and levels scan about a fifth of the chunk instead of all of it.
+   Otherwise ``x = s``.  Either way ``x`` depends only on ``text[s:e_max]``.
+   **Fill** is ``token_count / max_tokens`` (measured against the budget, not
+   against the exact cut), and ``floor = ceil(fill_floor * max_tokens)``.
+4. Overlap ``k``: the next chunk starts at the earliest cut position ``o`` of
+   the strongest level (semantic) or at the earliest character (exact) inside
+   the previous chunk ``[s, e)`` with ``count(text[o:e]) <= k``; a level is taken
+   when its overlap has at least ``fill_floor * k`` tokens (levels see
+   ``text[max(s, i0 - 32):e]``, ``i0`` the earliest character start).  If the chunk from
+   ``o`` could not reach past ``e`` (a costly character right at ``e``), the
+   next chunk starts at ``e`` instead, so the chunker never stalls or repeats.
+
+Counting.  Pre-split text (an ``Encoding`` with a pattern): the held text is
+split once (:class:`~bpe_stream.chunk.counts.TextCounts`, prefix sums of cached
+piece counts); per chunk a :class:`~bpe_stream.chunk.counts.ChunkView` finds
+``e_max`` by bisecting those sums and re-checks only a few short strings around
+the start and the cut, and counts semantic candidates the same way (the proof
+is in that module).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
+candidate chunks.  Nothing is re-encoded from scratch per candidate.
+
+Streaming finality rule.  The chunk from ``s`` depends only on
+``text[s : e_max + LOOKAHEAD]`` (levels are run on that slice) and on ``e_max``.
+With the text seen so far ending at ``B``, ``e_max`` cannot change once no
+longer end can fit, which holds when either
+
+* the text from ``s`` to ``B`` has more than ``max_tokens * max_token_len``
+  UTF-8 bytes (no token holds more than ``max_token_len`` bytes), or
+* (pre-split text) a piece boundary of ``text[s:B]`` whose prefix count is
+  over the budget is stable for every longer text (``ChunkView.cut``, rule 3
+  of :mod:`bpe_stream.chunk.counts`), or
+* (cl100k/o200k patterns) there is a *hard boundary* ``h`` with
+  ``e_max < h < B``: a letter followed by a character that is neither a letter,
+  a combining mark nor ``'``.  Both patterns always end a piece there and never
+  look past it, so ``count(text[s:j]) = count(text[s:h]) + count(text[h:j])`` for
+  every ``j >= h``, and ``count(text[s:h]) > max_tokens`` because ``h`` is held
+  and past ``e_max``.
+
+So a chunk is final when one of these holds and ``e_max + LOOKAHEAD <= B``, or
+when the input has ended.  Memory is the text from the current chunk's start
+to the certificate: about two chunks on prose, at most
+``max_tokens * max_token_len`` bytes plus ``LOOKAHEAD`` on text without hard
+boundaries (a 1 MB run of letters arriving in small pieces is cut into
+budget-sized chunks as it arrives).  Text is re-examined only when the held
+text has doubled since the last attempt, so streaming costs O(n) overall.
+
+Complexity: O(n) for ``chunks``: one split of the held text, then per chunk
+O(log n) for the cut plus a few exact recounts of short strings (a long piece
+straddling the cut costs one prefix table over it), and one regex scan of the
+chunk's last fifth (plus look-ahead) per boundary level tried.
+
+>>> import bpe_stream
+>>> from bpe_stream.chunk.chunker import Chunker
+>>> enc = bpe_stream.get_encoding("cl100k_base")
+>>> text = "First paragraph, short.\\n\\nSecond paragraph is a little longer than the first one."
+>>> for c in Chunker(enc, 12, fill_floor=0.3).chunks(text):
+...     print(c.start, c.end, c.token_count, repr(c.text))
+0 25 5 'First paragraph, short.\\n\\n'
+25 80 11 'Second paragraph is a little longer than the first one.'
+>>> [c.text for c in Chunker(enc, 4, boundaries="exact").chunks("one two three four five six")]
+['one two three four', ' five six']
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from ..bpe.cuts import bytes_split_at, bytes_split_at_start
+from ..bpe.vocabulary import BytePairEncoding
+from ..encoding.encoding import Encoding
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
+from ..pretokenize.unicode import compile_regex
+from ..stream.interval import IntervalCounter
+from ..text.cuts import text_split_at, text_split_at_start
+from ..text.input import fix_surrogates
+from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
+from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
+
+__all__ = ["Chunk", "Chunker"]
+
+# Patterns for which a letter followed by a non-letter/mark/apostrophe always ends a piece.
+_HARD_BOUNDARY_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
+_HARD_BOUNDARY = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])")
+_GRAPHEME = compile_regex(r"\X")
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
+_GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
+
+_SCAN_SLACK = 8  # tokens under the floor where semantic levels start scanning
+_BLOCK_CHARS = 1 << 16  # long texts are chunked through the streaming path in blocks this long
+_OVERLAP_CONTEXT = 32  # characters before the earliest overlap start that levels see
+_NEED_MORE = object()  # planner: the held text cannot decide this chunk yet
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A piece of the input: ``text == input[start:end]`` and ``token_count == count(text)``.
+
+    Offsets are character offsets for str input and byte offsets for bytes input.
+    """
+
+    text: str | bytes
+    start: int
+    end: int
+    token_count: int
+
+
+class _Window:
+    """Text held in memory: ``text`` starts at global offset ``base``; ``final`` if input ended."""
+
+    __slots__ = ("text", "base", "final", "_counter", "_owner", "_text_counts")
+
+    def __init__(self, owner, text, base: int, final: bool):
+        self._owner = owner
+        self.text = text
+        self.base = base
+        self.final = final
+        self._counter = None
+        self._text_counts = None
+
+    def text_counts(self) -> TextCounts:
+        """The pre-split of the held text with prefix counts, built once per window."""
+        tc = self._text_counts
+        if tc is None:
+            tc = self._text_counts = TextCounts(self._owner, self.text)
+        return tc
+
+    def count(self, start: int, end: int) -> int:
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = IntervalCounter(self._owner, self.text)
+        return counter.count(start, end)
+
+
+class _State:
+    __slots__ = ("start", "min_end", "done")
+
+    def __init__(self):
+        self.start = 0  # global start of the next chunk
+        self.min_end = 0  # the next chunk must end after this (the previous chunk's end)
+        self.done = False
+
+
+class Chunker:
+    """Cut text into chunks of at most ``max_tokens`` tokens, exactly.
+
+    ``enc_or_bpe``: an :class:`~bpe_stream.Encoding` (chunks str) or a
+    :class:`~bpe_stream.BytePairEncoding` (chunks bytes, no pre-splitting).
+    ``boundaries``: ``"semantic"`` (default), ``"exact"``, or a sequence of
+    :class:`~bpe_stream.chunk.boundaries.BoundaryLevel` / level names /
+    ``(name, regex)`` pairs, strongest first.  ``fill_floor``: a weaker level is
+    used only when the stronger one would leave the chunk under
+    ``fill_floor * max_tokens`` tokens.
+
+    >>> import bpe_stream
+    >>> enc = bpe_stream.get_encoding("o200k_base")
+    >>> chunker = Chunker(enc, 8, overlap=3)
+    >>> chunks = chunker.chunks("Streams arrive in pieces. Chunks must not wait for the end.")
+    >>> [(c.text, c.token_count) for c in chunks]
+    [('Streams arrive in pieces. Chunks must', 8), (' Chunks must not wait for the', 7), (' wait for the end.', 5)]
+    >>> list(chunker.chunk_stream(["Streams arr", "ive in pieces. Chunks must not", " wait for the end."])) == chunks
+    True
+    """
+
+    def __init__(
+        self,
+        enc_or_bpe,
+        max_tokens: int,
+        *,
+        overlap: int = 0,
+        boundaries="semantic",
+        fill_floor: float = 0.8,
+    ):
+        if isinstance(enc_or_bpe, Encoding):
+            self._is_text = True
+            self._bpe = enc_or_bpe.bpe
+            self._hard_boundaries = enc_or_bpe.pat_str in _HARD_BOUNDARY_PATTERNS
+        elif isinstance(enc_or_bpe, BytePairEncoding):
+            self._is_text = False
+            self._bpe = enc_or_bpe
+            self._hard_boundaries = False
+        else:
+            raise TypeError(
+                f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
+            )
+        for name, value in (("max_tokens", max_tokens), ("overlap", overlap)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        if overlap < 0 or overlap >= max_tokens:
+            raise ValueError(f"overlap must be >= 0 and < max_tokens ({max_tokens}), got {overlap}")
+        if isinstance(fill_floor, bool) or not isinstance(fill_floor, (int, float)) or not 0 <= fill_floor <= 1:
+            raise ValueError(f"fill_floor must be a number in [0, 1], got {fill_floor!r}")
+        self.encoding = enc_or_bpe
+        self.max_tokens = max_tokens
+        self.overlap = overlap
+        self.fill_floor = float(fill_floor)
+        if boundaries == "exact":
+            self.levels: tuple[BoundaryLevel, ...] = ()
+            self.boundaries = "exact"
+        else:
+            self.levels = resolve_levels(boundaries)
+            self.boundaries = "semantic" if boundaries == "semantic" else "custom"
+        self._semantic = self.boundaries != "exact"
+        self._floor_tokens = max(1, math.ceil(self.fill_floor * max_tokens))
+        # Semantic levels scan from the last piece boundary this far under the floor.
+        self._scan_floor = self._floor_tokens - _SCAN_SLACK
+        self._overlap_floor = max(1, math.ceil(self.fill_floor * overlap)) if overlap else 0
+        # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
+        self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
+        self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
+
+    def _split_at(self, text, start: int) -> int:
+        """Largest end from ``start`` whose exact count fits (a method, not a closure, so
+        that a Chunker pickles)."""
+        if self._is_text:
+            return text_split_at(self.encoding, text, self.max_tokens, start)
+
+        return bytes_split_at(self.encoding, text, self.max_tokens, start)
+
+    def __repr__(self) -> str:
+        return (
+            f"Chunker({self.encoding!r}, {self.max_tokens}, overlap={self.overlap}, "
+            f"boundaries={self.boundaries!r}, fill_floor={self.fill_floor})"
+        )
+
+    # ---------------------------------------------------------------- public API
+    def chunks(self, text) -> list[Chunk]:
+        """All chunks of ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
+        return list(self.iter_chunks(text))
+
+    def iter_chunks(self, text) -> Iterator[Chunk]:
+        """Like :meth:`chunks`, lazily.
+
+        A long text is fed to the streaming path in blocks of ``_BLOCK_CHARS``
+        (same chunks, by the streaming guarantee), so the per-window counting
+        state stays a few blocks long whatever the length of the text.
+        """
+        text = self._check_input(text)
+        if self._is_text and _SURROGATE.search(text) is not None:
+            yield from self._chunk_stream_checked([text])
+            return
+        if len(text) > 2 * _BLOCK_CHARS:
+            blocks = (text[i : i + _BLOCK_CHARS] for i in range(0, len(text), _BLOCK_CHARS))
+            yield from self._stream_clean(blocks, text[:0])
+            return
+        state = _State()
+        yield from self._run(_Window(self.encoding, text, 0, True), state)
+
+    def chunk_stream(self, pieces: Iterable) -> Iterator[Chunk]:
+        """The chunks of ``"".join(pieces)``, each yielded as soon as it is final.
+
+        Offsets are global (into the joined text).  Memory stays bounded by a
+        few chunks plus the look-ahead, whatever the total length.
+        """
+        if isinstance(pieces, (str, bytes, bytearray, memoryview)):
+            raise TypeError("chunk_stream expects an iterable of pieces; use chunks() for one text")
+        return self._chunk_stream_checked(self._check_input(p) for p in pieces)
+
+    # -------------------------------------------------------------- internals
+    def _check_input(self, text):
+        if self._is_text:
+            if isinstance(text, str):
+                return text
+            if isinstance(text, (bytes, bytearray, memoryview)):
+                raise TypeError("this Chunker uses an Encoding and chunks str; decode the bytes first")
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        if isinstance(text, bytes):
+            return text
+        if isinstance(text, (bytearray, memoryview)):
+            return bytes(text)
+        if isinstance(text, str):
+            raise TypeError("this Chunker uses a BytePairEncoding and chunks bytes; encode the str first")
+        raise TypeError(f"expected bytes, got {type(text).__name__}")
+
+    def _chunk_stream_checked(self, pieces: Iterable) -> Iterator[Chunk]:
+        if self._is_text:
+            yield from _SurrogateMapper(self).run(pieces)
+            return
+        yield from self._stream_clean(pieces, b"")
+
+    def _stream_clean(self, pieces: Iterable, empty) -> Iterator[Chunk]:
+        """Chunk clean pieces (no surrogates in str); global offsets into their concatenation."""
+        state = _State()
+        held = empty  # text from global offset `base`
+        base = 0
+        pending: list = []
+        pending_len = 0
+        need = 0  # attempt again once held + pending reaches this length
+        for piece in pieces:
+            if not piece:
+                continue
+            pending.append(piece)
+            pending_len += len(piece)
+            if len(held) + pending_len < need:
+                continue
+            held = held[state.start - base :] + empty.join(pending)
+            base = state.start
+            pending.clear()
+            pending_len = 0
+            window = _Window(self.encoding, held, base, False)
+            yield from self._run(window, state)
+            # Not enough text to decide the next chunk: wait until the held text doubles.
+            held_len = len(held) - (state.start - base)
+            need = (state.start - base) + max(2 * held_len, held_len + 256)
+        held = held[state.start - base :] + empty.join(pending)
+        base = state.start
+        if held or not state.done:
+            yield from self._run(_Window(self.encoding, held, base, True), state)
+
+    def _run(self, window: _Window, state: _State) -> Iterator[Chunk]:
+        """Emit every chunk the window decides; stop when it needs more text or the input ends."""
+        text = window.text
+        base = window.base
+        n = len(text)
+        while not state.done:
+            s = state.start - base
+            if s >= n and window.final:
+                state.done = True
+                return
+            planned = self._plan(window, s, state.min_end - base)
+            if planned is _NEED_MORE:
+                return
+            if planned is None:
+                if state.start < state.min_end:
+                    # The overlap start cannot reach past the previous chunk: drop the overlap.
+                    state.start = state.min_end
+                    continue
+                raise self._character_too_long(window, s)
+            end, token_count = planned
+            yield Chunk(text[s:end], base + s, base + end, token_count)
+            if end >= n and window.final:
+                state.done = True
+                return
+            next_start = self._overlap_start(window, s, end) if self.overlap else end
+            state.start = base + next_start
+            state.min_end = base + end
+
+    def _plan(self, window: _Window, s: int, min_end: int):
+        """The chunk starting at ``s`` that ends after ``min_end``: ``(end, count)``.
+
+        ``None`` if no end past ``min_end`` fits; ``_NEED_MORE`` if the held text
+        cannot decide yet.
+        """
+        text = window.text
+        n = len(text)
+        if self._use_scan:
+            view = ChunkView(window.text_counts(), s, self.max_tokens, self._scan_floor)
+            cut = view.cut(window.final, self._byte_horizon)
+            if cut is NEED_MORE:
+                return _NEED_MORE
+            e_max, e_count = cut
+            count_from_s = view.count
+            scan_from = view.scan_start if self._semantic else None
+        else:
+            scan_from = None
+            raw_max = self._split_at(text, s)
+            if not window.final and not self._certified(text, s, raw_max):
+                return _NEED_MORE
+            e_max, e_count = self._fit_back(window, s, raw_max)
+
+            def count_from_s(c: int) -> int:
+                return window.count(s, c)
+
+        if not window.final and e_max + LOOKAHEAD > n:
+            return _NEED_MORE
+        if e_max <= min_end:
+            return None
+        if e_max == n or not self._semantic:
+            return e_max, (e_count if e_count is not None else count_from_s(e_max))
+        hi = min(n, e_max + LOOKAHEAD)
+        floor = self._floor_tokens
+        max_tokens = self.max_tokens
+        lo = scan_from(e_max) if scan_from is not None else s
+        for level in self.levels:
+            positions = level.positions(text, lo, hi, e_max)
+            i = len(positions)
+            while i > 0:
+                i -= 1
+                c = positions[i]
+                if c <= min_end:
+                    break
+                if not self._is_cut(text, c):
+                    continue
+                k = count_from_s(c)
+                if k > max_tokens:
+                    continue
+                if k < floor:
+                    break
+                return c, k
+        # Character level: the last grapheme boundary that fits, else the exact cut.
+        if self._is_text:
+            lo = max(s, e_max - _GRAPHEME_LOOKBACK)
+            ends = []
+            for m in _GRAPHEME.finditer(text[lo:hi]):
+                ends.append(lo + m.end())
+                if ends[-1] >= e_max:
+                    break  # later clusters cannot change the ends up to here
+            i = bisect_right(ends, e_max)
+            if i and ends[i - 1] < e_max and ends[i - 1] > min_end and ends[i - 1] > s:
+                c = ends[i - 1]
+                k = count_from_s(c)
+                if k <= max_tokens:
+                    return c, k
+        return e_max, (e_count if e_count is not None else count_from_s(e_max))
+
+    def _fit_back(self, window: _Window, s: int, e: int):
+        """Move ``e`` back to a cut position whose chunk fits; ``(e, count or None)``."""
+        text = window.text
+        if self._is_cut(text, e):
+            return e, None
+        while e > s:
+            e -= 1
+            if self._is_cut(text, e):
+                k = window.count(s, e) if e > s else 0
+                if k <= self.max_tokens:
+                    return e, k
+        return s, 0
+
+    def _is_cut(self, text, c: int) -> bool:
+        if self._is_text or c >= len(text):
+            return True  # str input is surrogate-free here, so every index is a code point boundary
+        return (text[c] & 0xC0) != 0x80
+
+    def _certified(self, text, s: int, raw_max: int) -> bool:
+        """Whether no end beyond the held text can fit (see the module docstring)."""
+        n = len(text)
+        if self._hard_boundaries and _HARD_BOUNDARY.search(text, max(s, raw_max)) is not None:
+            return True
+        horizon = self._byte_horizon
+        if n - s > horizon:  # at least one byte per character
+            return True
+        if self._is_text:
+            if 4 * (n - s) <= horizon:  # at most four bytes per character
+                return False
+            return len(text[s:].encode("utf-8")) > horizon
+        return False
+
+    def _overlap_start(self, window: _Window, s: int, e: int) -> int:
+        """Where the chunk after ``[s, e)`` starts: inside it, repeating at most ``overlap`` tokens.
+
+        The earliest start ``i0`` whose suffix fits is exact: for pre-split text
+        ``SuffixView.earliest_start`` (prefix sums and hard boundaries, see
+        :mod:`bpe_stream.chunk.counts`), else ``split_at_start``.  Semantic mode
+        then moves to a level's cut position at or after ``i0``, verifying its
+        count (a short suffix of at most ``overlap`` tokens); levels see
+        ``text[x:e]`` with ``x = max(s, i0 - 32)`` (only positions from ``i0`` on are used).
+        """
+        k = self.overlap
+        text = window.text
+        i0 = None
+        if self._use_scan:
+            suffix = SuffixView(window.text_counts(), e)
+            count_to_e = suffix.count
+            i0 = suffix.earliest_start(s, k)
+        else:
+            enc = self.encoding
+
+            def count_to_e(p: int) -> int:
+                return enc.count(text[p:e])
+
+        if i0 is None:
+            part = text[s:e]
+            if self._is_text:
+                i0 = s + text_split_at_start(self.encoding, part, k)
+            else:
+                i0 = s + bytes_split_at_start(self.encoding, part, k)
+                while i0 < e and not self._is_cut(text, i0):
+                    i0 += 1
+        i0 = max(i0, s + 1)
+        if self._semantic:
+            best = None
+            lo = max(s, i0 - _OVERLAP_CONTEXT)
+            for level in self.levels:
+                for p in level.positions(text, lo, e):
+                    if p < i0 or not self._is_cut(text, p):
+                        continue
+                    if p >= e:
+                        break
+                    c = count_to_e(p)
+                    if c > k:
+                        continue
+                    if c >= self._overlap_floor:
+                        return p
+                    if best is None or p < best:
+                        best = p
+                    break
+            if best is not None:
+                return best
+        while i0 < e and (not self._is_cut(text, i0) or count_to_e(i0) > k):
+            i0 += 1
+        return i0
+
+    @staticmethod
+    def _earliest_fitting(positions: Sequence[int], e: int, k: int, count) -> int | None:
+        """The earliest ``p`` in ``positions`` (ascending) with ``count(p, e) <= k``.
+
+        Binary search as if counts fell monotonically with ``p``, then a walk to
+        the right until a position verifies exactly: the result always fits.
+        """
+        lo, hi = 0, len(positions)
+        if hi == 0:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if count(positions[mid], e) <= k:
+                hi = mid
+            else:
+                lo = mid + 1
+        for i in range(lo, len(positions)):
+            if count(positions[i], e) <= k:
+                return positions[i]
+        return None
+
+    def _character_too_long(self, window: _Window, s: int) -> ValueError:
+        text = window.text
+        if self._is_text:
+            ch = text[s]
+            n = window.count(s, s + 1)
+            what = f"character {ch!r} (U+{ord(ch):04X})"
+            where = f"position {window.base + s}"
+        else:
+            end = s + 1
+            while end < len(text) and (text[end] & 0xC0) == 0x80 and end - s < 4:
+                end += 1
+            ch = text[s:end]
+            n = window.count(s, end)
+            try:
+                what = f"character {ch.decode('utf-8')!r} (bytes {ch!r})"
+            except UnicodeDecodeError:
+                what = f"byte sequence {ch!r}"
+            where = f"byte offset {window.base + s}"
+        return ValueError(
+            f"{what} at {where} needs {n} tokens, more than max_tokens={self.max_tokens}; "
+            "it cannot fit in any chunk"
+        )
+
+
+class _SurrogateMapper:
+    """Chunk str pieces that may hold surrogate code units.
+
+    ``Encoding`` counts text after joining surrogate pairs and replacing lone
+    surrogates with U+FFFD (as tiktoken does).  The chunker works on that clean
+    text, in which each character stands for one or two units of the input, and
+    maps offsets back; cuts therefore never fall inside a surrogate pair, and
+    each chunk's text is the input's own slice.  For surrogate-free input the
+    mapping is the identity and the pieces pass through untouched.
+    """
+
+    def __init__(self, chunker: Chunker):
+        self.chunker = chunker
+        self.pairs: list[int] = []  # clean offsets of characters that were surrogate pairs
+        self.dirty = False  # some piece held a surrogate: chunk texts come from `held`
+        self.held: deque[str] = deque()  # raw pieces from input offset `held_base`
+        self.held_base = 0
+
+    def _clean(self, pieces: Iterable[str]) -> Iterator[str]:
+        carry = ""
+        clean_pos = 0
+        for piece in pieces:
+            if carry:
+                piece, carry = carry + piece, ""
+            if piece and "\ud800" <= piece[-1] <= "\udbff":
+                carry, piece = piece[-1], piece[:-1]  # may pair with the next piece's first unit
+            if not piece:
+                continue
+            self.held.append(piece)
+            if _SURROGATE.search(piece) is None:
+                clean_pos += len(piece)
+                yield piece
+                continue
+            self.dirty = True
+            clean = fix_surrogates(piece)
+            j = 0
+            for i, ch in enumerate(clean):
+                if ord(ch) > 0xFFFF and piece[j] != ch:  # joined from two units
+                    self.pairs.append(clean_pos + i)
+                    j += 2
+                else:
+                    j += 1
+            clean_pos += len(clean)
+            yield clean
+        if carry:
+            self.held.append(carry)
+            self.dirty = True
+            yield fix_surrogates(carry)
+
+    def _to_input(self, clean_offset: int) -> int:
+        return clean_offset + bisect_right(self.pairs, clean_offset - 1)
+
+    def _release_before(self, start: int) -> None:
+        held = self.held
+        while held and self.held_base + len(held[0]) <= start:
+            self.held_base += len(held.popleft())
+
+    def run(self, pieces: Iterable[str]) -> Iterator[Chunk]:
+        for chunk in self.chunker._stream_clean(self._clean(pieces), ""):
+            if not self.dirty:
+                self._release_before(chunk.start)
+                yield chunk
+                continue
+            start = self._to_input(chunk.start)
+            end = self._to_input(chunk.end)
+            self._release_before(start)
+            if len(self.held) > 1:
+                joined = "".join(self.held)
+                self.held.clear()
+                self.held.append(joined)
+            text = self.held[0][start - self.held_base : end - self.held_base]
+            yield Chunk(text, start, end, chunk.token_count)

@@ -1,0 +1,628 @@
+r"""Exact counts of chunk candidates ``text[s:j]`` from one pre-split of the held text.
+
+Invariant: for a text ``T`` held by the chunker (surrogate-free str, an
+``Encoding`` with a pre-split pattern), ``ChunkView(counts, s).count(j) ==
+enc.count(T[s:j])`` for every ``s <= j <= len(T)``, and ``ChunkView.cut()``
+returns the largest ``j`` (over *all* ``j``, including text not held yet) with
+``enc.count(T[s:j]) <= max_tokens``, or says that more text is needed.  Counts
+are not monotonic in ``j``; nothing here assumes they are.
+
+Complexity: ``TextCounts(enc, T)`` splits ``T`` once (``enc._split``, one regex
+pass with the ASCII fast path) and builds two prefix-sum lists with
+``itertools.accumulate`` over cached piece counts: O(len(T)), at C speed but for
+one dict lookup per piece.  Per chunk: one ``bisect`` to find where the budget
+runs out, a re-split of the first few pieces after ``s`` (until they meet a
+boundary of the global split), and a handful of exact recounts of short strings
+around the cut (each one ``enc._split`` of a few pieces) -- O(log n + pieces
+re-split + candidates tried); a long piece straddling the cut costs one
+:class:`~bpe_stream.bpe.table.PrefixTable` pass over its bytes (O(piece)).
+
+Why it is exact.
+
+1. *Start.*  The patterns have no look-behind, so the pieces of ``T[s:]`` are
+   found by matching from ``s`` and, once a piece of ``T[s:]`` starts at a
+   boundary ``g`` of the split of ``T`` (both splits then continue from ``g``
+   identically), they are the global pieces from ``g`` on.  ``ChunkView``
+   re-splits from ``s`` lazily until that happens (usually one piece), so its
+   boundary sequence ``s = b_0 < b_1 < ...`` with prefix counts ``C_i`` is
+   exactly the split of ``T[s:]`` (as held: the split of ``T[s:len(T)]``).
+
+2. *Prefixes.*  By the stability rule proved in :mod:`bpe_stream.text.appendable`
+   (the one ``IntervalCounter`` uses), a boundary ``b`` of the split of
+   ``T[s:n]`` is a boundary of the split of ``T[s:j]``, with the same pieces
+   before it, whenever ``b <= j - margin`` and ``T[b:j]`` holds a
+   non-whitespace character (``margin`` = ``text/appendable.py.stable_margin``: 4 for
+   cl100k/o200k).  The pieces after ``b`` are those of ``T[b:j]`` (no
+   look-behind).  So ``count(T[s:j]) = C(b) + count(T[b:j])`` with ``b =
+   base(j)``, the last boundary satisfying the rule (``b_0 = s`` always does):
+   ``T[b:j]`` is a few pieces long, and its count is an exact re-split.
+
+3. *Where nothing more fits.*  Let ``b_o`` be the first boundary with
+   ``C(b_o) > max_tokens``.  For every ``j >= w(b_o)`` (its *witness*: the
+   smallest ``j >= b_o + margin`` with a non-whitespace character in
+   ``T[b_o:j]``), rule 2 gives ``count(T[s:j]) >= C(b_o) > max_tokens`` --
+   for text not held yet too, since the rule only looks at ``T[b_o:j]``.  Also
+   no ``j`` with more than ``max_tokens * max_token_len`` UTF-8 bytes after
+   ``s`` fits.  When ``b_o`` is a hard boundary (rule 5) the bound is ``b_o``
+   itself.  So the candidates are the ``j`` below that bound, tried from the
+   top down with exact counts; the first that fits is the cut.  The held text
+   decides the cut once the bound is within it (``NEED_MORE`` otherwise);
+   this is the chunker's streaming certificate for pre-split text.
+
+4. *The piece at the cut.*  If the piece ``P = T[a:b_o]`` before ``b_o`` is
+   a run of letters with at most one leading non-letter and no apostrophe
+   (cl100k/o200k only; ``_LETTER_RUN``, for o200k without marks and without
+   mixing ``Lm``/``Lo`` with cased letters), every non-empty prefix of ``P`` is
+   a single piece (the word alternative matches it whole and no earlier
+   alternative applies; the tests check this claim by brute force).  For
+   ``j`` in ``[lo, b_o]``, with ``lo = a + 1`` if ``a`` is hard (rule 5) or
+   ``a == s`` and ``lo = a + margin`` otherwise, ``a`` is stable for ``j``, so
+   ``count(T[s:j]) = C(a) + bpe.count(bytes of T[a:j])``: a cache lookup for
+   short ``P``, one :class:`~bpe_stream.bpe.table.PrefixTable` of ``P``'s bytes for
+   long ``P`` (its sliding-window minimum gives the exact point past which no
+   raw prefix fits; see :mod:`bpe_stream.bpe.table`).  Other long pieces (runs of
+   whitespace or punctuation), and long whitespace before a witness, fall back
+   to ``cuts.text_split_at`` on the slice from a boundary stable for its
+   answer (``_fallback``), as the first version did.
+
+5. *Hard boundaries* (cl100k/o200k).  At ``h`` with a letter at ``h - 1`` and
+   at ``h`` a character that is no letter, mark or apostrophe, both patterns
+   end a piece (a letter is only ever matched by a word alternative, which
+   continues only with letters, marks or an apostrophe) and no piece before
+   ``h`` reads past ``h`` (the word stops on reading ``T[h]``, at the end of
+   the text it stops too).  (5b) The same holds at ``h`` with a
+   non-whitespace character at ``h - 1`` and whitespace other than ``\r``,
+   ``\n`` at ``h``: no alternative matching a non-whitespace character
+   continues with such whitespace (words, digits and contractions stop at it,
+   punctuation runs only absorb ``\r``, ``\n`` and, in o200k, ``/``), and the
+   piece stops on reading it; whitespace pieces start at ``h`` at the
+   earliest.  (5c) And at ``h`` with ``\r`` or ``\n`` at ``h - 1`` and at
+   ``h`` a character that is neither whitespace nor ``/``: a whitespace piece
+   holding ``h - 1`` ends at its run's last newline, ``h - 1``, whether the
+   run is followed by ``T[h]`` or by the end of the text (``\s++$``,
+   ``\s*[\r\n]``, o200k ``\s*[\r\n]+`` all match the same run), and a
+   punctuation piece absorbs only newlines (and, in o200k, ``/``) after it.
+   In particular ``count(T[s:h]) = C(h)``: ``ChunkView.count`` answers hard
+   ends (most semantic cut positions) from the prefix sums alone.  So ``count(T[s:j]) = C(h) + count(T[h:j])`` for
+   every ``j >= h`` and ``s < h``: when ``b_o`` is hard nothing from ``b_o`` on
+   fits (the witness is ``b_o`` itself), and a hard ``a`` is stable for every
+   ``j > a``.  The chunker's streaming certificate uses the same rule; the
+   tests check additivity by brute force.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+
+import regex
+
+from ..bpe.intervals import _single_byte_run
+from ..bpe.prependable import BytesPrependable
+from ..bpe.table import PrefixTable
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from ..pretokenize.stability import stable_margin
+from ..pretokenize.unicode import compile_regex
+from ..text.cuts import text_split_at_count
+
+__all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
+
+NEED_MORE = object()  # the held text cannot decide the cut yet
+
+_BUNDLED = frozenset([CL100K_PATTERN, O200K_PATTERN])
+_LAST_NON_WS = compile_regex(r"\S", regex.REVERSE)
+_FIRST_NON_WS = compile_regex(r"\S")
+# A piece whose every prefix (of length >= 2) is itself one piece (point 4 above).
+_LETTER_RUN = {
+    CL100K_PATTERN: compile_regex(r"[^\r\n\p{L}\p{N}']?\p{L}+"),
+    # o200k: no marks, and Lm/Lo (in both of its letter sets) never mixed with cased letters
+    O200K_PATTERN: compile_regex(
+        r"[^\r\n\p{L}\p{N}'\p{M}]?(?:[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+)"
+    ),
+}
+# The letters of such a piece: every suffix of a match is again one piece.
+_LETTERS = {
+    CL100K_PATTERN: compile_regex(r"\p{L}+"),
+    O200K_PATTERN: compile_regex(r"[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+"),
+}
+# A letter followed by a character that is no letter, mark or apostrophe (rule 5).
+# Or a non-whitespace character followed by whitespace other than \r, \n (rule 5b).
+# Or a newline followed by a character that is neither whitespace nor "/" (rule 5c).
+_HARD_AT = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])|\S(?=[^\S\r\n])|[\r\n](?=[^\s/])")
+_LAST_NON_LETTER = compile_regex(r"\P{L}", regex.REVERSE)
+_TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
+_FALLBACK_SPAN = 64  # other straddling pieces longer than this use cuts.text_split_at
+
+
+_LONG_HEAD_PIECE = 256  # head pieces longer than this are counted only up to the budget
+
+
+def _count_till_limit(bpe, data: bytes, limit: int):
+    """``bpe.count_till_limit``, in O(1) for a run of one repeated byte (its prefix counts
+    have a verified period, see ``interval._PeriodicRun``; a table pass over a run of
+    spaces meets tens of automaton matches per byte)."""
+    run = _single_byte_run(bpe, data)
+    if run is not None:
+        c = run.count(len(data))
+        return c if c <= limit else None
+    return bpe.count_till_limit(data, limit)
+
+
+class TextCounts:
+    """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
+
+    __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "letters", "hard",
+                 "_split", "_ascii", "_get", "_encode", "_maxlen")
+
+    def __init__(self, enc, text: str):
+        self.enc = enc
+        self.text = text
+        self.n = len(text)
+        self.pattern = compile_pattern(enc.pat_str)
+        self.margin = stable_margin(enc.pat_str)
+        self.letter_run = _LETTER_RUN.get(enc.pat_str)
+        self.letters = _LETTERS.get(enc.pat_str)
+        self._split = enc._split
+        # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
+        splitter = getattr(enc._split, "__self__", None)
+        self._ascii = getattr(splitter, "ascii_pattern", None)
+        self.hard = enc.pat_str in _BUNDLED
+        cache = enc._pieces
+        self._get = cache.get
+        self._encode = enc._encode_piece
+        self._maxlen = max(1, enc.bpe.max_token_len)
+        pieces = self._split(text)
+        self.bounds = list(accumulate(map(len, pieces), initial=0))
+        self.cum = list(accumulate(enc._piece_count_list(pieces), initial=0))
+
+    def is_hard(self, h: int, s: int) -> bool:
+        """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""
+        return self.hard and s < h < self.n and _HARD_AT.match(self.text, h - 1) is not None
+
+    def count_str(self, t: str) -> int:
+        """``enc.count(t)`` for surrogate-free ``t``; does not add new pieces to the cache."""
+        get = self._get
+        total = 0
+        ascii_pattern = self._ascii
+        split = ascii_pattern.findall if ascii_pattern is not None and t.isascii() else self.pattern.findall
+        for p in split(t):
+            tokens = get(p)
+            total += len(tokens) if tokens is not None else len(self._encode(p))
+        return total
+
+
+class ChunkView:
+    """The split of ``text[s:]`` (as held) with exact prefix counts; see the module docstring.
+
+    Boundaries are a *head* (``hb``/``hc``: local pieces from ``s`` until they
+    meet the global split) followed by the global boundaries ``bounds[kg:]``
+    whose counts are ``cum[k] + delta``.  ``kg is None`` when the head alone
+    reaches past the budget (or the end of the held text).
+    """
+
+    __slots__ = ("tc", "s", "max_tokens", "hb", "hc", "kg", "delta", "over", "over_count", "scan_floor")
+
+    def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
+        self.tc = tc
+        self.scan_floor = scan_floor
+        self.s = s
+        self.max_tokens = max_tokens
+        bounds = tc.bounds
+        gi = bisect_left(bounds, s)
+        hb = [s]
+        hc = [0]
+        self.kg = None
+        self.delta = 0
+        self.over = None  # first boundary whose count exceeds max_tokens, or None
+        self.over_count = 0
+        if bounds[gi] == s:
+            self.kg = gi
+            self.delta = -tc.cum[gi]
+        else:
+            text = tc.text
+            n = tc.n
+            cache = tc.enc._pieces
+            total = 0
+            for m in tc.pattern.finditer(text, s, n):
+                st, en = m.span()
+                while bounds[gi] < st:
+                    gi += 1
+                if st > s and bounds[gi] == st:
+                    self.kg = gi
+                    self.delta = total - tc.cum[gi]
+                    break
+                if en - st <= _LONG_HEAD_PIECE:
+                    total += len(cache[m.group()])
+                else:
+                    # A long piece (a whitespace stretch): count it only up to the budget.
+                    # Past the budget the boundary after it is "over", and its stored count
+                    # is then a lower bound (max_tokens + 1): every use compares it with
+                    # max_tokens.  Why: its full count is O(piece) per chunk, quadratic
+                    # over a long stretch cut into many chunks.
+                    c = _count_till_limit(tc.enc.bpe, m.group().encode("utf-8"), max_tokens - total)
+                    total = max_tokens + 1 if c is None else total + c
+                hb.append(en)
+                hc.append(total)
+                if total > max_tokens:
+                    self.over = len(hb) - 1
+                    self.over_count = total
+                    break
+        self.hb = hb
+        self.hc = hc
+        if self.over is None and self.kg is not None:
+            cum = tc.cum
+            k = bisect_right(cum, max_tokens - self.delta, self.kg)
+            if k < len(cum):
+                self.over = len(hb) - 1 + (k - self.kg)
+                self.over_count = cum[k] + self.delta
+
+    # Boundaries are indexed 0, 1, ...: the head first (hb[-1] is bounds[kg] when synced).
+    def boundary(self, i: int) -> tuple[int, int]:
+        h = len(self.hb) - 1
+        if i <= h or self.kg is None:
+            return self.hb[i], self.hc[i]
+        k = self.kg + (i - h)
+        return self.tc.bounds[k], self.tc.cum[k] + self.delta
+
+    def last_index_le(self, x: int) -> int:
+        """Index of the last boundary ``<= x`` (``x >= s``)."""
+        hb = self.hb
+        if self.kg is None or x < hb[-1]:
+            return bisect_right(hb, x) - 1
+        bounds = self.tc.bounds
+        return len(hb) - 1 + (bisect_right(bounds, x, self.kg) - 1 - self.kg)
+
+    def n_boundaries(self) -> int:
+        if self.kg is None:
+            return len(self.hb)
+        return len(self.hb) + len(self.tc.bounds) - 1 - self.kg
+
+    def base(self, j: int) -> int:
+        """Index of the last boundary ``b`` stable for end ``j`` (rule 2); 0 is ``s``."""
+        tc = self.tc
+        s = self.s
+        lim = j - tc.margin
+        if lim <= s:
+            return 0
+        text = tc.text
+        if text[j - 1].isspace():
+            m = _LAST_NON_WS.search(text, s, j)
+            if m is None:
+                return 0
+            lim = min(lim, m.start())  # T[b:j] must hold the non-whitespace character at m
+        else:
+            lim = min(lim, j - 1)
+        return self.last_index_le(lim)
+
+    def count(self, j: int) -> int:
+        """``enc.count(text[s:j])``, exact."""
+        if j <= self.s:
+            return 0
+        tc = self.tc
+        if tc.is_hard(j, self.s):
+            b, c = self.boundary(self.last_index_le(j))
+            if b == j:
+                return c  # rule 5: the split of T[s:j] is the view's pieces before j
+        b, c = self.boundary(self.base(j))
+        return c + self.tc.count_str(self.tc.text[b:j])
+
+    def scan_start(self, e: int) -> int:
+        """Where semantic levels start scanning for a chunk ending near ``e``.
+
+        The last boundary ``b <= base(e)`` with ``C(b) <= scan_floor`` (the
+        chunker passes its fill floor minus a few tokens; ``s`` if negative).
+        Boundaries up to ``base(e)`` and their counts are those of the split
+        of ``T[s:e]`` (rule 2), so the result is a function of ``T[s:e]``
+        alone, the same in streamed and whole-text runs.
+        """
+        limit = self.scan_floor
+        i = self.base(e)
+        b, c = self.boundary(i)
+        if c <= limit:
+            return b
+        if limit < 0:
+            return self.s
+        hb, hc = self.hb, self.hc
+        if self.kg is not None and i >= len(hb) - 1:
+            cum = self.tc.cum
+            k = bisect_right(cum, limit - self.delta, self.kg) - 1
+            if k >= self.kg:
+                return self.tc.bounds[k]
+        return hb[bisect_right(hc, limit) - 1]
+
+    def witness(self, b: int):
+        """Smallest ``j`` for which boundary ``b`` is stable (rule 2), or None within the held text."""
+        tc = self.tc
+        j = b + tc.margin
+        if j > tc.n:
+            return None
+        if tc.text[b:j].isspace() or b == j:
+            m = _FIRST_NON_WS.search(tc.text, b, tc.n)
+            if m is None:
+                return None
+            j = max(j, m.start() + 1)
+        return j
+
+    def cut(self, final: bool, byte_horizon: int):
+        """``(e_max, count)``: the largest end whose count fits, or ``NEED_MORE``.
+
+        ``e_max == s`` when not even the first character fits.
+        """
+        tc = self.tc
+        s = self.s
+        n = tc.n
+        M = self.max_tokens
+        if self.over is None:
+            if not final:
+                return NEED_MORE
+            i_last = self.n_boundaries() - 1
+            return n, self.boundary(i_last)[1]
+        b_o, c_o = self.boundary(self.over)
+        if tc.is_hard(b_o, s):
+            hi = b_o  # rule 5: every end from b_o on costs at least C(b_o)
+        else:
+            hi = self.witness(b_o)
+            if hi is None:
+                hi = n + 1 if final else None
+        # No end with more than byte_horizon bytes fits (>= 1 byte per character).
+        if s + byte_horizon + 1 <= n and (hi is None or hi > s + byte_horizon + 1):
+            hi = s + byte_horizon + 1
+        if hi is None:
+            return NEED_MORE
+        a, c_a = self.boundary(self.over - 1)
+        a_hard = a == s or tc.is_hard(a, s)
+        top = min(hi - 1, n)
+        text = tc.text
+        if top - b_o > _FALLBACK_SPAN:  # a long stretch (whitespace) before the witness
+            return self._fallback(top, a)
+        # 1. ends past the straddling piece (generic, few: the witness is close)
+        j = top
+        while j > b_o:
+            k = self.count(j)
+            if k <= M:
+                return j, k
+            j -= 1
+        # 2. inside the straddling piece P = text[a:b_o]: C(a) + raw count of a prefix of P
+        lo = a + 1 if a_hard else a + tc.margin
+        plen = b_o - a
+        if j >= lo and tc.letter_run is not None and tc.letter_run.fullmatch(text, a, b_o) is not None:
+            if c_a >= M:
+                pass  # every non-empty prefix of P has at least one token: none fits
+            elif plen > _TABLE_MIN:
+                found = self._cut_in_letter_run(a, c_a, lo, j)
+                if found is not None:
+                    return found
+            else:
+                get = tc._get
+                encode = tc._encode
+                budget = M - c_a
+                while j >= lo:
+                    t = text[a:j]
+                    tokens = get(t)
+                    k = len(tokens) if tokens is not None else len(encode(t))
+                    if k <= budget:
+                        return j, c_a + k
+                    j -= 1
+            j = lo - 1
+        elif j >= lo and plen > _FALLBACK_SPAN:
+            return self._fallback(top, a)
+        while j > s:
+            if j == a and a_hard:
+                return a, c_a  # rule 5 (or a == s): count(T[s:a]) = C(a) <= max_tokens
+            k = self.count(j)
+            if k <= M:
+                return j, k
+            j -= 1
+        return s, 0
+
+    def _cut_in_letter_run(self, a: int, c_a: int, lo: int, hi_j: int):
+        """Largest ``j`` in ``[lo, hi_j]`` with ``c_a + raw(text[a:j]) <= max_tokens`` (point 4)."""
+        tc = self.tc
+        budget = self.max_tokens - c_a
+        # a token holds at most _maxlen bytes (a character at least one), so no prefix longer
+        # than this fits: read only that much of the run (it may be megabytes long)
+        hi_j = min(hi_j, a + (max(budget, 0) + 1) * tc._maxlen)
+        if hi_j < lo:
+            return None
+        bpe = tc.enc.bpe
+        window = tc._maxlen
+        # Read the run in growing blocks: the window minimum usually passes the budget a few
+        # tokens after the answer, long before the cap above.
+        blk = min(hi_j - a, 4096)
+        while True:
+            piece = tc.text[a : a + blk]
+            data = piece.encode("utf-8")
+            offs = None if len(data) == len(piece) else list(accumulate(map(len, map(str.encode, piece)), initial=0))
+            table = PrefixTable(bpe, data)
+            counts = table.counts
+            nb = len(data)
+            p = 0
+            stopped = False
+            while p < nb:
+                p = table.extend_to(min(nb, p + window))
+                if p < nb and p >= window and min(counts[p - window + 1 : p + 1]) > budget:
+                    stopped = True  # no longer raw prefix fits
+                    break
+            if stopped or a + blk >= hi_j:
+                break
+            blk = min(hi_j - a, 4 * blk)
+        limit = p  # counts known for byte prefixes <= limit
+        # the last character boundary within those bytes (at most a + blk)
+        top = a + (limit if offs is None else bisect_right(offs, limit) - 1)
+        for j in range(top, lo - 1, -1):
+            off = j - a if offs is None else offs[j - a]
+            if counts[off] <= budget:
+                return j, c_a + counts[off]
+        return None
+
+    def _fallback(self, top: int, a_hint: int):
+        """Exact cut with ``cuts.text_split_at`` from a stable base (long non-letter pieces)."""
+        tc = self.tc
+        text = tc.text
+        M = self.max_tokens
+        i = self.last_index_le(a_hint)
+        while True:
+            e, c = self.boundary(i)
+            j, k = text_split_at_count(tc.enc, text[e:top], M - c, 0)
+            j += e
+            if i == 0 or self.base(j) >= i:
+                return j, c + k  # k = count(text[e:j]), from the scan itself
+            i = self.base(j)
+
+
+# Longest text SuffixView counts from its stable boundary to the chunk's end.
+_SUFFIX_BASE_MAX = 1024
+
+
+class SuffixView:
+    """Exact counts ``enc.count(T[i:e])`` for one end ``e`` and any start ``i <= e``.
+
+    Used for overlaps.  ``b_e`` is the last global boundary stable for end ``e``
+    (rule 2 applied to the split of ``T[g:]`` for any global boundary ``g <=
+    b_e``, whose boundaries are the global ones), so ``count(T[g:e]) = C_e -
+    cum[g]`` with ``C_e = cum[b_e] + count(T[b_e:e])``.  For any start ``i``,
+    rule 5 splits at the first hard boundary ``g > i``: ``count(T[i:e]) =
+    count(T[i:g]) + count(T[g:e])``, a short re-split plus a subtraction.
+    """
+
+    __slots__ = ("tc", "e", "kb", "ce")
+
+    def __init__(self, tc: TextCounts, e: int):
+        self.tc = tc
+        self.e = e
+        text = tc.text
+        lim = e - tc.margin
+        if e > 0 and text[e - 1].isspace():
+            m = _LAST_NON_WS.search(text, 0, e)
+            lim = min(lim, m.start()) if m is not None else -1
+        else:
+            lim = min(lim, e - 1)
+        kb = bisect_right(tc.bounds, lim) - 1 if lim >= 0 and tc.hard else -1
+        if kb < 0 or e - tc.bounds[kb] > _SUFFIX_BASE_MAX:
+            # no stable boundary, or only far back inside one long piece: counting from it
+            # for every chunk's end would be quadratic on a text that is one huge piece
+            # (earliest_start then leaves the cut to split_at_start on the chunk itself)
+            self.kb = -1
+            self.ce = 0
+        else:
+            self.kb = kb
+            self.ce = tc.cum[kb] + tc.count_str(text[tc.bounds[kb] : e])
+
+    def _global_count(self, g: int) -> int | None:
+        """``count(T[g:e])`` from the prefix sums when ``g`` is a global boundary ``<= b_e``."""
+        tc = self.tc
+        if self.kb < 0:
+            return None
+        k = bisect_left(tc.bounds, g, 0, self.kb + 1)
+        if k > self.kb or tc.bounds[k] != g:
+            return None
+        return self.ce - tc.cum[k]
+
+    def count(self, i: int) -> int:
+        """``enc.count(T[i:e])``, exact."""
+        tc = self.tc
+        e = self.e
+        if i >= e:
+            return 0
+        text = tc.text
+        if tc.hard:
+            m = _HARD_AT.search(text, i, e)
+            if m is not None:
+                g = m.start() + 1  # rule 5 with start i: a letter at g - 1 >= i
+                rest = self._global_count(g)
+                if rest is None:
+                    rest = tc.count_str(text[g:e])
+                return tc.count_str(text[i:g]) + rest
+        return tc.count_str(text[i:e])
+
+    def earliest_start(self, s: int, k: int, max_steps: int = 64):
+        """Smallest ``i >= s`` with ``count(T[i:e]) <= k``; None when the search would be long.
+
+        Every hard boundary ``h`` gives ``count(T[i:e]) >= count(T[h:e])`` for
+        ``i < h`` (rule 5).  So with ``h`` the last hard global boundary whose
+        suffix costs more than ``k`` (found by bisecting the prefix sums),
+        no ``i <= h`` fits and the answer is the first fitting ``i`` after it.
+        """
+        tc = self.tc
+        e = self.e
+        if self.kb < 0:
+            return None
+        text = tc.text
+        bounds = tc.bounds
+        n = tc.n
+        idx = bisect_left(tc.cum, self.ce - k, 0, self.kb + 1) - 1  # last boundary with suffix > k
+        start = s
+        steps = 0
+        while idx >= 0 and bounds[idx] > s:
+            g = bounds[idx]
+            if g < n and _HARD_AT.match(text, g - 1) is not None:
+                start = g + 1
+                break
+            idx -= 1
+            steps += 1
+            if steps > max_steps:
+                return None
+        else:
+            if idx >= 0 and start == s and e - s > max_steps:
+                return None
+        # Segment by segment: for i < g (the next hard boundary after i),
+        # count(T[i:e]) = count(T[i:g]) + count(T[g:e]) (rule 5).  Usually the
+        # first g already fits (every boundary after idx has a suffix <= k).
+        count_str = tc.count_str
+        budget_steps = max_steps
+        while True:
+            m = _HARD_AT.search(text, start, e)
+            g = e if m is None else m.start() + 1
+            rest = self.count(g)
+            # T[r:g]: letters at the end of the segment, whose suffixes are single pieces (point 4)
+            r = g
+            if g - start > _TABLE_MIN and tc.letters is not None:
+                m = _LAST_NON_LETTER.search(text, start, g)
+                r = start if m is None else m.end()
+                if g - r <= _TABLE_MIN or not tc.letters.fullmatch(text, r, g):
+                    r = g
+            budget_steps -= r - start + 1
+            if budget_steps < 0:
+                return None
+            for i in range(start, r):
+                if count_str(text[i:g]) + rest <= k:
+                    return i
+            if r < g and rest <= k:
+                i = self._earliest_in_letters(r, g, k - rest)
+                if i is not None:
+                    return i
+            if rest <= k:
+                return g
+            start = g + 1
+
+    def _earliest_in_letters(self, start: int, e: int, k: int) -> int | None:
+        """Smallest ``i`` in ``[start, e)`` with ``bpe.count(T[i:e]) <= k``, ``T[start:e]`` letters only.
+
+        Every suffix of such a run is one piece (point 4), so its count is the
+        raw BPE count, read off one prependable encoder fed from the end; the
+        mirrored sliding-window minimum (``cuts.bytes_split_at_start``) stops it
+        once no longer suffix can fit.
+        """
+        tc = self.tc
+        run = tc.text[start:e]
+        data = run.encode("utf-8")
+        nb = len(data)
+        bp = BytesPrependable(tc.enc.bpe)
+        counts = bp.counts
+        window = tc._maxlen
+        p = 0
+        while p < nb:
+            q = min(nb, p + 256)
+            bp.prepend(data[nb - q : nb - p])
+            counts = bp.counts
+            p = q
+            if p < nb and p >= window and min(counts[p - window + 1 : p + 1]) > k:
+                break  # no longer suffix fits
+        if run.isascii():
+            lens = range(nb, 0, -1)  # suffix byte length of T[start + c : e]
+        else:
+            lens = list(accumulate(map(len, map(str.encode, reversed(run)))))[::-1]
+        for c, length in enumerate(lens):
+            if length <= p and counts[length] <= k:
+                return start + c
+        return None

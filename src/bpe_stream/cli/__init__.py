@@ -1,0 +1,4 @@
+"""The command line: ``bpe-stream count | chunk | train``.
+
+Layer 8 (the top): imports any layer.
+"""

@@ -1,0 +1,307 @@
+"""A tiktoken-compatible ``Encoding``, and the named (bundled) encodings.
+
+Invariant: ``encode_ordinary(text)`` equals tiktoken's ``encode_ordinary`` for the
+same ranks and pattern, token for token (the splitting, the piece cache and the
+compiled paths are :class:`~bpe_stream.text.piece_encoder.PieceEncoder`'s).  This
+class adds tiktoken's interface: a name, special tokens (tiktoken's rules for
+``allowed_special`` / ``disallowed_special``), decoding, pickling by name for the
+bundled encodings, and the exact cuts ``split_at`` / ``truncate`` /
+``truncate_start`` (:mod:`bpe_stream.text.cuts`).
+
+Text handling follows tiktoken: lone surrogates (which are not valid Unicode
+scalar values and cannot be UTF-8 encoded) are replaced by U+FFFD before
+encoding, after surrogate *pairs* are joined into the characters they stand for;
+offsets that the cuts take and return are the caller's.
+
+:func:`get_encoding` lives here, not in :mod:`bpe_stream.encoding.registry` (which
+holds the bundled files and the model names): a bundled encoding pickles as a call
+of it, so the class and the function must not import each other in a loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Collection, Iterable
+from typing import AbstractSet, Literal
+
+import regex
+
+from ..bpe.checks import _check_limit
+from ..bpe.ranks import parse_tiktoken, tokens_from_ranks
+from ..bpe.vocabulary import BytePairEncoding
+from ..pretokenize.patterns import PATTERNS
+from ..text.cuts import text_split_at, text_split_at_start
+from ..text.input import caller_offsets, check_text
+from ..text.piece_encoder import PieceEncoder
+from .cache import bpe_from_ranks, load_or_build
+from .persist import save_encoding
+from .registry import (
+    _BUNDLED,
+    bundled_tiktoken_bytes,
+    encoding_name_for_model,
+    list_encoding_names,
+)
+
+__all__ = ["Encoding", "get_encoding", "encoding_for_model"]
+
+
+class Encoding(PieceEncoder):
+    """Pre-splitting BPE with tiktoken's semantics.
+
+    >>> import bpe_stream
+    >>> enc = bpe_stream.get_encoding("cl100k_base")
+    >>> enc.encode("hello world")
+    [15339, 1917]
+    >>> enc.decode([15339, 1917])
+    'hello world'
+    >>> enc.count("hello world")
+    2
+    >>> enc.encode("<|endoftext|>", allowed_special="all")
+    [100257]
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str | None,
+        mergeable_ranks: dict[bytes, int] | None = None,
+        special_tokens: dict[str, int] | None = None,
+        explicit_n_vocab: int | None = None,
+        bpe: BytePairEncoding | None = None,
+    ):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        self.name = name
+        if bpe is None:
+            if mergeable_ranks is None:
+                raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
+            bpe = bpe_from_ranks(mergeable_ranks)
+        self.bpe = bpe
+        self._mergeable_ranks = bpe.ranks
+        special_tokens = dict(special_tokens or {})
+        seen: dict[int, str] = {}
+        for text, token in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise ValueError(f"special token {text!r} must be a non-empty str")
+            if not isinstance(token, int) or token < 0:
+                raise ValueError(f"special token {text!r} has invalid id {token!r}")
+            if token < len(bpe):
+                raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
+            if token in seen:
+                raise ValueError(f"special tokens {seen[token]!r} and {text!r} share id {token}")
+            seen[token] = text
+        self._special_tokens = special_tokens
+        self._special_decoder = {t: s.encode("utf-8") for s, t in special_tokens.items()}
+        self.max_token_value = max([len(bpe) - 1, *special_tokens.values()])
+        if explicit_n_vocab is not None and explicit_n_vocab != self.max_token_value + 1:
+            raise ValueError(
+                f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
+            )
+        super().__init__(bpe, pat_str)
+
+    # ----------------------------------------------------------------- interop
+    @classmethod
+    def from_tiktoken(cls, encoding) -> "Encoding":
+        """Wrap the vocabulary of a ``tiktoken.Encoding`` (tiktoken itself is not needed after)."""
+        try:
+            ranks = encoding._mergeable_ranks
+            pat_str = encoding._pat_str
+            special = encoding._special_tokens
+            name = encoding.name
+        except AttributeError as e:
+            raise TypeError(f"not a tiktoken Encoding: {encoding!r}") from e
+        return cls(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
+
+    def __reduce__(self):
+        if _is_registered(self):
+            return (get_encoding, (self.name,))
+        return (
+            _rebuild,
+            (self.name, self.pat_str, self.bpe, self._special_tokens),
+        )
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    def save(self, path) -> None:
+        """Save ranks (tiktoken format), pattern and special tokens; see :func:`bpe_stream.load`."""
+        save_encoding(self, path)
+
+    # ------------------------------------------------------------- properties
+    @property
+    def n_vocab(self) -> int:
+        return self.max_token_value + 1
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._special_tokens)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._special_tokens)
+
+    @property
+    def eot_token(self) -> int:
+        return self._special_tokens["<|endoftext|>"]
+
+    # ---------------------------------------------------------------- encoding
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text`` with tiktoken's special-token rules.
+
+        Text matching a special token raises ``ValueError`` unless the token is in
+        ``allowed_special`` (then it becomes that token) or excluded from
+        ``disallowed_special`` (then it is ordinary text).
+        """
+        if not isinstance(text, str):
+            check_text(text)  # raises the TypeError
+        if allowed_special == "all":
+            allowed_special = self.special_tokens_set
+        else:
+            # Like tiktoken, strings that are not special tokens are ignored here.
+            allowed_special = set(allowed_special) & self.special_tokens_set
+        if disallowed_special == "all":
+            disallowed_special = self.special_tokens_set - allowed_special
+        if disallowed_special:
+            match = _special_token_regex(frozenset(disallowed_special)).search(text)
+            if match is not None:
+                raise ValueError(
+                    f"Encountered text corresponding to disallowed special token {match.group()!r}.\n"
+                    f"If you want this text to be encoded as a special token, pass it to "
+                    f"`allowed_special`, e.g. `allowed_special={{{match.group()!r}, ...}}`.\n"
+                    f"If you want this text to be encoded as normal text, disable the check for "
+                    f"this token by passing `disallowed_special=(enc.special_tokens_set - "
+                    f"{{{match.group()!r}}})`.\n"
+                    f"To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+                )
+        text = check_text(text)
+        if not allowed_special:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        start = 0
+        for m in _special_token_regex(frozenset(allowed_special)).finditer(text):
+            out.extend(self.encode_ordinary(text[start : m.start()]))
+            out.append(self._special_tokens[m.group()])
+            start = m.end()
+        out.extend(self.encode_ordinary(text[start:]))
+        return out
+
+    def encode_batch(self, texts: Iterable[str], **kwargs) -> list[list[int]]:
+        return [self.encode(t, **kwargs) for t in texts]
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        if isinstance(text_or_bytes, str):
+            if text_or_bytes in self._special_tokens:
+                return self._special_tokens[text_or_bytes]
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        token = self.bpe.ranks.get(bytes(text_or_bytes))
+        if token is None:
+            raise KeyError(text_or_bytes)
+        return token
+
+    # ---------------------------------------------------------------- decoding
+    def decode_bytes(self, tokens: Iterable[int]) -> bytes:
+        bpe_tokens = self.bpe.tokens
+        n = len(bpe_tokens)
+        special = self._special_decoder
+        out = []
+        for t in tokens:
+            if isinstance(t, int) and 0 <= t < n:
+                out.append(bpe_tokens[t])
+            elif t in special:
+                out.append(special[t])
+            else:
+                raise ValueError(f"invalid token id {t!r} for encoding {self.name!r}")
+        return b"".join(out)
+
+    def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        return self.decode_bytes([token])
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        return [self.decode_bytes([t]) for t in tokens]
+
+    # ------------------------------------------------------------ exact cuts
+    def split_at(self, text: str, max_tokens: int) -> int:
+        """Largest ``i`` (a character index) such that ``count(text[:i]) <= max_tokens``.
+
+        A str holding surrogate pairs is counted as tiktoken counts it (pairs joined);
+        ``i`` is an index into ``text`` itself, never between the halves of a pair."""
+        budget = _check_limit(max_tokens, "max_tokens")
+        fixed = check_text(text)
+        i = text_split_at(self, fixed, budget)
+        offs = caller_offsets(text, fixed)
+        return i if offs is None else offs[i]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` with at most ``max_tokens`` tokens."""
+        return text[: self.split_at(text, max_tokens)]
+
+    def truncate_start(self, text: str, max_tokens: int) -> str:
+        """The longest suffix of ``text`` with at most ``max_tokens`` tokens (a suffix of
+        ``text`` itself, as for :meth:`split_at`)."""
+        budget = _check_limit(max_tokens, "max_tokens")
+        fixed = check_text(text)
+        i = text_split_at_start(self, fixed, budget)
+        offs = caller_offsets(text, fixed)
+        return text[i if offs is None else offs[i] :]
+
+
+@functools.lru_cache(maxsize=128)
+def _special_token_regex(tokens: frozenset[str]) -> "regex.Pattern[str]":
+    # Longest first so that a special token that is a prefix of another loses.
+    inner = "|".join(regex.escape(t) for t in sorted(tokens, key=lambda t: (-len(t), t)))
+    return regex.compile(f"({inner})")
+
+
+def _rebuild(name, pat_str, bpe, special_tokens) -> Encoding:
+    return Encoding(name, pat_str=pat_str, bpe=bpe, special_tokens=special_tokens)
+
+
+_lock = threading.Lock()
+_encodings: dict[str, Encoding] = {}
+
+
+def get_encoding(name: str) -> Encoding:
+    """A bundled encoding by name; works offline.
+
+    >>> get_encoding("o200k_base").encode("hello world")
+    [24912, 2375]
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"encoding name must be a str, got {type(name).__name__}")
+    enc = _encodings.get(name)
+    if enc is not None:
+        return enc
+    if name not in _BUNDLED:
+        raise ValueError(
+            f"unknown encoding {name!r}; available: {', '.join(list_encoding_names())} "
+            "(or build one with bpe_stream.Encoding / load one with bpe_stream.load)"
+        )
+    with _lock:
+        enc = _encodings.get(name)
+        if enc is not None:
+            return enc
+        info = _BUNDLED[name]
+        raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
+        bpe = load_or_build("sha256-" + info["sha256"], lambda: tokens_from_ranks(parse_tiktoken(raw)))
+        enc = Encoding(name, pat_str=PATTERNS[name], bpe=bpe, special_tokens=info["special_tokens"])
+        _encodings[name] = enc
+        return enc
+
+
+def _is_registered(enc: Encoding) -> bool:
+    return _encodings.get(enc.name) is enc
+
+
+def encoding_for_model(model_name: str) -> Encoding:
+    return get_encoding(encoding_name_for_model(model_name))

@@ -1,0 +1,314 @@
+"""Regex-free updates of the pre-split when one character is appended (bundled patterns).
+
+Invariant: for the cl100k and o200k patterns, a text ``T`` whose *last piece* ``P =
+T[a:L]`` has kind ``k`` (below) and a character ``c`` of class ``x`` with
+``TRANSITIONS[k][x] = (action, k2)``, the split of ``T + c`` is
+
+* ``EXTEND``: the split of ``T`` with ``P`` replaced by ``P + c``;
+* ``NEW``: the split of ``T`` followed by the piece ``c``;
+* ``MERGE``: the split of ``T`` with its last two pieces ``Q, P`` replaced by ``Q + P + c``;
+
+and the new last piece has kind ``k2``.  A missing entry means "re-split with the
+regex".  Cost: O(1) per character (one dict lookup for the class, one for the
+transition); kinds are recomputed in O(1) by :func:`classify` after a re-split.
+
+Why it is exact.  (1) Earlier pieces do not change.  The patterns have no
+look-behind, so ``findall`` on ``T + c`` repeats ``T``'s matches as long as each of
+them is decided without reading position ``L`` (or testing ``$`` there).  A
+non-whitespace piece ``[s, e)`` reads at most position ``e`` (letter, digit and
+punctuation runs stop at the first character outside their class; cl100k's
+contraction alternative reads at most ``s + 2`` and a piece starting with an
+apostrophe is never shorter than what it read; o200k's optional contraction after a
+word reads past ``e`` only when ``T[e]`` is an apostrophe) -- so they read at most
+``a < L`` provided ``P`` does not start with an apostrophe (every kind requires
+this).  A whitespace-only piece reads to the end of its whitespace run (``\\s++$``,
+``\\s*[\\r\\n]``, ``\\s+(?!\\S)`` backtrack inside the run); kinds whose ``P`` ends
+with whitespace require that the piece before ``P`` is *not* whitespace-only, or
+(``WSTAIL``, ``MERGE``) they state the split of the whole trailing run.
+o200k exception: a mark is both a possible one-character prefix and a member of
+both letter sets, so a piece made of a mark may have been decided by reading the
+letters after it (the prefixed alternative failed there); kinds are never given to
+a piece that follows a mark, and marks themselves always go to the regex.
+(2) The split from ``a`` of ``P + c``: written out per kind below.  It only uses
+facts the kind guarantees: e.g. ``WORD`` (cl100k) is an optional non-letter
+non-digit non-newline prefix plus letters; a letter extends the possessive
+``\\p{L}++``; anything else but an apostrophe stops it and starts a one-character
+piece (any single character is a piece at the end of the text).  For o200k, words
+are ``prefix? [Lu Lt Lm Lo M]* [Ll Lm Lo M]+`` or ``prefix? [Lu Lt Lm Lo M]+ [Ll Lm
+Lo M]*``: a word ending in ``Lu|Lt`` consists of ``Lu|Lt`` only (``WORD_U``; any
+``Lm|Lo|M|Ll`` would let the first alternative stop earlier), it absorbs every
+letter; any other word (``WORD_L``) absorbs ``Ll|Lm|Lo|M`` but not ``Lu|Lt``.
+Whitespace at the end of the text: cl100k's ``\\s++$`` makes a whitespace run
+that follows a non-whitespace piece a single piece; o200k splits it after its last
+newline (``\\s*[\\r\\n]+``) and keeps the rest whole (``\\s+(?!\\S)`` at the end).
+
+The tests check every transition by brute force: all strings up to length 5 over
+an alphabet with one character per class (and the contraction letters), appended
+one character at a time, against ``enc.count`` of every prefix.
+"""
+
+from __future__ import annotations
+
+from .patterns import PATTERNS
+from .unicode import compile_regex
+
+__all__ = ["FastSplit", "fast_split_for", "EXTEND", "NEW", "MERGE", "K_NONE"]
+
+EXTEND, NEW, MERGE = 1, 2, 3
+
+# character classes
+LO, UP, OL, D, SP, NL, WS, AP, P, SL = range(10)
+_WS_CLASSES = frozenset({SP, NL, WS})
+
+# kinds of the last piece
+(K_NONE, K_EMPTY, K_WORD, K_WORD_U, K_DIG1, K_DIG2, K_DIG3, K_P1, K_PN, K_PNL,
+ K_SP, K_WS1, K_NL1, K_WSRUN, K_WSRUN_NL, K_WSTAIL, K_WORD_O) = range(17)
+
+_S = compile_regex(r"\s")
+_L = compile_regex(r"\p{L}")
+_N = compile_regex(r"\p{N}")
+_LU = compile_regex(r"[\p{Lu}\p{Lt}]")
+_LL = compile_regex(r"\p{Ll}")
+_LOTHER = compile_regex(r"[\p{Lm}\p{Lo}]")
+MARK = compile_regex(r"\p{M}")
+# o200k's word classes (one place for the modules that reason about them): the first
+# repetition [Lu Lt Lm Lo M]*, the second [Ll Lm Lo M]+, and the characters in both
+# (the last of which the first repetition gives back to).
+O200K_FIRST = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
+O200K_SECOND = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
+O200K_FIRST_RUN = compile_regex(O200K_FIRST + "*")
+# the trailing stretch of upper-word characters, which a word match may read to its end and
+# then give back (text/appendable.py's stability rule)
+O200K_FIRST_TAIL = compile_regex(r"(?r)" + O200K_FIRST + r"*\Z")
+LAST_LM_LO_MARK = compile_regex(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
+
+
+def _class_cl100k(ch: str):
+    if "\ud800" <= ch <= "\udfff":
+        return None
+    if ch == "'":
+        return AP
+    if ch == " ":
+        return SP
+    if ch in "\r\n":
+        return NL
+    if _S.match(ch):
+        return WS
+    if _L.match(ch):
+        return LO  # cl100k does not distinguish letters
+    if _N.match(ch):
+        return D
+    return P  # [^\s\p{L}\p{N}] (marks included)
+
+
+def _class_o200k(ch: str):
+    if "\ud800" <= ch <= "\udfff":
+        return None
+    if ch == "'":
+        return AP
+    if ch == "/":
+        return SL
+    if ch == " ":
+        return SP
+    if ch in "\r\n":
+        return NL
+    if _S.match(ch):
+        return WS
+    if _LU.match(ch):
+        return UP
+    if _LL.match(ch):
+        return LO
+    if MARK.match(ch):
+        return None  # marks are in o200k's letter sets *and* its punctuation class: always re-split
+    if _LOTHER.match(ch):
+        return OL  # in both of o200k's letter sets
+    if _N.match(ch):
+        return D
+    return P
+
+
+def _new_piece_kind(x: int, o200k: bool, after_ws_only: bool) -> int | None:
+    """Kind of a one-character last piece ``c`` (class ``x``)."""
+    if x == LO:
+        return K_WORD
+    if x == OL:
+        return K_WORD_O
+    if x == UP:
+        return K_WORD_U if o200k else K_WORD
+    if x == D:
+        return K_DIG1
+    if x in (P, SL):
+        return K_P1
+    if after_ws_only:
+        return None
+    return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
+
+
+def _table(o200k: bool) -> dict:
+    E, N_, M = EXTEND, NEW, MERGE
+    letters = (LO, UP, OL) if o200k else (LO,)
+    punct = (P, SL)
+    t: dict[int, dict[int, tuple[int, int]]] = {}
+
+    def new(x, after_ws_only=False):
+        k = _new_piece_kind(x, o200k, after_ws_only)
+        return None if k is None else (N_, k)
+
+    def fill(kind, overrides, after_ws_only=False):
+        row = {}
+        for x in (LO, UP, OL, D, SP, NL, WS, P, SL):
+            if not o200k and x in (UP, OL, SL):
+                continue
+            v = overrides.get(x, "new")
+            if v == "new":
+                v = new(x, after_ws_only)
+            if v is not None:
+                row[x] = v
+        t[kind] = row
+
+    fill(K_EMPTY, {})
+    if o200k:
+        # K_WORD ends in Ll, K_WORD_O in Lm|Lo, K_WORD_U is Lu|Lt only.  After a word ending in
+        # Lm|Lo, an upper-case letter goes to the regex: the greedy [Lu Lt Lm Lo M]* of that word
+        # reads on through the upper-case letters that follow, so it is not final yet.
+        fill(K_WORD, {LO: (E, K_WORD), OL: (E, K_WORD_O), UP: (N_, K_WORD_U)})
+        fill(K_WORD_O, {LO: (E, K_WORD), OL: (E, K_WORD_O), UP: None})
+        fill(K_WORD_U, {LO: (E, K_WORD), OL: (E, K_WORD_O), UP: (E, K_WORD_U)})
+    else:
+        fill(K_WORD, {LO: (E, K_WORD)})
+    fill(K_DIG1, {D: (E, K_DIG2)})
+    fill(K_DIG2, {D: (E, K_DIG3)})
+    fill(K_DIG3, {})
+    p1 = {x: (E, K_WORD) for x in letters}
+    if o200k:
+        p1[UP] = (E, K_WORD_U)
+        p1[OL] = (E, K_WORD_O)
+    fill(K_P1, {**p1, NL: (E, K_PNL), **{x: (E, K_PN) for x in punct}})
+    fill(K_PN, {NL: (E, K_PNL), **{x: (E, K_PN) for x in punct}})
+    fill(K_PNL, {NL: (E, K_PNL), **({SL: (E, K_PNL)} if o200k else {})})
+    # a single whitespace character after a non-whitespace piece
+    ws_next = (
+        {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN_NL)}
+        if o200k
+        else {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN)}
+    )
+    fill(K_SP, {**p1, **{x: (E, K_PN) for x in punct}, **ws_next})
+    fill(K_WS1, {**p1, **ws_next})
+    if o200k:
+        fill(K_NL1, {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)})
+    else:
+        fill(K_NL1, dict(ws_next))
+    # whitespace runs of two or more characters: only whitespace is handled
+    t[K_WSRUN] = dict(ws_next)
+    if o200k:
+        t[K_WSRUN_NL] = {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)}
+        t[K_WSTAIL] = {SP: (E, K_WSTAIL), WS: (E, K_WSTAIL), NL: (M, K_WSRUN_NL)}
+    return t
+
+
+class FastSplit:
+    """Char classes and transitions for one bundled pattern."""
+
+    __slots__ = ("o200k", "classes", "table", "_class_of")
+
+    def __init__(self, o200k: bool):
+        self.o200k = o200k
+        self._class_of = _class_o200k if o200k else _class_cl100k
+        self.classes: dict[str, int | None] = {}
+        t = _table(o200k)
+        # flat table: key kind * 16 + class
+        self.table = {k * 16 + x: v for k, row in t.items() for x, v in row.items()}
+
+    def char_class(self, ch: str):
+        x = self.classes.get(ch, -1)
+        if x == -1:
+            x = self._class_of(ch)
+            if len(self.classes) < 65536:
+                self.classes[ch] = x
+        return x
+
+    def is_ws(self, ch: str) -> bool:
+        return self.char_class(ch) in _WS_CLASSES
+
+    def classify(self, text, spans, holds_newline) -> int:
+        """Kind of the last piece; ``spans(k)`` gives the span of the k-th piece from the end (1 = last) or None.
+
+        O(1) plus, for o200k punctuation ending in ``/``, one call of ``holds_newline(a, b)``:
+        whether the piece ``text[a:b]`` holds a newline (text/appendable.py remembers what it has
+        read of its last piece, so that this is not a scan of the piece every time).
+        """
+        last = spans(1)
+        if last is None:
+            return K_EMPTY
+        a, b = last
+        cc = self.char_class
+        first = text[a]
+        if first == "'":
+            return K_NONE
+        if self.o200k and a > 0 and cc(text[a - 1]) is None:
+            # after a mark, o200k's optional prefix may be re-decided (a mark is both a
+            # prefix character and a letter-set character): re-split
+            return K_NONE
+        x = cc(text[b - 1])
+        if x is None or x == AP:
+            return K_NONE
+        o200k = self.o200k
+        if x in (LO, UP, OL):
+            if o200k:
+                if "'" in text[max(a, b - 3) : b]:
+                    return K_NONE  # a contraction suffix
+                if a > 0 and cc(text[a]) in (UP, OL) and cc(text[a - 1]) in (UP, OL):
+                    return K_NONE  # the word before may read on into this one (see K_WORD_O)
+                return {LO: K_WORD, UP: K_WORD_U, OL: K_WORD_O}[x]
+            return K_WORD
+        if x == D:
+            return (K_DIG1, K_DIG2, K_DIG3)[b - a - 1] if b - a <= 3 else K_NONE
+        if x in (P, SL):
+            if o200k and x == SL:
+                # the piece is ` ?[^\s\p{L}\p{N}]+[\r\n/]*`: it holds a newline iff its
+                # trailing [\r\n/] run does
+                if holds_newline(a, b):
+                    return K_PNL
+            return K_P1 if b - a == 1 else K_PN
+        # ends with whitespace
+        if not self._all_ws(text, a, b):
+            return K_PNL if x == NL else K_NONE
+        prev = spans(2)
+        if prev is not None and self._all_ws(text, *prev):
+            if not o200k or x == NL or cc(text[prev[1] - 1]) != NL:
+                return K_NONE
+            pp = spans(3)
+            if pp is not None and self._all_ws(text, *pp):
+                return K_NONE
+            return K_WSTAIL
+        if b - a == 1:
+            return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
+        if o200k and x == NL:
+            return K_WSRUN_NL
+        return K_WSRUN
+
+    def _all_ws(self, text, a: int, b: int) -> bool:
+        # a piece whose first, second and last characters are whitespace is whitespace only
+        # (the only other pieces starting and ending with whitespace are " " + punctuation + newlines)
+        is_ws = self.is_ws
+        return is_ws(text[a]) and is_ws(text[b - 1]) and (b - a == 1 or is_ws(text[a + 1]))
+
+
+_CACHE: dict[str, FastSplit] = {}
+
+
+def fast_split_for(pat_str):
+    """The :class:`FastSplit` of a bundled pattern, or None."""
+    if pat_str == PATTERNS["cl100k_base"]:
+        key = "cl100k"
+    elif pat_str == PATTERNS["o200k_base"]:
+        key = "o200k"
+    else:
+        return None
+    fs = _CACHE.get(key)
+    if fs is None:
+        fs = _CACHE[key] = FastSplit(key == "o200k")
+    return fs
+
+
+WS_CLASSES = _WS_CLASSES

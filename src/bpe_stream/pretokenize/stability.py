@@ -1,0 +1,86 @@
+"""Where the split of a prefix (or suffix) of a text agrees with the whole text's.
+
+Two rules the streaming engines and the exact cuts build on (the arguments are in
+:mod:`bpe_stream.text.appendable` and :func:`bpe_stream.text.cuts.text_split_at_start`):
+
+* **Stability margin** (:func:`stable_margin`): for the bundled patterns a piece that
+  ends at least 4 characters before the end of the text, before the trailing
+  whitespace stretch and (o200k) before the trailing upper-word stretch, is a piece
+  of every longer text.  Other patterns use a margin of ``_CUSTOM_MARGIN`` characters.
+* **Hard boundaries** (:func:`_hard_boundary_test`): pairs of neighbouring characters
+  at which every split of every text holding them has a piece boundary (a letter then
+  no letter, a digit then a non-digit, a newline then non-whitespace, punctuation then
+  non-newline whitespace, with the o200k exceptions for apostrophes, marks and ``/``).
+
+Both are O(1) per question (a memo of character-class pairs).
+"""
+
+from __future__ import annotations
+
+from .fast_split import AP, LO, NL, OL, SL, SP, UP, WS, WS_CLASSES, D, P
+from .patterns import PATTERNS
+
+__all__ = ["stable_margin"]
+
+
+def _is_hard_at(hard, fast, text: str, p: int) -> bool:
+    """Whether ``0 < p < len(text)`` is a hard boundary (see :func:`text_split_at_start`)."""
+    ch = text[p]
+    return hard(text[p - 1], ch) or (ch == "'" and _o200k_word_end(fast, text[p - 1], text[p + 1 : p + 2]))
+
+
+# Characters the o200k contractions' case-insensitive first letter matches (the regex
+# module folds U+017F LONG S to "s"; computed over all code points).
+_CONTRACTION_STARTS = frozenset("strvmldSTRVMLD\u017f")
+
+
+def _o200k_word_end(fast, prev: str, nxt: str) -> bool:
+    """o200k: an apostrophe after a letter ``prev`` is a hard boundary too (see
+    :func:`text_split_at_start`) unless a contraction ('s 't 're 've 'm 'll 'd, any case)
+    may start there, i.e. unless ``nxt`` (the character after it, "" at the end) is one
+    of their first letters: the word holding ``prev`` then ends before the apostrophe."""
+    return fast.o200k and nxt not in _CONTRACTION_STARTS and fast.char_class(prev) in (LO, UP, OL)
+
+
+def _hard_boundary_test(fast):
+    """``hard(prev_char, char)``: every split of any text ``T[i:]`` with ``i < p`` has a boundary at ``p``
+    when ``T[p-1], T[p]`` are ``prev_char, char`` (see :func:`text_split_at_start`)."""
+    cc = fast.char_class
+    letters = (LO, UP, OL) if fast.o200k else (LO,)
+    # cl100k: a word's letter run stops at an apostrophe (contractions start with it);
+    # o200k: a word may end with a contraction, so an apostrophe after a letter is no cut
+    no_letter_after = frozenset(letters) | {None} | ({AP} if fast.o200k else set())
+    o200k = fast.o200k
+    memo: dict[tuple[str, str], bool] = {}
+
+    def hard(c1: str, c2: str) -> bool:
+        key = (c1, c2)
+        v = memo.get(key)
+        if v is None:
+            x1, x2 = cc(c1), cc(c2)
+            if x1 is None or x2 is None:
+                v = False
+            elif x1 in letters:
+                v = x2 not in no_letter_after
+            elif x1 == D:
+                v = x2 != D
+            elif x1 == NL:
+                v = x2 not in WS_CLASSES and not (o200k and x2 == SL)
+            elif x1 in (P, SL, AP):
+                v = x2 in (SP, WS)
+            else:
+                v = False
+            if len(memo) < 1 << 16:
+                memo[key] = v
+        return v
+
+    return hard
+
+
+_CUSTOM_MARGIN = 64
+
+
+def stable_margin(pat_str) -> int:
+    if pat_str in (PATTERNS["cl100k_base"], PATTERNS["o200k_base"]):
+        return 4
+    return _CUSTOM_MARGIN

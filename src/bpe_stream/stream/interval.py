@@ -1,0 +1,74 @@
+"""The public interval counter: ``count(start, end) == enc.count(text[start:end])``.
+
+One pass over the text builds the index (:mod:`bpe_stream.bpe.intervals` for raw
+bytes, :mod:`bpe_stream.text.intervals` for text); queries are typically O(1).
+Offsets are the caller's (a ``str`` with surrogate pairs included).
+"""
+
+from __future__ import annotations
+
+from ..bpe.checks import _check_bytes_input
+from ..bpe.intervals import _BytesIntervals
+from ..bpe.vocabulary import BytePairEncoding
+from ..encoding.encoding import Encoding
+from ..text.input import caller_offsets, check_text
+from ..text.intervals import text_intervals
+
+__all__ = ["IntervalCounter"]
+
+
+class IntervalCounter:
+    """Counts of any substring: ``count(start, end) == enc.count(text[start:end])``.
+
+    >>> import bpe_stream
+    >>> enc = bpe_stream.get_encoding("cl100k_base")
+    >>> ic = IntervalCounter(enc, "hello world, hello there")
+    >>> ic.count(0, 11) == enc.count("hello world")
+    True
+    """
+
+    def __init__(self, enc_or_bpe, text):
+        self._source = (enc_or_bpe, text)
+        self._fixed_index = None
+        if isinstance(enc_or_bpe, BytePairEncoding):
+            self._impl = _BytesIntervals(enc_or_bpe, _check_bytes_input(text))
+            self._n = len(text)
+        else:
+            if not isinstance(enc_or_bpe, Encoding):
+                raise TypeError(
+                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
+                )
+            fixed = check_text(text)
+            self._n = len(text)
+            # A str with surrogates: offsets stay the caller's (see caller_offsets); a range
+            # with an end between the halves of a pair is counted directly (rare).
+            offs = caller_offsets(text, fixed)
+            self._fixed_index = None if offs is None else {o: k for k, o in enumerate(offs)}
+            self._impl = text_intervals(enc_or_bpe, fixed)
+
+    def __reduce__(self):
+        # rebuilt from its inputs: the index is one linear pass, and its lazily built
+        # parts (memos, closures) are caches, not state
+        return (IntervalCounter, self._source)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def count(self, start: int, end: int) -> int:
+        for v in (start, end):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"offsets must be ints, got {type(v).__name__}")
+        if not 0 <= start <= end <= self._n:
+            raise ValueError(f"need 0 <= start <= end <= {self._n}, got {start}, {end}")
+        index = self._fixed_index
+        if index is not None:
+            a, b = index.get(start), index.get(end)
+            if a is None or b is None:  # an end inside a surrogate pair
+                enc, text = self._source
+                return enc.count(text[start:end])
+            return self._impl.count(a, b)
+        return self._impl.count(start, end)
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the index arrays (excluding the text itself)."""
+        return self._impl.memory_bytes()

@@ -1,0 +1,262 @@
+"""BPE over pre-split text: split with the pattern, then BPE each piece.
+
+Invariant: ``PieceEncoder(bpe, pat_str).encode_ordinary(text)`` equals tiktoken's
+``encode_ordinary`` for the same ranks and pattern, token for token.  Pieces are
+encoded by the compiled merge loop when it is built (:mod:`bpe_stream.bpe.merge_loop`;
+pieces of up to 256 bytes), else by the Python merge loop or the backtracking encoder;
+because real text repeats its pieces (Zipf), a bounded per-encoding cache maps short
+pieces to their tokens, which makes ``count`` and ``encode`` cost about one regex
+split plus one dict lookup per piece.  With the compiled module and a bundled
+pattern, ASCII stretches of the text skip both: they are split and counted in C
+(``_native/ascii_split.h``).
+
+This is the object the text engines (:mod:`bpe_stream.text.appendable`,
+:mod:`~bpe_stream.text.intervals`, :mod:`~bpe_stream.text.cuts`) and the streaming
+objects work on; :class:`~bpe_stream.Encoding` extends it with tiktoken's interface.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+
+from ..bpe.backtracking import encode_backtracking
+from ..bpe.checks import _check_limit
+from ..bpe.merge_loop import (
+    _SHORT_PIECE,
+    _TWO_TOKEN_PIECE,
+    _merge_short,
+    _two_tokens,
+    merge_table_for,
+)
+from ..bpe.vocabulary import BytePairEncoding
+from ..pretokenize.patterns import PATTERNS, compile_pattern
+from ..pretokenize.splitter import PreSplitter
+from .input import check_text
+
+# Pieces up to this many characters are cached; longer ones are rare and big.
+_CACHEABLE_PIECE_LEN = 256
+_CACHE_MAX_ENTRIES = 200_000
+_NOT_BUILT = object()
+# Pattern -> the kind number of the compiled ASCII scanner (_native/merge_loop.c).
+_SCAN_KINDS = {PATTERNS["cl100k_base"]: 1, PATTERNS["o200k_base"]: 2}
+
+
+class _PieceCache(dict):
+    """piece (str) -> tuple of token ids; fills itself on a miss, bounded in size."""
+
+    __slots__ = ("encode_piece",)
+
+    def __init__(self, encode_piece):
+        super().__init__()
+        self.encode_piece = encode_piece
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        tokens = self.encode_piece(piece)
+        if len(piece) <= _CACHEABLE_PIECE_LEN:
+            if len(self) >= _CACHE_MAX_ENTRIES:
+                self.clear()  # crude but O(1) amortized; real text refills the hot pieces fast
+            self[piece] = tokens
+        return tokens
+
+    def __reduce__(self):  # never pickle the cache contents
+        return (_PieceCache, (self.encode_piece,))
+
+
+class _PieceCountCache(dict):
+    """piece (str) -> token count, filled from the token cache; bounded in size.
+
+    ``count`` sums these directly, which is faster than taking ``len`` of tuples."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: _PieceCache):
+        super().__init__()
+        self.pieces = pieces
+
+    def __missing__(self, piece: str) -> int:
+        count = len(self.pieces[piece])
+        if len(piece) <= _CACHEABLE_PIECE_LEN:
+            if len(self) >= _CACHE_MAX_ENTRIES:
+                self.clear()
+            self[piece] = count
+        return count
+
+    def __reduce__(self):
+        return (_PieceCountCache, (self.pieces,))
+
+
+class PieceEncoder:
+    """BPE over pre-split text: the pattern splits the text into pieces, each piece is
+    encoded on its own (through a bounded cache), and the tokens are concatenated.
+
+    This is the part of :class:`Encoding` that the streaming engines and the exact cuts
+    build on: the vocabulary (``bpe``), the pattern (``pat_str``, None for no
+    pre-splitting), the split, and the cached per-piece tokens and counts.
+    :class:`Encoding` adds tiktoken's interface (name, special tokens, decoding, pickling
+    by name) and the exact cuts.
+    """
+
+    def __init__(self, bpe: BytePairEncoding, pat_str: str | None):
+        self.bpe = bpe
+        self.pat_str = pat_str
+        if pat_str is None:
+            self._splitter = None
+            self._split = _whole_text
+        else:
+            self._splitter = PreSplitter(pat_str)
+            self._split = self._splitter.findall
+        # The compiled merge loop also pre-splits ASCII text with the bundled patterns.
+        self._scan_kind = _SCAN_KINDS.get(pat_str, 0)
+        # The compiled merge loop (merge_loop.py), built at the first piece to encode so
+        # that loading stays as fast; None where it is not built or turned off.
+        self._merge_table = _NOT_BUILT
+        self._pieces = _PieceCache(self._encode_piece)
+        self._piece_counts = _PieceCountCache(self._pieces)
+
+    def _compiled(self):
+        """The compiled merge table (built at first use), or None."""
+        table = self._merge_table
+        if table is _NOT_BUILT:
+            table = self._merge_table = merge_table_for(self.bpe)
+        return table
+
+    def _count_pieces(self, pieces: list[str]) -> int:
+        """Total token count of ``pieces``, through the count cache."""
+        return sum(self._piece_count_list(pieces))
+
+    def _piece_count_list(self, pieces: list[str]) -> list[int]:
+        """The token count of each of ``pieces``, through the count cache."""
+        counts = self._piece_counts
+        table = self._compiled()
+        if table is None:
+            return list(map(counts.__getitem__, pieces))
+        return table.piece_counts(
+            pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
+        )
+
+    def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        table = self._compiled()
+        if table is not None:
+            tokens = table.encode(piece)
+            if tokens is not None:
+                return tokens
+            # None: longer than the table's max_piece, or a byte that is no token
+            # (the path below raises the clear error naming it)
+        data = piece.encode("utf-8")
+        get = self.bpe.ranks.get
+        token = get(data)
+        if token is not None:
+            return (token,)
+        n = len(data)
+        if n == len(piece):  # ASCII
+            if n <= _TWO_TOKEN_PIECE:
+                pair = _two_tokens(self.bpe, data, get)
+                if pair is not None:
+                    return pair
+            if n <= _SHORT_PIECE:
+                tokens = _merge_short(data, get)
+                if None not in tokens:
+                    return tokens
+                # a byte that is no token: the backtracking encoder raises the clear error
+        return tuple(encode_backtracking(self.bpe, data))
+
+    def split(self, text: str) -> list[str]:
+        """The pre-split pieces of ``text`` (after surrogate fixing)."""
+        return self._split(check_text(text))
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text``, treating text that looks like special tokens as ordinary text."""
+        text = check_text(text)
+        tokens_of = self._pieces.__getitem__
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return list(chain.from_iterable(map(tokens_of, self._split(text))))
+        # as in count: ASCII stretches in C, the rest through the regex and the cache
+        if text.isascii():
+            return table.encode_ascii(text, 0, len(text), kind, tokens_of)
+        out: list[int] = []
+        slow = self._splitter.pattern.findall
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                out += table.encode_ascii(text, start, end, kind, tokens_of)
+            else:
+                out += chain.from_iterable(map(tokens_of, slow(text, start, end)))
+        return out
+
+    def count(self, text: str) -> int:
+        """``len(encode_ordinary(text))``, without building the token list."""
+        text = check_text(text)
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return self._count_pieces(self._split(text))
+        # ASCII stretches are split and counted in C (short pieces are not worth a
+        # cache there: the whole piece is one hash look-up, and most are one token);
+        # the rest by the regex and the count cache.
+        fallback = self._piece_counts.__getitem__
+        if text.isascii():
+            return table.count_ascii(text, 0, len(text), kind, fallback)
+        total = 0
+        slow = self._splitter.pattern.findall
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                total += table.count_ascii(text, start, end, kind, fallback)
+            else:
+                total += self._count_pieces(slow(text, start, end))
+        return total
+
+    def count_till_limit(self, text: str, limit: int) -> int | None:
+        """``count(text)`` if it is <= ``limit``, else ``None``; exact, stops early."""
+        text = check_text(text)
+        limit = _check_limit(limit)
+        if self.pat_str is None:
+            return self.bpe.count_till_limit(text.encode("utf-8"), limit)
+        table = self._compiled()
+        kind = self._scan_kind
+        if table is None or not kind:
+            return self._count_matches_till(text, 0, len(text), limit)
+        bpe = self.bpe
+
+        def long_piece(piece: str) -> int:
+            # a count past the limit only needs to be known to be past it (a piece of
+            # more than limit * max_token_len characters is, without encoding it)
+            if len(piece) > limit * bpe.max_token_len:
+                return limit + 1
+            c = bpe.count_till_limit(piece.encode("utf-8"), limit)
+            return limit + 1 if c is None else c
+
+        total = 0
+        for is_ascii, start, end in self._splitter.stretches(text):
+            if is_ascii:
+                total += table.count_ascii(text, start, end, kind, long_piece, limit - total)
+            else:
+                c = self._count_matches_till(text, start, end, limit - total)
+                total = limit + 1 if c is None else total + c
+            if total > limit:
+                return None
+        return total
+
+    def _count_matches_till(self, text: str, start: int, end: int, limit: int) -> int | None:
+        """``count_till_limit(text[start:end], limit)`` piece by piece (``text[start:end]``
+        splits as a whole text: all of it, or a stretch of ``PreSplitter.stretches``)."""
+        total = 0
+        pieces = self._pieces
+        for m in compile_pattern(self.pat_str).finditer(text, start, end):
+            piece = m.group()
+            if len(piece) <= _CACHEABLE_PIECE_LEN:
+                total += len(pieces[piece])
+            else:
+                if len(piece) > (limit - total) * self.bpe.max_token_len:
+                    return None  # needs more tokens than are left (see table.count_till_limit)
+                c = self.bpe.count_till_limit(piece.encode("utf-8"), limit - total)
+                if c is None:
+                    return None
+                total += c
+            if total > limit:
+                return None
+        return total
+
+
+def _whole_text(text: str) -> list[str]:
+    return [text] if text else []

@@ -1,0 +1,447 @@
+"""Exact, streaming byte-level BPE training.
+
+Invariants
+----------
+* Token ids ``0..255`` are the single bytes in byte order; merge number ``k``
+  (0-based) creates token id ``256 + k`` whose bytes are the concatenation of
+  the bytes of its two parts.  Special tokens get the ids after the merges.
+* The rule (also stated in :func:`train`): at every step merge the *eligible*
+  adjacent pair with the highest count, counting occurrences as adjacent
+  positions of the current token sequences weighted by piece frequency; ties
+  go to the smallest ``(left id, right id)``.  A pair ``(A, B)`` is eligible
+  when the original BPE algorithm (tiktoken semantics: repeatedly merge the
+  adjacent pair whose concatenation is the lowest-rank token, leftmost first)
+  encodes ``bytes(A) + bytes(B)`` with the vocabulary built so far to exactly
+  ``[A, B]``.  This excludes pairs whose bytes already are a token and pairs
+  whose token would not be produced by BPE from its own parts.  Ineligibility
+  is permanent (later tokens have higher ranks, so they never make a pair
+  eligible again), so an ineligible pair is skipped forever.  Every new token
+  therefore encodes to itself, and the trained vocabulary always passes
+  ``BytePairEncoding.from_tokens``.  On pairs that occur in the training
+  sequences the check has never been seen to fail (each sequence is, step by
+  step, the BPE encoding of its piece, and adjacent tokens of a BPE encoding
+  form a pair that encodes to itself -- the property behind the bpe crate's
+  backtracking encoder); it is kept as a guard, tested directly.
+* A merge replaces the pair's occurrences left to right, without overlap
+  (``aaa`` with ``(a, a)`` becomes ``[aa, a]``).  Training stops after
+  ``vocab_size - 256`` merges or when no eligible pair reaches
+  ``min_frequency``.
+
+Data structures and complexity
+------------------------------
+All sequences (the distinct pre-split pieces, or the raw documents) are laid
+out in one *linked array*: ``token[p]``, ``next_pos[p]``, ``prev_pos[p]`` and
+``weight[p]`` for every byte position ``p``; a merged-away position gets token
+``-1``; ``-1`` in ``next_pos``/``prev_pos`` marks a sequence boundary, so
+merges never cross pieces or documents.  ``pair_count`` holds the exact
+weighted count of every adjacent pair, ``pair_positions`` the left positions
+where the pair *was* created (validated lazily when used), and a binary heap
+of integer priorities ``-count * K*K + (left * K + right)`` finds the best pair.
+Each position list is in increasing order, because a pair is only ever created
+during the initial scan or during the merge step of its newer token, and both
+visit positions in increasing order; so runs like ``aaaa`` are replaced left
+to right without sorting.
+Heap entries are invalidated lazily: a pair is pushed when it is created and
+its count only decreases afterwards, so a popped entry whose count is stale is
+simply re-pushed with its current count.  A merge touches only the positions
+where the pair occurs and updates the four neighbouring pair counts there.
+
+With ``N`` byte positions and ``M`` merges, training costs
+``O(N log N + M * L^2)`` time, where ``L`` is the length of the longest
+token (the eligibility check); each merged position is visited a constant
+number of times.  Memory is ``O(N)`` for the linked array, where ``N`` is the
+total length of the distinct pieces (with a pattern) or of the whole input
+(without one).
+"""
+
+from __future__ import annotations
+
+import heapq
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from ..encoding.encoding import Encoding
+from ..pretokenize.patterns import PATTERNS, compile_pattern
+
+__all__ = ["train", "learn_merges", "tokens_from_merges", "resolve_pattern", "piece_counts"]
+
+
+_NAME_LIKE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def resolve_pattern(pattern: str | None) -> str | None:
+    """Return the regex for a pattern name ("cl100k_base", "o200k_base") or a regex string.
+
+    A string made only of letters, digits and underscores that is not a known
+    name is rejected, because it is almost certainly a misspelt name rather
+    than a regex meant to match that literal word.
+
+    >>> resolve_pattern(None) is None
+    True
+    >>> resolve_pattern(r"\\w+|\\s+")
+    '\\\\w+|\\\\s+'
+    """
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str or None, not {type(pattern).__name__}")
+
+    if pattern in PATTERNS:
+        return PATTERNS[pattern]
+    if pattern and set(pattern) <= _NAME_LIKE:
+        known = ", ".join(sorted(PATTERNS))
+        raise ValueError(f"unknown pattern name {pattern!r} (known: {known}; or pass a regex)")
+
+    compile_pattern(pattern)  # raises ValueError naming the pattern if it is invalid
+    return pattern
+
+
+def _documents(data: str | Iterable[str]) -> Iterable[str]:
+    if isinstance(data, str):
+        return (data,)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("data must be a str or an iterable of str, not bytes")
+    return data
+
+
+def _check_str(doc: object) -> str:
+    if not isinstance(doc, str):
+        raise TypeError(f"every document must be a str, not {type(doc).__name__}")
+    return doc
+
+
+def piece_counts(data: str | Iterable[str], pat_str: str) -> Counter[str]:
+    """Pre-split every document with ``pat_str`` and count identical pieces.
+
+    Documents are split independently (pieces never cross documents), exactly
+    as :class:`bpe_stream.Encoding` splits text; the iterable is consumed once
+    and only the counter is kept.
+
+    >>> sorted(piece_counts(["ab ab", "ab"], r" ?\\w+").items())
+    [(' ab', 1), ('ab', 2)]
+    """
+    findall = compile_pattern(pat_str).findall
+    counts: Counter[str] = Counter()
+    for doc in _documents(data):
+        counts.update(findall(_check_str(doc)))
+    return counts
+
+
+class _Progress:
+    """A one-line progress bar on a text stream, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, stream: TextIO, label: str = "training") -> None:
+        self.total = max(total, 1)
+        self.stream = stream
+        self.label = label
+        self.last_draw = 0.0
+        self.start = time.perf_counter()
+
+    def update(self, done: int, *, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self.last_draw < 0.1:
+            return
+        self.last_draw = now
+        width = 30
+        filled = int(width * done / self.total)
+        bar = "#" * filled + "." * (width - filled)
+        self.stream.write(
+            f"\r{self.label} [{bar}] {done}/{self.total} merges {now - self.start:6.1f}s"
+        )
+        self.stream.flush()
+
+    def close(self, done: int) -> None:
+        self.update(done, force=True)
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _encodes_to_pair(left: bytes, right: bytes, rank_of: dict[bytes, int]) -> bool:
+    """True iff BPE of ``left + right`` under ``rank_of`` is exactly ``[left, right]``.
+
+    ``left`` and ``right`` are tokens that encode to themselves, so BPE of the
+    concatenation yields ``[left, right]`` exactly when no merge ever crosses
+    the boundary between them (merges on either side then run as on that side
+    alone).  The loop is tiktoken's: merge the lowest-rank adjacent pair,
+    leftmost first, and fail as soon as that pair spans the boundary.
+    """
+    data = left + right
+    if data in rank_of:
+        return False
+    boundary = len(left)
+    # starts[i] is the start offset of part i; parts are data[starts[i]:starts[i+1]].
+    starts = list(range(len(data) + 1))
+    missing = len(rank_of) + 1  # larger than every rank
+    get = rank_of.get
+    ranks = [get(data[i : i + 2], missing) for i in range(len(data) - 1)]
+    while True:
+        best = missing
+        best_i = -1
+        for i, r in enumerate(ranks):
+            if r < best:
+                best = r
+                best_i = i
+        if best_i < 0:
+            return True
+        if starts[best_i + 1] == boundary:
+            return False
+        # Merge part best_i with part best_i + 1.
+        del starts[best_i + 1]
+        del ranks[best_i]
+        end = starts[best_i + 1]
+        if best_i + 1 < len(starts) - 1:
+            ranks[best_i] = get(data[starts[best_i] : starts[best_i + 2]], missing)
+        if best_i > 0:
+            ranks[best_i - 1] = get(data[starts[best_i - 1] : end], missing)
+
+
+def learn_merges(
+    data: str | Iterable[str],
+    vocab_size: int,
+    *,
+    pattern: str | None = None,
+    min_frequency: int = 2,
+    progress: bool | TextIO = False,
+) -> list[tuple[int, int]]:
+    """Learn the merges of :func:`train`, as ``(left id, right id)`` pairs in order.
+
+    Merge ``k`` creates token id ``256 + k``.  See :func:`train` for the rule.
+
+    >>> learn_merges("aaaa abab", 258)
+    [(97, 97), (97, 98)]
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError("vocab_size must be an int")
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size must be at least 256 (the single bytes), got {vocab_size}")
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int):
+        raise TypeError("min_frequency must be an int")
+    min_frequency = max(min_frequency, 1)
+    pat_str = resolve_pattern(pattern)
+
+    # 1. Sequences and their weights.
+    sequences: Iterable[tuple[bytes, int]]
+    if pat_str is None:
+        sequences = ((_check_str(doc).encode("utf-8"), 1) for doc in _documents(data))
+    else:
+        counts = piece_counts(data, pat_str)
+        sequences = ((piece.encode("utf-8"), n) for piece, n in counts.items())
+
+    # 2. The linked array.  Sequences shorter than two bytes hold no pair: skipped.
+    token: list[int] = []
+    weight: list[int] = []
+    for seq, w in sequences:
+        if len(seq) >= 2:
+            token.extend(seq)
+            token.append(-1)  # a separator position, never part of a pair
+            weight.extend([w] * (len(seq) + 1))
+    n_pos = len(token)
+    next_pos = list(range(1, n_pos + 1))
+    prev_pos = list(range(-1, n_pos - 1))
+    for p in range(n_pos):
+        if token[p] < 0:
+            next_pos[p] = -1  # separators are never reached: their neighbours point to -1
+            prev_pos[p] = -1
+            if p > 0:
+                next_pos[p - 1] = -1
+            if p + 1 < n_pos:
+                prev_pos[p + 1] = -1
+
+    # Pair keys are left * K + right; heap priorities -count * KK + key, so the
+    # smallest priority is the highest count, ties broken by the smallest pair.
+    K = vocab_size
+    KK = K * K
+    pair_count: dict[int, int] = {}
+    pair_positions: dict[int, list[int]] = {}
+    for p in range(n_pos - 1):
+        b = token[p + 1]
+        a = token[p]
+        if a >= 0 and b >= 0:
+            key = a * K + b
+            if key in pair_count:
+                pair_count[key] += weight[p]
+                pair_positions[key].append(p)
+            else:
+                pair_count[key] = weight[p]
+                pair_positions[key] = [p]
+    heap = [-c * KK + key for key, c in pair_count.items() if c >= min_frequency]
+    heapq.heapify(heap)
+
+    # 3. Merge loop.
+    token_bytes: list[bytes] = [bytes([i]) for i in range(256)]
+    rank_of: dict[bytes, int] = {t: i for i, t in enumerate(token_bytes)}
+    merges: list[tuple[int, int]] = []
+    ineligible: set[int] = set()
+    n_merges = vocab_size - 256
+    bar: _Progress | None = None
+    if progress:
+        bar = _Progress(n_merges, sys.stderr if progress is True else progress)
+    heappush = heapq.heappush
+    heappop = heapq.heappop
+    while len(merges) < n_merges and heap:
+        priority = heappop(heap)
+        neg_count, key = divmod(priority, KK)
+        count = -neg_count
+        if count < min_frequency:
+            break
+        if key in ineligible:
+            continue
+        current = pair_count.get(key, 0)
+        if current != count:  # stale entry: the count has dropped since the push
+            if current >= min_frequency:
+                heappush(heap, -current * KK + key)
+            continue
+        a, b = divmod(key, K)
+        if not _encodes_to_pair(token_bytes[a], token_bytes[b], rank_of):
+            ineligible.add(key)
+            continue
+
+        new = len(token_bytes)
+        new_bytes = token_bytes[a] + token_bytes[b]
+        token_bytes.append(new_bytes)
+        rank_of[new_bytes] = new
+        merges.append((a, b))
+        new_times_k = new * K
+        created: set[int] = set()
+        positions = pair_positions.pop(key)
+        del pair_count[key]
+        # Positions are in increasing order (see the module comment), so runs of
+        # (a, a) are replaced left to right.
+        for p in positions:
+            if token[p] != a:
+                continue
+            q = next_pos[p]
+            if q < 0 or token[q] != b:
+                continue
+            w = weight[p]
+            x = prev_pos[p]
+            y = next_pos[q]
+            if x >= 0:
+                tx = token[x] * K
+                old = tx + a
+                if old != key:
+                    pair_count[old] -= w
+                fresh = tx + new
+                if fresh in pair_count:
+                    pair_count[fresh] += w
+                    pair_positions[fresh].append(x)
+                else:
+                    pair_count[fresh] = w
+                    pair_positions[fresh] = [x]
+                    created.add(fresh)
+            if y >= 0:
+                ty = token[y]
+                old = b * K + ty
+                if old != key:
+                    pair_count[old] -= w
+                fresh = new_times_k + ty
+                if fresh in pair_count:
+                    pair_count[fresh] += w
+                    pair_positions[fresh].append(p)
+                else:
+                    pair_count[fresh] = w
+                    pair_positions[fresh] = [p]
+                    created.add(fresh)
+                prev_pos[y] = p
+            token[p] = new
+            token[q] = -1
+            next_pos[p] = y
+        # New pairs involve the new token, so they were all created in this step.
+        for fresh in created:
+            c = pair_count[fresh]
+            if c >= min_frequency:
+                heappush(heap, -c * KK + fresh)
+            elif c <= 0:
+                del pair_count[fresh]
+                del pair_positions[fresh]
+        if bar is not None:
+            bar.update(len(merges))
+    if bar is not None:
+        bar.close(len(merges))
+    return merges
+
+
+def tokens_from_merges(merges: Sequence[tuple[int, int]]) -> list[bytes]:
+    """The token bytes in rank order: the 256 single bytes, then one token per merge.
+
+    >>> tokens_from_merges([(97, 97), (256, 98)])[256:]
+    [b'aa', b'aab']
+    """
+    tokens = [bytes([i]) for i in range(256)]
+    for a, b in merges:
+        tokens.append(tokens[a] + tokens[b])
+    return tokens
+
+
+def train(
+    data: str | Iterable[str],
+    vocab_size: int,
+    *,
+    pattern: str | None = None,
+    special_tokens: Sequence[str] | None = None,
+    min_frequency: int = 2,
+    progress: bool | TextIO = False,
+    name: str = "trained",
+) -> Encoding:
+    """Train a byte-level BPE vocabulary and return it as an :class:`Encoding`.
+
+    ``data`` is a str or an iterable of str, consumed once.  Each item is a
+    separate document: merges never cross documents.
+
+    * ``pattern=None`` trains on the raw UTF-8 bytes of each document (no
+      pre-splitting); all of the input is held in memory, as one linked array.
+    * ``pattern`` = ``"cl100k_base"``, ``"o200k_base"`` or any regex string:
+      each document is pre-split with the regex, and training runs on the
+      distinct pieces weighted by how often they occur; merges never cross
+      pieces.  Only the piece counter is kept, so a corpus larger than memory
+      can be streamed in (as documents or as blocks cut where the pattern
+      never joins pieces; each item is pre-split on its own).
+
+    The rule: at every step, merge the adjacent pair with the highest count
+    (occurrences counted as adjacent positions in the current token
+    sequences, weighted by piece frequency; ``aaaa`` holds three ``(a, a)``);
+    ties go to the pair with the smallest ``(left id, right id)``.  Stop after
+    ``vocab_size - 256`` merges or when no pair reaches ``min_frequency``.  A
+    merge replaces the pair's occurrences left to right (``aaa`` -> ``[aa, a]``).
+
+    Corner rule: a pair ``(A, B)`` is merged only if the original BPE algorithm
+    (tiktoken's: merge the lowest-rank adjacent pair, leftmost first) encodes
+    ``bytes(A) + bytes(B)`` with the vocabulary so far to exactly ``[A, B]``.
+    Otherwise -- its bytes are already a token, or BPE would build them from
+    other parts -- the pair is never merged and the next best pair is taken.
+    So every token encodes to itself and the vocabulary always satisfies
+    ``BytePairEncoding``'s construction check.
+
+    Ids 0..255 are the single bytes in byte order, merge ``k`` gets id
+    ``256 + k``, and ``special_tokens`` get the ids after the merges, in order
+    (they are not treated specially in the training text).  ``vocab_size``
+    counts the 256 bytes and the merges, not the special tokens; a
+    ``min_frequency`` below 1 acts as 1.  ``name`` names the Encoding.
+    ``progress=True`` draws a progress bar on stderr (or pass a text stream).
+    The result is deterministic: the same input gives the same vocabulary.
+
+    >>> enc = train("low lower lowest " * 20, 260, pattern=r" ?\\w+| +")
+    >>> [enc.decode([i]) for i in range(256, 260)]
+    ['lo', 'low', ' low', ' lowe']
+    >>> enc.decode(enc.encode("lowest low"))
+    'lowest low'
+    """
+    specials = list(special_tokens or ())
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"special tokens must be non-empty str, got {s!r}")
+    if len(set(specials)) != len(specials):
+        raise ValueError("special tokens must be distinct")
+    pat_str = resolve_pattern(pattern)
+    merges = learn_merges(
+        data, vocab_size, pattern=pat_str, min_frequency=min_frequency, progress=progress
+    )
+    tokens = tokens_from_merges(merges)
+    mergeable_ranks = {t: i for i, t in enumerate(tokens)}
+    special_ids = {s: len(tokens) + j for j, s in enumerate(specials)}
+    return Encoding(
+        name, pat_str=pat_str, mergeable_ranks=mergeable_ranks, special_tokens=special_ids
+    )
