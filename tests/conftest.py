@@ -1,11 +1,49 @@
-"""Shared test fixtures: corpora, a naive reference BPE, and tiktoken oracles."""
+"""Shared test fixtures: corpora, a naive reference BPE, tiktoken oracles, and the tiers.
+
+Two tiers.  ``python -m pytest`` (the README's command) runs every test with fewer
+hypothesis examples and skips those marked ``slow`` (long scale and search tests): a
+few minutes on a 2-core machine.  ``python -m pytest --full`` (or
+``BPE_STREAM_FULL_TESTS=1``) runs them all with every example count as written; CI runs
+both.  No assertion differs between the tiers, only how many inputs they see.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
+
+FULL = bool(os.environ.get("BPE_STREAM_FULL_TESTS"))
+# In the fast tier every hypothesis test sees this share of its examples (at least 10).
+FAST_SHARE = 4
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="run the slow tests too, and every hypothesis test with all its examples")
+
+
+def pytest_configure(config):
+    global FULL
+    FULL = FULL or config.getoption("--full")
+    config.addinivalue_line("markers", "slow: a scale or search test, run with --full (CI runs it)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if FULL:
+        return
+    skip = pytest.mark.skip(reason="slow: run with --full")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def examples(n: int) -> int:
+    """``max_examples`` for a hypothesis test written with ``n``: all of them with
+    ``--full``, a quarter (at least 10) in the fast tier."""
+    return n if FULL else max(10, n // FAST_SHARE)
 
 CORPORA_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CORPUS_FILES = sorted(

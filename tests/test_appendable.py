@@ -9,7 +9,7 @@ from bpe_stream.stream.appendable import AppendableEncoder
 from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
                                 append_records_violations, characters_read, deep_edit_work, edit_sequence_lines,
                                 encoding_by_name, long_text_st, python_lines, text_st)
-from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
 
@@ -21,7 +21,7 @@ def small_compression(small_constants):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=ops_st)
 def test_append_truncate_matches_count(name, ops, small_compression):
     enc = encoding_by_name(name)
@@ -41,7 +41,7 @@ def test_append_truncate_matches_count(name, ops, small_compression):
     assert ae.tokens() == enc.encode_ordinary(text)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.binary(max_size=60) | text_st.map(lambda s: s.encode()), cuts=st.lists(st.integers(1, 7), max_size=20))
 def test_raw_append_bytes_in_pieces(data, cuts):
     enc = bpe_stream.get_encoding("cl100k_base")
@@ -146,7 +146,7 @@ def test_fast_path_exhaustive(name):
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(text=long_text_st, cut=st.floats(0, 1))
 def test_char_by_char_long_runs(name, text, cut):
     enc = bpe_stream.get_encoding(name)
@@ -210,6 +210,7 @@ def test_surrogate_pair_split_across_appends(name):
     assert ae2.token_count == enc.count("a\ud83d\ude00")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_runs_append_and_table(name):
     # runs of one byte / short period: the periodic shortcut of the raw recurrence and of the
@@ -242,7 +243,7 @@ WS_MIX = st.text(alphabet=" \t\n\r\u3000\x0b", min_size=1, max_size=6)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     head=st.sampled_from(["", "x", "word", "!", "!\n\n", " !", "42", "中"]),
     body=st.text(alphabet=" \t\n\r\u3000", min_size=20, max_size=300),
@@ -279,7 +280,7 @@ def _grow_then_edit(enc, head, body, step, ops):
 WORD_MIX = "a中ʰ\u0301bB'"
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     head=st.sampled_from(["", " ", "!", "X", "1"]),
     body=st.text(alphabet=WORD_MIX, min_size=10, max_size=200),
@@ -296,7 +297,7 @@ UPPER_MIX = "AB中ʰ\u0301"
 
 
 @pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     head=st.sampled_from(["", " ", "!", "a", "\u0301", "中a"]),
     body=st.text(alphabet=UPPER_MIX, min_size=10, max_size=200),
@@ -314,7 +315,7 @@ PUNCT_MIX = "!'/\u0301.\n"
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     head=st.sampled_from(["", " ", "a", "\n", "1"]),
     body=st.text(alphabet=PUNCT_MIX, min_size=10, max_size=200),
@@ -418,6 +419,7 @@ def _end_toggle_lines(enc, unit: str, counts, edits, check=None) -> list[int]:
 
 @pytest.mark.parametrize("name, unit", [("cl100k_base", "x" * 70 + " "), ("o200k_base", "!" * 70 + "a"),
                                         ("cl100k_base", " " * 70 + "\n" + "a")])
+@pytest.mark.slow
 def test_a_truncation_does_not_walk_the_records_of_every_long_piece(name, unit):
     # Every long piece keeps a record.  A truncation used to walk all of them to find those
     # reaching past its cut, a Python step per long piece of the text (3 toggles at the end of

@@ -15,6 +15,7 @@ order of pushes, pops, hides and drops.
 from hypothesis import example, given, settings, strategies as st
 
 from bpe_stream.stream.front.boundary_stack import BoundaryStack
+from conftest import examples  # noqa: E402
 
 
 class _Entry:
@@ -93,7 +94,7 @@ ops_st = st.lists(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(ops=ops_st)
 # a merge (hiding 2, 3 on 1) swallowed by a later one (hiding 1, 4, 5 on 0); a truncation
 # that splits only the later merge must leave the earlier one hidden

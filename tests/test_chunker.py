@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import bpe_stream  # noqa: E402
 from bpe_stream.chunk.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
 from bpe_stream.chunk.chunker import Chunk, Chunker  # noqa: E402
-from conftest import CORPUS_FILES, tiktoken_oracle  # noqa: E402
+from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
 
 ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
 CL100K = ENCODINGS["cl100k_base"]
@@ -159,7 +159,7 @@ def test_special_token_text_is_ordinary():
 
 
 # ---------------------------------------------------------- properties
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts, bo=budget_and_overlap(), mode=modes, enc_name=st.sampled_from(sorted(ENCODINGS)), seed=st.integers(0, 2**32))
 def test_guarantees_and_stream_equivalence(text, bo, mode, enc_name, seed):
     max_tokens, overlap = bo
@@ -174,7 +174,7 @@ def test_guarantees_and_stream_equivalence(text, bo, mode, enc_name, seed):
     assert list(chunker.chunk_stream(iter(pieces))) == chunks
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(text=texts, max_tokens=st.integers(1, 40))
 def test_exact_mode_chunks_are_longest_fitting_prefixes(text, max_tokens):
     chunker = Chunker(CL100K, max_tokens, boundaries="exact")
@@ -185,7 +185,7 @@ def test_exact_mode_chunks_are_longest_fitting_prefixes(text, max_tokens):
         assert CL100K.count(text[c.start : c.end + 1]) > max_tokens
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     data=st.lists(st.sampled_from(ALPHABET[:-3]), max_size=60).map("".join).map(str.encode),
     bo=budget_and_overlap(),
@@ -208,7 +208,7 @@ def test_bytes_input_with_raw_bpe(data, bo, mode, seed):
     assert list(chunker.chunk_stream(random_split(data, rng, 5))) == chunks
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     units=st.lists(
         st.sampled_from(["a", " ", "\ud83d\ude00", "\ud83d", "\ude00", "中", "."]), max_size=40
@@ -427,7 +427,7 @@ def brute_cut(enc, text, s, max_tokens):
     return best
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_chunk_view_counts_and_cut_are_exact(text, enc_name, data):
     enc = ENCODINGS[enc_name]
@@ -447,7 +447,7 @@ def test_chunk_view_counts_and_cut_are_exact(text, enc_name, data):
             assert part is NEED_MORE or part == cut, (n, part, cut)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)))
 def test_letter_run_prefixes_are_single_pieces(text, enc_name):
     # point 4 of chunk_counts: every non-empty prefix of such a piece is one piece
@@ -459,7 +459,7 @@ def test_letter_run_prefixes_are_single_pieces(text, enc_name):
                 assert enc.split(piece[:i]) == [piece[:i]], (piece, i)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_hard_boundaries_are_additive(text, enc_name, data):
     # rule 5 of chunk_counts: counts add up across a letter followed by no letter, mark or apostrophe
@@ -473,6 +473,7 @@ def test_hard_boundaries_are_additive(text, enc_name, data):
         assert enc.count(text[s:j]) == enc.count(text[s:h]) + enc.count(text[h:j])
 
 
+@pytest.mark.slow
 def test_long_straddling_pieces():
     # a letter run far longer than the budget, long whitespace runs, a long digit run
     rng = random.Random(7)
@@ -491,7 +492,7 @@ def test_long_straddling_pieces():
                             assert enc.count(text[c.start : c.end + 1]) > max_tokens
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_suffix_view_counts_and_earliest_start_are_exact(text, enc_name, data):
     from bpe_stream.chunk.counts import SuffixView
@@ -535,7 +536,7 @@ def test_chunkers_pickle_after_use():
 
 
 @pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(text=adversarial_texts, max_tokens=st.integers(4, 40), mode=st.sampled_from(["exact", "semantic"]))
 def test_chunks_with_vocabulary_crossing_piece_boundaries(pattern, text, max_tokens, mode):
     # (budgets >= 4: every character fits, this vocabulary has few multi-byte tokens)
@@ -563,7 +564,7 @@ _CUT_ALPHABET = ["a", ".", "!", "?", "\u2026", '"', "'", "\u201d", "\u2019", ")"
                  "\u300d", "x", ".\n", "\u3000"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(chars=st.lists(st.sampled_from(_CUT_ALPHABET), max_size=40), data=st.data())
 def test_sentence_and_word_levels_equal_their_plain_patterns(chars, data):
     from bpe_stream.chunk.boundaries import get_level
@@ -590,6 +591,7 @@ def test_sentence_and_word_levels_on_crafted_ends():
             assert get_level(name).positions(text, 0, len(text)) == plain.positions(text, 0, len(text)), (name, text)
 
 
+@pytest.mark.slow
 def test_overlap_on_one_huge_piece_counts_linear_text():
     # A text that is one long piece ("😀" * n is one punctuation piece): the overlap search
     # must not count from the piece's start for every chunk (quadratic).  Work, not time:

@@ -20,7 +20,7 @@ from bpe_stream import Encoding, get_encoding
 from bpe_stream.bpe.merge_loop import MergeTable, compiled_available
 from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
 from bpe_stream.pretokenize.splitter import PreSplitter
-from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, naive_bpe, pure_python_twin, tiktoken_oracle
+from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, examples, naive_bpe, pure_python_twin, tiktoken_oracle
 from test_vocabulary import random_vocabulary
 
 
@@ -59,7 +59,7 @@ def regex_ends(name: str, text: str) -> list[int]:
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=ascii_text)
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @example(text="  \n  x")
 @example(text="a'sb'LLc'vex'q'")
 @example(text=" \t\x0b\x0c")
@@ -72,7 +72,7 @@ def test_split_ascii_equals_regex(name, text):
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=ascii_text, before=st.sampled_from(["", "x", "\u4e2d", "\U0001F600", "\u00e9"]),
        after=st.sampled_from(["", "y", "\u4e2d\u00e9", "\U0001F600"]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_split_ascii_of_a_stretch_inside_wider_text(name, text, before, after):
     # The stretch is split as a whole text, whatever surrounds it and however the
     # surrounding string is stored (one, two or four bytes per character).
@@ -120,7 +120,7 @@ def test_split_ascii_rejects_bad_arguments():
 
 
 @given(seed=st.integers(0, 10_000), data=st.binary(max_size=80))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 def test_merge_table_equals_naive_bpe_on_small_vocabularies(seed, data):
     tokens = random_vocabulary(seed)
     ranks = {t: i for i, t in enumerate(tokens)}
@@ -130,7 +130,7 @@ def test_merge_table_equals_naive_bpe_on_small_vocabularies(seed, data):
 
 
 @given(text=st.text(alphabet="abc", max_size=300))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_merge_table_on_readme_vocabulary_and_piece_limit(text):
     table = MergeTable(README_TOKENS)
     ranks = {t: i for i, t in enumerate(README_TOKENS)}
@@ -203,7 +203,7 @@ def test_long_pieces_take_the_fallback(name, text):
 @given(blocks=st.lists(st.one_of(ascii_text, st.sampled_from(["\u00e9", "\u4e2d\u6587", "\U0001F600", "\u00a0",
                                                               "\u0301", "\u3000", "caf\u00e9 ", "\n\u2028"])),
                        max_size=12))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_mixed_text_equals_tiktoken(name, blocks):
     # ASCII stretches are counted in C, the rest by the regex; stretches are forced
     # short (no text is treated as dense) so that the cuts between them are exercised.

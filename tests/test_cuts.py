@@ -6,7 +6,7 @@ from bpe_stream.bpe.cuts import bytes_split_at
 from bpe_stream.text.cuts import text_split_at, text_split_at_count
 
 from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
-from conftest import ENCODING_NAMES, corpus_text
+from conftest import ENCODING_NAMES, corpus_text, examples
 
 
 def _brute_prefix(count, text, m, start=0):
@@ -14,7 +14,7 @@ def _brute_prefix(count, text, m, start=0):
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(text=text_st, m=st.integers(0, 12), s=st.floats(0, 1))
 def test_split_at_exact(name, text, m, s):
     enc = bpe_stream.get_encoding(name)
@@ -58,7 +58,7 @@ ADVERSARIAL_PARTS = [" " * 40, "\n \n " * 40, "!\n\n" + " " * 70, "!" + "\n" * 7
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS), min_size=1, max_size=10), m=st.integers(0, 40))
 def test_cuts_on_adversarial_parts(name, parts, m):
     # long whitespace runs mixing spaces and newlines, long letter runs, digits, apostrophes:
@@ -100,7 +100,7 @@ def test_hard_boundaries_are_boundaries():
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=text_st)
 def test_count_splits_at_hard_boundaries(name, text):
     # what truncate_start's walk over hard boundaries rests on:
@@ -120,7 +120,7 @@ def test_count_splits_at_hard_boundaries(name, text):
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
 @pytest.mark.parametrize("window", [0, 1, 8])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(parts=st.lists(st.sampled_from(ADVERSARIAL_PARTS + ["To be, or not", " to be:\n", "that's it", "x = f(1, 2)\n"]),
                       min_size=1, max_size=12), m=st.integers(0, 40))
 def test_cuts_walk_and_fallback(name, window, parts, m):
@@ -180,6 +180,7 @@ def _huge_inputs():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_cuts_inside_huge_piece(name):
     enc = bpe_stream.get_encoding(name)
@@ -197,6 +198,7 @@ def test_cuts_inside_huge_piece(name):
         assert text_split_at(enc, text, m, start=100_001) == 100_001 + _brute_prefix(enc.count, text[100_001 : 100_001 + span], m)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_cuts_huge_piece_large_budget(name):
     # budget 300 on 200K characters: the answer is checked against exact counts around it
@@ -213,7 +215,7 @@ def test_cuts_huge_piece_large_budget(name):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     head=st.sampled_from(["", "x", "word", "!", "!\n\n", "42", " !", "a!", "a\n", "1", "a", "Ab"]),
     body=st.text(alphabet=" \t\n\r", min_size=300, max_size=600)
@@ -240,7 +242,7 @@ def test_split_at_in_long_whitespace(name, head, body, tail, m):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     head=st.sampled_from(["", "x", "word ", "\n", "a'", " "]),
     body=st.text(alphabet="!'/.,\u0301\u2014-\U0001f600", min_size=20, max_size=160)
@@ -270,7 +272,7 @@ def test_truncate_start_in_long_punctuation_piece(name, head, body, tail, m):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     head=st.sampled_from(["", "x", "word ", "\n", "Hello. "]),
     body=st.text(alphabet="abcdefgxyz", min_size=300, max_size=700)
@@ -308,7 +310,7 @@ def _inside_pair(text: str, i: int) -> bool:
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=surrogate_text, m=st.integers(0, 12))
 def test_cuts_index_the_callers_string(name, text, m):
     # surrogate pairs are joined for counting, as tiktoken does, but every index and every

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream import Encoding, get_encoding
-from conftest import CORPUS_FILES, ENCODING_NAMES, IMPLEMENTATIONS, README_TOKENS, encoding_with, tiktoken_oracle
+from conftest import CORPUS_FILES, ENCODING_NAMES, IMPLEMENTATIONS, README_TOKENS, encoding_with, examples, tiktoken_oracle
 
 # Text rich in the characters the pre-split patterns treat specially.
 tricky_text = st.lists(
@@ -43,7 +43,7 @@ def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path, implementat
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=tricky_text)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text, implementation):
     enc = encoding_with(name, implementation)
     expected = tiktoken_oracle(name).encode_ordinary(text)
@@ -54,7 +54,7 @@ def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text, implementati
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=st.text(max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_encode_equals_tiktoken_on_any_str(name, text, implementation):
     # st.text includes lone surrogates: both replace them with U+FFFD.
     enc = encoding_with(name, implementation)
@@ -112,7 +112,7 @@ def test_decode(name):
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @given(text=st.one_of(tricky_text, st.text(alphabet="ab '\n.!1\u00e9\u4e2d", max_size=300)),
        slack=st.integers(-3, 3), fraction=st.floats(0, 1))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_count_till_limit(name, text, slack, fraction, implementation):
     enc = encoding_with(name, implementation)
     count = len(tiktoken_oracle(name).encode_ordinary(text))
@@ -196,6 +196,7 @@ def test_no_pattern_means_raw_bpe():
     assert enc.count("") == 0
 
 
+@pytest.mark.slow
 def test_disk_cache_is_rebuilt_when_corrupt(tmp_path):
     # Runs in a subprocess so that the in-process memo does not hide the disk.
     script = (
@@ -255,7 +256,7 @@ def test_bundled_file_is_verified(monkeypatch):
         max_size=60,
     )
 )
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_pre_split_fast_path_equals_regex(name, blocks):
     # Mixed ASCII/Unicode text exercises the stretch logic (forced on by treating
     # no text as dense, and with tiny dense blocks).
@@ -282,7 +283,7 @@ def test_pre_split_fast_path_equals_regex(name, blocks):
         st.text(alphabet="aBcZ'sStTlLdDmMrReEvV .,-/\t\r\n0123", max_size=200),
     )
 )
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 def test_ascii_translation_equals_unicode_pattern(name, text):
     from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
     from bpe_stream.pretokenize.splitter import PreSplitter
@@ -317,7 +318,7 @@ def test_unicode_version_matches_tiktoken(name, text):
     assert get_encoding(name).encode_ordinary(text) == tiktoken_oracle(name).encode_ordinary(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=st.text(alphabet="abc", max_size=24), pattern=st.sampled_from([r"\S+|\s+", r"[ab]+|c+", r".{1,3}"]))
 def test_small_vocabulary_pieces_equal_naive_bpe(text, pattern):
     # short pieces take the merge loop, long ones the backtracking encoder: both must be BPE

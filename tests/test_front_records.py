@@ -10,6 +10,7 @@ import bpe_stream.stream.front.alts as front_alts
 import bpe_stream.text.records as front_records
 from bpe_stream.stream.front.alts import DistanceMap
 from bpe_stream.text.records import DistanceRecords
+from conftest import examples  # noqa: E402
 
 
 @pytest.mark.parametrize("module", [front_records, front_alts])
@@ -27,7 +28,7 @@ _ops = st.lists(st.one_of(
 
 
 @pytest.mark.parametrize("budget", [30, 1 << 16])  # (30: the budget pushes records out)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=_ops)
 @example(ops=[("put", 1, 5, 1, 0), ("put", 2, 5, 1, 0), ("put", 3, 9, 1, 0), ("pop", 2), ("drop", 4)])
 def test_records_answer_as_a_naive_list_does(ops, budget, monkeypatch):
@@ -70,7 +71,7 @@ def test_records_answer_as_a_naive_list_does(ops, budget, monkeypatch):
         assert sorted((top, key) for top, _, key in records._tops) == sorted((r[2], r[0]) for r in model)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(ops=st.lists(st.one_of(st.tuples(st.just("put"), st.integers(0, 20), st.integers(0, 5)),
                               st.tuples(st.just("drop"), st.integers(-1, 21)),
                               st.tuples(st.just("copy"), st.just(0))), max_size=60))

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe_stream.stream.front.text import FrontText
+from conftest import examples  # noqa: E402
 
 
 class _Text(FrontText):
@@ -22,7 +23,7 @@ _ops = st.lists(st.one_of(
 
 
 @pytest.mark.parametrize("block", [1, 3, 4096])
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=_ops)
 def test_reads_by_distance_agree_with_a_plain_string(ops, block, monkeypatch):
     monkeypatch.setattr(FrontText, "_BLOCK", block)

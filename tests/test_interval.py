@@ -5,7 +5,7 @@ import bpe_stream
 from bpe_stream.stream.interval import IntervalCounter
 
 from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, long_text_st, text_st
-from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
 
 
 
@@ -37,7 +37,7 @@ def test_errors():
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(text=text_st | long_text_st, qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=25))
 def test_intervals_short_texts_and_long_runs(name, text, qs):
     # long words, whitespace runs mixing spaces and newlines, digit runs, punctuation runs,
@@ -83,7 +83,7 @@ WS_CHARS = st.sampled_from([" ", "\n", "\r", "\t", "\r\n", "\u3000", "  "])
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     head=st.sampled_from(WS_RUN_HEADS + ["!" + "\n" * 80, "x!\n\n", "a " + "!" * 70 + "\n" * 70]),
     run=st.lists(WS_CHARS, min_size=40, max_size=120).map("".join),
@@ -107,7 +107,7 @@ RAW_RUNS = [b"\n", b" ", b"\r\n", b"\n ", b"ab", b"7", b"!", b"\xe4\xb8\xad"]
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     parts=st.lists(
         st.tuples(st.sampled_from(RAW_RUNS), st.integers(1, 500)) | st.sampled_from([(b"x", 1), (b"!", 1), (b"a!", 1)]),
@@ -163,7 +163,7 @@ PUNCT_MARKS = "!!'/\u0301a A\n.中"
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=st.text(alphabet=PUNCT_MARKS, min_size=1, max_size=20))
 @example(text="!!!\u0301.aA a !!a.A")  # a mark after "!!" stays in the punctuation piece
 @example(text="!A!  .!\u0301/.")  # "  " before "." in text[:5]: one whitespace piece
@@ -181,7 +181,7 @@ def test_every_interval_punctuation_with_marks_apostrophes_slashes(name, text):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(text=st.lists(st.sampled_from(["a", " ", "\n", "1", "\ud83d\ude00", "\ud83d", "\ude00", "\u4e2d"]),
                      max_size=14).map("".join))
 def test_interval_counts_on_the_callers_offsets(name, text):

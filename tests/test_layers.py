@@ -9,6 +9,7 @@ imported by the prependable counter only.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 
@@ -82,6 +83,7 @@ def imports_of(path: Path, src: Path = SRC) -> list[tuple[str, int]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def package_graph(src: Path = SRC) -> dict[str, list[tuple[str, int]]]:
     return {module_name(p, src): imports_of(p, src) for p in sorted(src.rglob("*.py"))}
 

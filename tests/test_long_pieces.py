@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from bpe_stream.pretokenize.long_pieces import _COMPRESSIBLE, _LongPiece, long_piece_cuts, run_regex_for
 from bpe_stream.pretokenize.patterns import compile_pattern
+from conftest import examples  # noqa: E402
 
 # units of every class the cuts know (letters of each o200k class, marks, apostrophes and
 # contractions, slashes, punctuation, each kind of whitespace), repeated into long runs
@@ -73,7 +74,7 @@ def _split_without_cuts(enc, pattern, text: str) -> tuple[list, list]:
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(runs=runs_st)
 def test_deleting_the_cuts_of_long_pieces_keeps_the_split(name, runs):
     enc = bpe_stream.get_encoding(name)
@@ -109,7 +110,7 @@ def test_the_cuts_of_known_long_pieces_keep_the_split(name, text):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(runs=st.lists(st.tuples(st.sampled_from(UNITS + ["A\u0301", "'LL"]), st.integers(1, 6)), min_size=1,
                      max_size=12),
        ends=st.lists(st.floats(0, 1), min_size=1, max_size=8))

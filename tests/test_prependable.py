@@ -12,13 +12,13 @@ from bpe_stream.stream.prependable import PrependableEncoder
 from _streaming_helpers import (ENCODINGS_WITH_CROSS, characters_read, characters_split, deep_edit_work,
                                 edit_sequence_lines, encoding_by_name,
                                 python_lines, text_st)
-from conftest import ENCODING_NAMES, corpus_text, tiktoken_oracle
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ops=ops_st)
 def test_prepend_truncate_matches_count(name, ops):
     enc = bpe_stream.get_encoding(name)
@@ -36,7 +36,7 @@ def test_prepend_truncate_matches_count(name, ops):
         assert len(pe) == len(text)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     data=st.binary(max_size=60) | text_st.map(lambda s: s.encode()) | st.binary(max_size=300),
     cuts=st.lists(st.integers(1, 7) | st.integers(1, 40), max_size=20),
@@ -95,7 +95,7 @@ def test_surrogate_pair_split_across_prepends(name):
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(chars=st.lists(st.sampled_from(["a", "b", "x", "X", "中", "ʰ", "\u0301", " ", "!", "'", "s", "1", "\n", "xy" * 40]),
                       max_size=120), cut=st.floats(0, 1))
 def test_prepend_to_long_word(name, chars, cut):
@@ -124,6 +124,7 @@ def test_prepend_to_long_word(name, chars, cut):
 # Long first pieces that are not words, grown one character at a time at the front (issue:
 # each prepend re-split the whole first piece, quadratic).  50K prepends: the quadratic path
 # needs minutes, the bounded one well under a second per case.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @pytest.mark.parametrize("unit", [" ", "!", "1", "\n", " \n", "\r\n", "\t", "!?", "\u3000", "12"])
 def test_prepend_long_run_linear(name, unit):
@@ -147,7 +148,7 @@ def test_prepend_long_run_linear(name, unit):
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     tail=st.sampled_from(["", "x.", " abc", "\n", "1a"]),
     run=st.text("0123456789", min_size=66, max_size=200),
@@ -167,7 +168,7 @@ def test_long_digit_run_prepend_and_truncate(name, tail, run, ops):
 
 
 @pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     base=st.sampled_from(["x" * 80, "ab" * 40, "e\u0301" * 40, " " * 80, "1" * 80, "!" * 70]),
     chars=st.lists(st.sampled_from(["a", "B", "x", "\u0301", "中", "ʰ", "'", " ", "1", "\n", "!", "e"]), max_size=25),
@@ -204,7 +205,7 @@ def test_lower_case_letter_before_upper_case_starts_a_piece(base):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     base=st.sampled_from(["\n" * 100 + " x", " \n" * 60 + "a", "\n \n" * 40, "  \n" * 50 + "\t" * 30,
                           "\x1c" * 80 + "\n", "!" * 70 + "\x1d\n"]),
@@ -236,7 +237,7 @@ FRONT_ALPHABETS = ["aB中ʰ\u0301", "A中ʰ\u0301", "abc", " \t\n", "\r\n ", "!?
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     data=st.data(),
     tail=st.sampled_from(["", "x", " y.", "\n", "Ab", "'s"]),
@@ -341,7 +342,7 @@ def _check_boundaries(pe, enc, text):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), tail=st.sampled_from(["", " end", "x"]), cover=st.sampled_from(["1", "!", " ", "a", "中", "\n"]))
 @example(data=None, tail=" end", cover="1")  # "x" * 80 covered, cut to 40, regrown with other letters
 def test_saved_state_is_not_given_to_other_text(name, data, tail, cover, small_constants):
@@ -406,7 +407,7 @@ def test_lead_characters_and_letters_before_a_long_word(name, word, tail):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     unit=st.sampled_from(["!\u0301\u0301", "\u0301\u0301!", "!\u0301", "?\u0301\u0300/"]),
     k=st.integers(3, 60),
@@ -459,7 +460,7 @@ def test_bulk_undo_record_is_dropped_by_a_deeper_truncation(name, small_constant
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     unit=st.sampled_from(["!\u0301\u0301", "!\u0301", "?\u0301\u0300", "\u0301!\u0301"]),
     tail=st.sampled_from(["", "x", " y", "\n", "!!"]),
@@ -597,7 +598,7 @@ _SOUP_UNITS = ["!", "/", "\n", "\u0301", " ", "?", "x", "!!", "/\n", "!\u0301\u0
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(st.one_of(
     st.lists(st.sampled_from(_SOUP_UNITS), min_size=1, max_size=60).map("".join),
     st.integers(1, 40),
@@ -1200,7 +1201,7 @@ _PERIODIC_ALPHABET = ["!", "\u0301", " ", "\n", "a", "A", "1", "/", "'", "\u4e2d
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     unit=st.lists(st.sampled_from(_PERIODIC_ALPHABET), min_size=1, max_size=4).map("".join),
     k=st.integers(3, 150),
@@ -1251,7 +1252,7 @@ def _check_periods(pe):
 
 
 @pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     units=st.lists(st.lists(st.sampled_from(_PERIODIC_ALPHABET + ["S", "'S"]), min_size=1, max_size=3).map("".join),
                    min_size=2, max_size=3),
@@ -1358,7 +1359,7 @@ def test_prepending_contractions_one_at_a_time_is_linear():
 
 @pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
 @pytest.mark.parametrize("units", [_CONTRACTIONS, _NEWLINE_MARKS])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     k=st.integers(5, 150),
     seed=st.integers(0, 3),

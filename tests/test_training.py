@@ -33,6 +33,7 @@ from bpe_stream.encoding.persist import save_encoding  # noqa: E402
 from bpe_stream.pretokenize.patterns import PATTERNS  # noqa: E402
 from bpe_stream.training.trainer import learn_merges, piece_counts, tokens_from_merges, train  # noqa: E402
 from bpe_stream.cli.train import read_documents, register_cli  # noqa: E402
+from conftest import examples  # noqa: E402
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CORPUS_NAMES = [
@@ -115,7 +116,7 @@ def small_corpora(draw):
     return draw(st.lists(doc, min_size=1, max_size=4))
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     docs=small_corpora(),
     extra=st.integers(0, 60),
@@ -166,7 +167,7 @@ def test_eligibility_check_on_hand_made_vocabularies():
     assert training._encodes_to_pair(b"abc", b"a", ranks)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(docs=small_corpora(), seed=st.integers(0, 2**32 - 1))
 def test_eligibility_check_agrees_with_original_bpe(docs, seed):
     tokens = tokens_from_merges(learn_merges(docs, 300, min_frequency=1))
@@ -198,7 +199,7 @@ def test_an_ineligible_pair_is_skipped_forever_and_the_next_best_is_taken(monkey
     assert len(fast) > 5
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(docs=small_corpora(), pattern=st.sampled_from([None, CL100K]))
 def test_trained_vocabulary_passes_the_construction_check(docs, pattern):
     tokens = tokens_from_merges(learn_merges(docs, 330, pattern=pattern, min_frequency=1))
@@ -447,7 +448,7 @@ def test_cli_reports_missing_and_undecodable_files_with_exit_code_2(tmp_path, ca
     assert not out.exists()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     text=st.text(alphabet=st.sampled_from(list("ab \n\r\t1.é!'") + ["\u00a0", "\u2028"]), max_size=80),
     block=st.integers(1, 12),

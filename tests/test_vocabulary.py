@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_stream import METHODS, BytePairEncoding, get_encoding
-from conftest import README_TOKENS, corpus_text, naive_bpe, CORPUS_FILES
+from conftest import CORPUS_FILES, README_TOKENS, corpus_text, examples, naive_bpe
 
 BPE_METHODS = ["backtracking", "table", "heap"]
 
@@ -83,7 +83,7 @@ def test_rejects_bad_token_lists():
 
 
 @given(seed=st.integers(0, 10_000))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_random_vocabularies_pass_construction(seed):
     tokens = random_vocabulary(seed)
     bpe = BytePairEncoding.from_tokens(tokens)
@@ -95,7 +95,7 @@ def test_random_vocabularies_pass_construction(seed):
 
 
 @given(seed=st.integers(0, 10_000), data=st.data())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_is_valid_token_pair_matches_naive(seed, data):
     tokens = random_vocabulary(seed)
     ranks = {t: i for i, t in enumerate(tokens)}
@@ -121,7 +121,7 @@ def test_is_valid_token_pair_cl100k_sample():
 
 @pytest.mark.parametrize("method", BPE_METHODS)
 @given(seed=st.integers(0, 10_000), data=st.binary(max_size=60))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_methods_equal_naive_on_small_vocabularies(method, seed, data):
     tokens = random_vocabulary(seed)
     bpe = BytePairEncoding.from_tokens(tokens)
@@ -132,7 +132,7 @@ def test_methods_equal_naive_on_small_vocabularies(method, seed, data):
 
 @pytest.mark.parametrize("method", BPE_METHODS)
 @given(text=st.text(alphabet="abc", max_size=80))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_methods_equal_naive_on_readme_vocabulary(method, text):
     bpe = BytePairEncoding.from_tokens(README_TOKENS)
     data = text.encode()
@@ -142,7 +142,7 @@ def test_methods_equal_naive_on_readme_vocabulary(method, text):
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @pytest.mark.parametrize("method", BPE_METHODS)
 @given(data=st.data())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_methods_equal_naive_on_token_concatenations(name, method, data):
     bpe = get_encoding(name).bpe
     ids = data.draw(st.lists(st.integers(0, len(bpe) - 1), max_size=12))
@@ -178,7 +178,7 @@ def test_methods_agree_on_large_corpus_slices(name):
 
 
 @given(text=st.binary(max_size=200))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_cl100k_random_bytes_all_methods_agree(text):
     bpe = get_encoding("cl100k_base").bpe
     expected = naive_bpe(bpe.ranks, text)
@@ -187,7 +187,7 @@ def test_cl100k_random_bytes_all_methods_agree(text):
 
 
 @given(seed=st.integers(0, 10_000), data=st.binary(max_size=60))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_greedy_and_minimal_are_valid_segmentations(seed, data):
     bpe = BytePairEncoding.from_tokens(random_vocabulary(seed))
     text = bytes(b"abc"[x % 3] for x in data)
@@ -223,7 +223,7 @@ def test_decode_rejects_invalid_ids(readme_bpe):
 
 
 @given(seed=st.integers(0, 10_000), data=st.binary(max_size=120), limit=st.integers(0, 80))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_count_till_limit_small(seed, data, limit):
     bpe = BytePairEncoding.from_tokens(random_vocabulary(seed))
     text = bytes(b"abc"[x % 3] for x in data)
