@@ -100,7 +100,7 @@ import regex
 from ..bpe.intervals import _single_byte_run
 from ..bpe.prependable import BytesPrependable
 from ..bpe.table import PrefixTable
-from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..text.cuts import text_split_at_count
@@ -158,8 +158,8 @@ class TextCounts:
         self.enc = enc
         self.text = text
         self.n = len(text)
-        self.pattern = compile_pattern(enc.pat_str)
-        self.margin = stable_margin(enc.pat_str)
+        self.pattern = enc._pattern
+        self.margin = stable_margin(enc.pretokenizer)
         self.letter_run = _LETTER_RUN.get(enc.pat_str)
         self.letters = _LETTERS.get(enc.pat_str)
         self._split = enc._split

@@ -30,7 +30,7 @@ import regex
 from ..bpe.checks import _check_limit
 from ..bpe.ranks import parse_tiktoken, tokens_from_ranks
 from ..bpe.vocabulary import BytePairEncoding
-from ..pretokenize.patterns import PATTERNS
+from ..pretokenize.family import PreTokenizer, custom, get_pretokenizer
 from ..text.cuts import text_split_at, text_split_at_start
 from ..text.input import caller_offsets, check_text
 from ..text.piece_encoder import PieceEncoder
@@ -44,6 +44,8 @@ from .registry import (
 )
 
 __all__ = ["Encoding", "get_encoding", "encoding_for_model"]
+
+_UNSET = object()
 
 
 class Encoding(PieceEncoder):
@@ -65,15 +67,17 @@ class Encoding(PieceEncoder):
         self,
         name: str,
         *,
-        pat_str: str | None,
+        pat_str: str | None = _UNSET,
         mergeable_ranks: dict[bytes, int] | None = None,
         special_tokens: dict[str, int] | None = None,
         explicit_n_vocab: int | None = None,
         bpe: BytePairEncoding | None = None,
+        pretokenizer: PreTokenizer | str | None = _UNSET,
     ):
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
         self.name = name
+        pretokenizer = _pretokenizer_of(pat_str, pretokenizer)
         if bpe is None:
             if mergeable_ranks is None:
                 raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
@@ -99,7 +103,7 @@ class Encoding(PieceEncoder):
             raise ValueError(
                 f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
             )
-        super().__init__(bpe, pat_str)
+        super().__init__(bpe, pretokenizer)
 
     # ----------------------------------------------------------------- interop
     @classmethod
@@ -119,7 +123,7 @@ class Encoding(PieceEncoder):
             return (get_encoding, (self.name,))
         return (
             _rebuild,
-            (self.name, self.pat_str, self.bpe, self._special_tokens),
+            (self.name, self.pretokenizer, self.bpe, self._special_tokens),
         )
 
     def __repr__(self) -> str:
@@ -263,8 +267,31 @@ def _special_token_regex(tokens: frozenset[str]) -> "regex.Pattern[str]":
     return regex.compile(f"({inner})")
 
 
-def _rebuild(name, pat_str, bpe, special_tokens) -> Encoding:
-    return Encoding(name, pat_str=pat_str, bpe=bpe, special_tokens=special_tokens)
+def _rebuild(name, pretokenizer, bpe, special_tokens) -> Encoding:
+    # pickles of bpe-stream 0.1.0 hold the pattern string here: a str is read as tiktoken does
+    if isinstance(pretokenizer, str) or pretokenizer is None:
+        return Encoding(name, pat_str=pretokenizer, bpe=bpe, special_tokens=special_tokens)
+    return Encoding(name, pretokenizer=pretokenizer, bpe=bpe, special_tokens=special_tokens)
+
+
+def _pretokenizer_of(pat_str, pretokenizer) -> PreTokenizer | None:
+    """The pre-tokenizer an Encoding is given: a member (or its name) as ``pretokenizer=``,
+    or a pattern string as ``pat_str=`` read as tiktoken reads it (a member when it is one
+    of a member's tiktoken spellings, else compiled as given); None for no pre-splitting."""
+    if pretokenizer is not _UNSET:
+        if pat_str is not _UNSET:
+            raise TypeError("give pat_str or pretokenizer, not both")
+        if pretokenizer is None or isinstance(pretokenizer, PreTokenizer):
+            return pretokenizer
+        return get_pretokenizer(pretokenizer)
+    if pat_str is _UNSET:
+        raise TypeError("Encoding needs pat_str (a pattern string, or None for no pre-splitting) "
+                        "or pretokenizer (a member of bpe_stream.pretokenize.family or its name)")
+    if pat_str is None:
+        return None
+    if not isinstance(pat_str, str):
+        raise TypeError(f"pat_str must be a str or None, got {type(pat_str).__name__}")
+    return custom(pat_str, "tiktoken")
 
 
 _lock = threading.Lock()
@@ -294,7 +321,7 @@ def get_encoding(name: str) -> Encoding:
         info = _BUNDLED[name]
         raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
         bpe = load_or_build("sha256-" + info["sha256"], lambda: tokens_from_ranks(parse_tiktoken(raw)))
-        enc = Encoding(name, pat_str=PATTERNS[name], bpe=bpe, special_tokens=info["special_tokens"])
+        enc = Encoding(name, pretokenizer=info.get("pretokenizer", name), bpe=bpe, special_tokens=info["special_tokens"])
         _encodings[name] = enc
         return enc
 

@@ -35,12 +35,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .family import custom
 from .patterns import (
     CL100K_PATTERN,
     O200K_PATTERN,
     PATTERNS,
     _rust_dollar_to_python,
-    compile_pattern,
 )
 
 __all__ = ["PreSplitter"]
@@ -149,25 +149,30 @@ _SAFE_CUT = re.compile(r"(?<=\n)(?=[A-Za-z0-9]|[ \t]+\S)|(?<=[A-Za-z])(?= [A-Za-
 
 
 class PreSplitter:
-    """``findall`` of a tiktoken pattern, with an ``re`` fast path on ASCII stretches.
+    """``findall`` of a pre-tokenizer (a member of :mod:`bpe_stream.pretokenize.family`, or
+    a tiktoken pattern string), with an ``re`` fast path on ASCII stretches for the bundled
+    patterns.
 
     >>> PreSplitter(PATTERNS["cl100k_base"]).findall("Hello world!\\n")
     ['Hello', ' world', '!\\n']
     """
 
-    __slots__ = ("pat_str", "pattern", "ascii_pattern")
+    __slots__ = ("member", "pat_str", "pattern", "ascii_pattern")
 
-    def __init__(self, pat_str: str):
-        self.pat_str = pat_str
-        self.pattern = compile_pattern(pat_str)
+    def __init__(self, member):
+        if isinstance(member, str):
+            member = custom(member, "tiktoken")
+        self.member = member
+        self.pat_str = member.pattern
+        self.pattern = member.compiled()
         self.ascii_pattern = None
-        if pat_str in PATTERNS.values():
-            translated = _ASCII_PATTERNS.get(pat_str) or _ascii_translation(pat_str)
+        if member.known and not member.chained and member.dialect == "tiktoken" and member.pattern in PATTERNS.values():
+            translated = _ASCII_PATTERNS.get(member.pattern) or _ascii_translation(member.pattern)
             if translated is not None:
                 self.ascii_pattern = re.compile(translated)
 
     def __reduce__(self):
-        return (PreSplitter, (self.pat_str,))
+        return (PreSplitter, (self.member,))
 
     def findall(self, text: str) -> list[str]:
         fast = self.ascii_pattern

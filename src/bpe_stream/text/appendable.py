@@ -94,7 +94,6 @@ from ..pretokenize.long_pieces import (
     long_piece_cuts,
     run_regex_for,
 )
-from ..pretokenize.patterns import compile_pattern
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from .input import fix_surrogates
@@ -200,10 +199,10 @@ class TextAppendable:
 
     def __init__(self, enc):
         self.enc = enc
-        self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
+        self.pattern = enc._pattern
         self.run_re = run_regex_for(enc.pat_str)
         self.mergeable = _COMPRESSIBLE.get(self.run_re, frozenset())
-        self.margin = stable_margin(enc.pat_str)
+        self.margin = stable_margin(enc.pretokenizer)
         self.text = _Rope()
         self.stable_ends = [0]  # ends of stable pieces (0 = sentinel)
         self.stable_cum = [0]  # token count of text[:stable_ends[i]]

@@ -74,7 +74,6 @@ from ..pretokenize.fast_split import (
     P,
     fast_split_for,
 )
-from ..pretokenize.patterns import compile_pattern
 from ..pretokenize.stability import _hard_boundary_test, stable_margin
 from ..pretokenize.unicode import compile_regex
 from .piece_encoder import _CACHEABLE_PIECE_LEN
@@ -128,8 +127,8 @@ class _TextIntervals:
     def __init__(self, enc, text: str):
         self.enc = enc
         self.text = text
-        self.margin = stable_margin(enc.pat_str)
-        self.pattern = compile_pattern(enc.pat_str)
+        self.margin = stable_margin(enc.pretokenizer)
+        self.pattern = enc._pattern
         self.fast = fast_split_for(enc.pat_str)
         code = "i" if len(text) < 2**31 - 1 else "q"
         if enc._scan_kind:

@@ -29,7 +29,8 @@ from ..bpe.merge_loop import (
     merge_table_for,
 )
 from ..bpe.vocabulary import BytePairEncoding
-from ..pretokenize.patterns import PATTERNS, compile_pattern
+from ..pretokenize.family import PreTokenizer, custom
+from ..pretokenize.patterns import PATTERNS
 from ..pretokenize.splitter import PreSplitter
 from .input import check_text
 
@@ -96,17 +97,32 @@ class PieceEncoder:
     by name) and the exact cuts.
     """
 
-    def __init__(self, bpe: BytePairEncoding, pat_str: str | None):
+    def __init__(self, bpe: BytePairEncoding, pretokenizer: PreTokenizer | str | None):
+        if isinstance(pretokenizer, str):
+            pretokenizer = custom(pretokenizer, "tiktoken")
+        elif pretokenizer is not None and not isinstance(pretokenizer, PreTokenizer):
+            raise TypeError(f"pretokenizer must be a PreTokenizer, a pattern str or None, "
+                            f"got {type(pretokenizer).__name__}")
         self.bpe = bpe
-        self.pat_str = pat_str
-        if pat_str is None:
+        #: the pre-tokenizer (None: no pre-splitting, the whole text is one piece)
+        self.pretokenizer = pretokenizer
+        #: its main pattern string (tiktoken's ``pat_str``), None without pre-splitting
+        self.pat_str = None if pretokenizer is None else pretokenizer.pattern
+        if pretokenizer is None:
             self._splitter = None
+            self._pattern = None
             self._split = _whole_text
+            self._normalize = None
         else:
-            self._splitter = PreSplitter(pat_str)
+            self._splitter = PreSplitter(pretokenizer)
+            #: what splits a text: ``finditer(text, pos, endpos)`` / ``findall`` (a compiled
+            #: regex, or a chain of them), for the engines that split stretches themselves
+            self._pattern = self._splitter.pattern
             self._split = self._splitter.findall
+            self._normalize = pretokenizer.normalize if pretokenizer.normalizer else None
         # The compiled merge loop also pre-splits ASCII text with the bundled patterns.
-        self._scan_kind = _SCAN_KINDS.get(pat_str, 0)
+        self._scan_kind = _SCAN_KINDS.get(self.pat_str, 0) if self._splitter is not None and \
+            self._splitter.ascii_pattern is not None else 0
         # The compiled merge loop (merge_loop.py), built at the first piece to encode so
         # that loading stays as fast; None where it is not built or turned off.
         self._merge_table = _NOT_BUILT
@@ -160,13 +176,19 @@ class PieceEncoder:
                 # a byte that is no token: the backtracking encoder raises the clear error
         return tuple(encode_backtracking(self.bpe, data))
 
+    def _text(self, text) -> str:
+        """``text`` as the encoder sees it: checked, surrogates fixed, normalized (the
+        pre-tokenizer's Unicode normalization, if it has one)."""
+        text = check_text(text)
+        return text if self._normalize is None else self._normalize(text)
+
     def split(self, text: str) -> list[str]:
-        """The pre-split pieces of ``text`` (after surrogate fixing)."""
-        return self._split(check_text(text))
+        """The pre-split pieces of ``text`` (after surrogate fixing and normalization)."""
+        return self._split(self._text(text))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text``, treating text that looks like special tokens as ordinary text."""
-        text = check_text(text)
+        text = self._text(text)
         tokens_of = self._pieces.__getitem__
         table = self._compiled()
         kind = self._scan_kind
@@ -186,7 +208,7 @@ class PieceEncoder:
 
     def count(self, text: str) -> int:
         """``len(encode_ordinary(text))``, without building the token list."""
-        text = check_text(text)
+        text = self._text(text)
         table = self._compiled()
         kind = self._scan_kind
         if table is None or not kind:
@@ -208,7 +230,7 @@ class PieceEncoder:
 
     def count_till_limit(self, text: str, limit: int) -> int | None:
         """``count(text)`` if it is <= ``limit``, else ``None``; exact, stops early."""
-        text = check_text(text)
+        text = self._text(text)
         limit = _check_limit(limit)
         if self.pat_str is None:
             return self.bpe.count_till_limit(text.encode("utf-8"), limit)
@@ -242,7 +264,7 @@ class PieceEncoder:
         splits as a whole text: all of it, or a stretch of ``PreSplitter.stretches``)."""
         total = 0
         pieces = self._pieces
-        for m in compile_pattern(self.pat_str).finditer(text, start, end):
+        for m in self._pattern.finditer(text, start, end):
             piece = m.group()
             if len(piece) <= _CACHEABLE_PIECE_LEN:
                 total += len(pieces[piece])

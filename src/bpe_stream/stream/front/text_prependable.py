@@ -62,7 +62,7 @@ from ...pretokenize.fast_split import (
     fast_split_for,
 )
 from ...pretokenize.long_pieces import _COMPRESSIBLE, run_regex_for
-from ...pretokenize.patterns import SPACE_CHARS, SPACE_SET, compile_pattern
+from ...pretokenize.patterns import SPACE_CHARS, SPACE_SET
 from ...pretokenize.unicode import compile_regex
 from ...text.input import fix_surrogates
 from ...text.piece_encoder import _CACHEABLE_PIECE_LEN
@@ -96,7 +96,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
 
     def __init__(self, enc):
         self.enc = enc
-        self.pattern = None if enc.pat_str is None else compile_pattern(enc.pat_str)
+        self.pattern = enc._pattern
         self.chunks: list[str] = []  # chunks[-1] is the front (see front/text.py)
         self.bottoms: list[int] = []  # the distance at which each chunk ends
         self.n = 0
