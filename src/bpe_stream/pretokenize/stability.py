@@ -18,9 +18,10 @@ Both are O(1) per question (a memo of character-class pairs).
 from __future__ import annotations
 
 from .fast_split import AP, LO, NL, OL, SL, SP, UP, WS, WS_CLASSES, D, P
-from .patterns import PATTERNS
+from .fast_split import O200K_FIRST_TAIL
+from .patterns import PATTERNS, SPACE_SET
 
-__all__ = ["stable_margin"]
+__all__ = ["stable_margin", "stable_limit"]
 
 
 def _is_hard_at(hard, fast, text: str, p: int) -> bool:
@@ -95,3 +96,24 @@ def stable_margin(pretokenizer) -> int:
     if isinstance(pretokenizer, str):  # a pattern string, as tiktoken reads it
         return _MEMBER_MARGIN if pretokenizer in PATTERNS.values() else _CUSTOM_MARGIN
     return _MEMBER_MARGIN if pretokenizer.known else _CUSTOM_MARGIN
+
+
+def stable_limit(pretokenizer, text: str) -> int:
+    """The stability rule of a member as a position: every piece of ``text`` that ends at
+    or before it is a piece of every text that starts with ``text``.
+
+    It is the smallest of ``len(text) - margin``, the start of the trailing whitespace
+    stretch, and, for members with o200k's cased letters, the start of the trailing
+    upper-word stretch (``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*``, which a word's first part reads
+    to its end and then gives back).  O(trailing stretches).  The engines keep these
+    positions incrementally; this is the definition the tests check against the regex."""
+    n = len(text)
+    limit = n - stable_margin(pretokenizer)
+    ws = n
+    while ws > 0 and text[ws - 1] in SPACE_SET:
+        ws -= 1
+    limit = min(limit, ws)
+    if pretokenizer is not None and not isinstance(pretokenizer, str) and pretokenizer.letters == "cased":
+        m = O200K_FIRST_TAIL.search(text)
+        limit = min(limit, m.start())
+    return limit
