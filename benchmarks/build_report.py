@@ -1,31 +1,50 @@
-"""Assemble BENCHMARKS.md from the summary below and the latest results files.
+"""Assemble BENCHMARKS.md from ``benchmarks/summary.md`` and the latest results files.
 
-Each ``benchmarks/results_*.md`` is written by its benchmark script (the command
-that made it is at its top); this script only concatenates them.
+Each ``benchmarks/results_*.md`` is written by its benchmark script (the command that
+made it is at its top); this script only concatenates them.  BENCHMARKS.md opens with the
+summary's first part (the table of ratios against each peer, with the command of each
+row), then a list of contents, then the rest of the summary (targets, search record),
+then one section per results file.
 
     python benchmarks/build_report.py
 """
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = [
-    ("Core encoders and `Encoding` (issue 2)", "results_encode.md"),
-    ("Streaming counts and exact cuts (issue 3)", "results_streaming.md"),
-    ("Edit toggles at the growing end (issue 3)", "results_edit_toggles.md"),
-    ("Random edit toggles (issue 3)", "results_toggle_fuzz.md"),
-    ("Work (Python lines, characters read) of random edit toggles (issue 3)", "results_work_growth.md"),
-    ("Work (Python lines, characters read) of random edit sequences (issue 3)", "results_work_growth_sequences.md"),
-    ("Work of random edit sequences with long edits (issue 3)", "results_work_growth_big.md"),
-    ("Timed edit sequences found by the searches (issue 3)", "results_edit_sequences.md"),
-    ("Chunkers (issue 4)", "results_chunkers.md"),
-    ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
-    ("Training (issue 5)", "results_train.md"),
+    ("Encoders, `Encoding` and load time", "results_encode.md"),
+    ("Streaming counts and exact cuts", "results_streaming.md"),
+    ("Edit toggles at the growing end", "results_edit_toggles.md"),
+    ("Random edit toggles", "results_toggle_fuzz.md"),
+    ("Work (Python lines, characters read) of random edit toggles", "results_work_growth.md"),
+    ("Work (Python lines, characters read) of random edit sequences", "results_work_growth_sequences.md"),
+    ("Work of random edit sequences with long edits", "results_work_growth_big.md"),
+    ("Timed edit sequences found by the searches", "results_edit_sequences.md"),
+    ("Chunkers", "results_chunkers.md"),
+    ("Chunking adversarial inputs", "results_chunk_adversarial.md"),
+    ("Training", "results_train.md"),
 ]
+# The summary's first part ends where this heading starts; the contents go there.
+REST_STARTS = "\n## Targets\n"
+
+
+def anchor(title: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
 
 
 def main() -> None:
-    parts = [(ROOT / "benchmarks" / "summary.md").read_text(encoding="utf-8").rstrip() + "\n"]
+    summary = (ROOT / "benchmarks" / "summary.md").read_text(encoding="utf-8")
+    head, sep, rest = summary.partition(REST_STARTS)
+    if not sep or "## Summary" not in head:
+        raise SystemExit("summary.md must open with '## Summary' (the table of ratios) before '## Targets'")
+    rest_titles = re.findall(r"^## (.+)$", sep + rest, re.M)
+    contents = "\n## Contents\n\n" + "".join(
+        f"* [{title}](#{anchor(title)})\n" for title in rest_titles + [t for t, _ in SECTIONS]
+    )
+    parts = [head.rstrip() + "\n", contents, "\n" + (sep.lstrip("\n") + rest).rstrip() + "\n"]
     for title, name in SECTIONS:
         body = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
         lines = [line for line in body.splitlines() if not line.startswith("<!--")]

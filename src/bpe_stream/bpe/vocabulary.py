@@ -27,7 +27,7 @@ encoding ``token_bytes(a) + token_bytes(b)``.  It unwinds the merge history of t
 two tokens from the latest merge backwards and fails as soon as a pair across the
 boundary would have been merged earlier than the merge that actually happened.
 A token sequence in which every adjacent pair is valid *is* the BPE encoding of
-its bytes (proof in the README), which is what every encoder here relies on.
+its bytes (proof in ``docs/design/correctness.md``), which is what every encoder here relies on.
 
 Building the tables costs O(sum of token lengths^2) once; they are cached on disk
 by :mod:`bpe_stream.encoding.cache`.
