@@ -107,6 +107,7 @@ import regex
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
+from ..pretokenize.normalize import last_boundary, normalize
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
@@ -200,6 +201,8 @@ class Chunker:
     True
     """
 
+    _normal_form = None  # (chunkers pickled before normalizing pre-tokenizers lack it)
+
     def __init__(
         self,
         enc_or_bpe,
@@ -248,6 +251,11 @@ class Chunker:
         # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
+        # a pre-tokenizer that normalizes (Qwen's NFC): the chunks are of the text the model
+        # sees, normalize(text), and their offsets are into it (the same as the input's
+        # wherever the input is already normalized, as most text is)
+        pretokenizer = enc_or_bpe.pretokenizer if self._is_text else None
+        self._normal_form = pretokenizer.normalizer if pretokenizer is not None else None
 
     def _split_at(self, text, start: int) -> int:
         """Largest end from ``start`` whose exact count fits (a method, not a closure, so
@@ -276,7 +284,9 @@ class Chunker:
         state stays a few blocks long whatever the length of the text.
         """
         text = self._check_input(text)
-        if self._is_text and _SURROGATE.search(text) is not None:
+        if self._normal_form is not None:
+            text = normalize(self._normal_form, fix_surrogates(text))
+        elif self._is_text and _SURROGATE.search(text) is not None:
             yield from self._chunk_stream_checked([text])
             return
         if len(text) > 2 * _BLOCK_CHARS:
@@ -313,6 +323,9 @@ class Chunker:
         raise TypeError(f"expected bytes, got {type(text).__name__}")
 
     def _chunk_stream_checked(self, pieces: Iterable) -> Iterator[Chunk]:
+        if self._normal_form is not None:
+            yield from self._stream_clean(_normalized_pieces(pieces, self._normal_form), "")
+            return
         if self._is_text:
             yield from _SurrogateMapper(self).run(pieces)
             return
@@ -647,3 +660,23 @@ class _SurrogateMapper:
                 self.held.append(joined)
             text = self.held[0][start - self.held_base : end - self.held_base]
             yield Chunk(text, start, end, chunk.token_count)
+
+
+def _normalized_pieces(pieces: Iterable[str], form: str) -> Iterator[str]:
+    """``normalize(form, fix_surrogates("".join(pieces)))``, piece by piece: each piece is
+    cut at its last normalization boundary (the rest waits for the next piece) and a
+    lone high surrogate at its end waits to pair with the next piece's first unit."""
+    held = ""
+    for piece in pieces:
+        held += piece
+        if held and "\ud800" <= held[-1] <= "\udbff":
+            text, tail_unit = held[:-1], held[-1]
+        else:
+            text, tail_unit = held, ""
+        text = fix_surrogates(text)
+        p = last_boundary(text, 0, len(text), form)
+        if p > 0:
+            yield normalize(form, text[:p])
+        held = text[p:] + tail_unit
+    if held:
+        yield normalize(form, fix_surrogates(held))

@@ -31,7 +31,12 @@ from ..bpe.checks import _check_limit
 from ..bpe.ranks import parse_tiktoken, tokens_from_ranks
 from ..bpe.vocabulary import BytePairEncoding
 from ..pretokenize.family import PreTokenizer, custom, get_pretokenizer
-from ..text.cuts import text_split_at, text_split_at_start
+from ..text.cuts import (
+    normalized_split_at,
+    normalized_split_at_start,
+    text_split_at,
+    text_split_at_start,
+)
 from ..text.input import caller_offsets, check_text
 from ..text.piece_encoder import PieceEncoder
 from .cache import bpe_from_ranks, load_or_build
@@ -242,7 +247,8 @@ class Encoding(PieceEncoder):
         ``i`` is an index into ``text`` itself, never between the halves of a pair."""
         budget = _check_limit(max_tokens, "max_tokens")
         fixed = check_text(text)
-        i = text_split_at(self, fixed, budget)
+        cut = text_split_at if self._normalize is None else normalized_split_at
+        i = cut(self, fixed, budget)
         offs = caller_offsets(text, fixed)
         return i if offs is None else offs[i]
 
@@ -255,7 +261,8 @@ class Encoding(PieceEncoder):
         ``text`` itself, as for :meth:`split_at`)."""
         budget = _check_limit(max_tokens, "max_tokens")
         fixed = check_text(text)
-        i = text_split_at_start(self, fixed, budget)
+        cut = text_split_at_start if self._normalize is None else normalized_split_at_start
+        i = cut(self, fixed, budget)
         offs = caller_offsets(text, fixed)
         return text[i if offs is None else offs[i] :]
 

@@ -17,8 +17,20 @@ Both are O(1) per question (a memo of character-class pairs).
 
 from __future__ import annotations
 
-from .fast_split import AP, LO, NL, OL, SL, SP, UP, WS, WS_CLASSES, D, P
-from .fast_split import O200K_FIRST_TAIL
+from .fast_split import (
+    AP,
+    LO,
+    NL,
+    O200K_FIRST_TAIL,
+    OL,
+    SL,
+    SP,
+    UP,
+    WS,
+    WS_CLASSES,
+    D,
+    P,
+)
 from .patterns import PATTERNS, SPACE_SET
 
 __all__ = ["stable_margin", "stable_limit"]

@@ -13,6 +13,7 @@ from ..bpe.checks import _check_bytes_input
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..text.input import check_text
+from .normalizing import NormalizingStream
 
 
 class StreamingCounter:
@@ -21,6 +22,7 @@ class StreamingCounter:
     Subclasses set ``_engines()`` -> (raw engine class, pre-splitting engine class)."""
 
     __slots__ = ("_impl", "_is_text")
+    _front = False  # whether the text grows at the front
 
     @classmethod
     def _engines(cls):  # pragma: no cover - always overridden
@@ -36,7 +38,12 @@ class StreamingCounter:
                 raise TypeError(
                     f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
                 )
-            self._impl = text(enc_or_bpe)
+            if enc_or_bpe.pretokenizer is not None and enc_or_bpe.pretokenizer.normalizer:
+                # the model normalizes the text (Qwen: NFC): the engine runs on the normalized
+                # text, lengths and edits stay the caller's
+                self._impl = NormalizingStream(enc_or_bpe, text, front=self._front)
+            else:
+                self._impl = text(enc_or_bpe)
             self._is_text = True
 
     def __getstate__(self):

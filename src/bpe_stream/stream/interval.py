@@ -13,6 +13,7 @@ from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..text.input import caller_offsets, check_text
 from ..text.intervals import text_intervals
+from ..text.normalized import NormalizedView
 
 __all__ = ["IntervalCounter"]
 
@@ -30,6 +31,7 @@ class IntervalCounter:
     def __init__(self, enc_or_bpe, text):
         self._source = (enc_or_bpe, text)
         self._fixed_index = None
+        self._view = None
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = _BytesIntervals(enc_or_bpe, _check_bytes_input(text))
             self._n = len(text)
@@ -44,6 +46,13 @@ class IntervalCounter:
             # with an end between the halves of a pair is counted directly (rare).
             offs = caller_offsets(text, fixed)
             self._fixed_index = None if offs is None else {o: k for k, o in enumerate(offs)}
+            if enc_or_bpe._normalize is not None:
+                # the model counts the normalized text: the index is over it, and a range with
+                # an end where normalization joins characters is counted directly (rare)
+                view = NormalizedView(enc_or_bpe.pretokenizer.normalizer, fixed)
+                if not view.identity:
+                    self._view = view
+                    fixed = view.norm
             self._impl = text_intervals(enc_or_bpe, fixed)
 
     def __reduce__(self):
@@ -66,7 +75,14 @@ class IntervalCounter:
             if a is None or b is None:  # an end inside a surrogate pair
                 enc, text = self._source
                 return enc.count(text[start:end])
-            return self._impl.count(a, b)
+            start, end = a, b
+        view = self._view
+        if view is not None:
+            a, b = view.to_norm(start), view.to_norm(end)
+            if a is None or b is None:  # an end where normalization joins characters
+                enc, text = self._source
+                return enc.count(check_text(text)[start:end])
+            start, end = a, b
         return self._impl.count(start, end)
 
     def memory_bytes(self) -> int:

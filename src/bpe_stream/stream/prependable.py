@@ -26,6 +26,7 @@ class PrependableEncoder(StreamingCounter):
     """
 
     __slots__ = ()
+    _front = True
 
     @classmethod
     def _engines(cls):

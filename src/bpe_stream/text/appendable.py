@@ -88,7 +88,6 @@ from ..pretokenize.fast_split import (
 )
 from ..pretokenize.long_pieces import (
     _COMPRESSIBLE,
-    _RUNS_O200K,
     _WS_GROUPS,
     _LongPiece,
     long_piece_cuts,
@@ -225,7 +224,8 @@ class TextAppendable:
         self.ws_start = 0  # start of the trailing whitespace stretch (len(text) if none)
         # o200k: start of the trailing upper-word stretch (len(text) if none; see the module doc)
         self.upper_start = 0
-        self.upper_classes = frozenset({UP, OL}) if self.run_re is _RUNS_O200K else frozenset()
+        cased = enc.pretokenizer is not None and enc.pretokenizer.letters == "cased"
+        self.upper_classes = frozenset({UP, OL}) if cased else frozenset()
         self.pending = ""  # a lone high surrogate ending the last append (stored as U+FFFD)
         # start -> (read up to, first newline or -1) of the last few pieces read: _holds_newline
         self.nl_seen: dict = {}

@@ -57,6 +57,7 @@ from ..pretokenize.unicode import compile_regex
 from .appendable import TextAppendable
 from .input import check_text
 from .intervals import _TextIntervals, text_intervals
+from .normalized import NormalizedView
 
 __all__ = ["text_split_at", "text_split_at_start"]
 
@@ -736,3 +737,37 @@ def _scan_split_at_start(enc, fast, text: str, budget: int) -> int:
         if q == 0:
             return best
         span = min(2 * span, 2 * byte_limit + 8)
+
+
+def normalized_split_at(enc, text: str, max_tokens: int) -> int:
+    """``text_split_at`` for a pre-tokenizer that normalizes: the largest *aligned* ``j``
+    (see :mod:`bpe_stream.text.normalized`) with ``enc.count(text[:j]) <= max_tokens``.
+
+    The cut of the normalized text is maximal among all its positions; the answer is the
+    largest aligned position at or below it that fits (positions inside a part that
+    normalization changed are not cut points).  Work: one cut plus, where that cut is not
+    aligned, a count per aligned position tried (usually one)."""
+    view = NormalizedView(enc.pretokenizer.normalizer, text)
+    if view.identity:
+        return text_split_at(enc, text, max_tokens)
+    norm = view.norm
+    j = text_split_at(enc, norm, max_tokens)
+    for a in view.aligned_below(j):
+        if a == j or enc.count(norm[:a]) <= max_tokens:
+            return view.to_raw(a)
+    return 0
+
+
+def normalized_split_at_start(enc, text: str, max_tokens: int) -> int:
+    """``text_split_at_start`` for a pre-tokenizer that normalizes (see
+    :func:`normalized_split_at`): the smallest aligned ``i`` with
+    ``enc.count(text[i:]) <= max_tokens``."""
+    view = NormalizedView(enc.pretokenizer.normalizer, text)
+    if view.identity:
+        return text_split_at_start(enc, text, max_tokens)
+    norm = view.norm
+    i = text_split_at_start(enc, norm, max_tokens)
+    for a in view.aligned_above(i):
+        if a == i or enc.count(norm[a:]) <= max_tokens:
+            return view.to_raw(a)
+    return len(text)

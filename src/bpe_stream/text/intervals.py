@@ -67,6 +67,7 @@ from ..pretokenize.fast_split import (
     LAST_LM_LO_MARK,
     LO,
     MARK,
+    O200K_FIRST,
     OL,
     SL,
     UP,
@@ -82,6 +83,7 @@ _DIGITS = compile_regex(r"\p{N}{64,}")
 _WS_RUN = compile_regex(r"\s{%d,}" % 64)  # \s as the patterns read it
 _LETTER_OR_MARK = compile_regex(r"[\p{L}\p{M}]")
 _LOWER = compile_regex(r"\p{Ll}")
+_UPPER_WORD_CHAR = compile_regex(O200K_FIRST)  # a character of o200k's upper-word stretch
 _NEWLINES = re.compile(r"[\r\n]+")
 
 
@@ -128,6 +130,7 @@ class _TextIntervals:
         self.enc = enc
         self.text = text
         self.margin = stable_margin(enc.pretokenizer)
+        self.cased = enc.pretokenizer is not None and enc.pretokenizer.letters == "cased"
         self.pattern = enc._pattern
         self.fast = fast_split_for(enc.pat_str)
         code = "i" if len(text) < 2**31 - 1 else "q"
@@ -372,6 +375,13 @@ class _TextIntervals:
                 k -= 1
             nw = starts[k]
         limit = min(j - self.margin, nw)
+        if fast is None and self.cased:
+            # a word's first part reads the trailing upper-word stretch to its end (the rule
+            # of pretokenize.stability.stable_limit)
+            u = j
+            while u > 0 and _UPPER_WORD_CHAR.match(text, u - 1):
+                u -= 1
+            limit = min(limit, u)
         ke = bisect_right(starts, limit) - 1
         if ke < 0 or limit < 0:
             return -1, 0

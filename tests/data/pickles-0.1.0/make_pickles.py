@@ -4,7 +4,7 @@ the flat module layout), for tests/test_legacy_pickles.py:
     git worktree add /tmp/v010 90acfe1
     PYTHONPATH=/tmp/v010/src python tests/data/pickles-0.1.0/make_pickles.py tests/data/pickles-0.1.0
 """
-import pickle, sys, os, json
+import pickle, sys, os
 import bpe_stream
 from bpe_stream import (get_encoding, Encoding, BytePairEncoding, AppendableEncoder,
                         PrependableEncoder, IntervalCounter, Chunker)

@@ -1,0 +1,143 @@
+"""Every streaming object answers exactly for every member of the pre-tokenizer family.
+
+Each member runs on the ranks of cl100k_base (o200k_base for the cased-letter members),
+the way issue-free vocabularies of those families are built; the answers are checked
+against ``enc.count`` of the exact text (itself checked against tiktoken and HF tokenizers
+in tests/test_family.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bpe_stream import AppendableEncoder, Chunker, Encoding, IntervalCounter, PrependableEncoder, get_encoding
+from bpe_stream.pretokenize.family import MEMBERS
+from bpe_stream.text.normalized import NormalizedView
+from conftest import corpus_text, examples
+
+NAMES = [n for n in MEMBERS if n not in ("cl100k_base", "o200k_base")]  # those two: everywhere else
+
+
+@functools.lru_cache(maxsize=None)
+def member_encoding(name: str) -> Encoding:
+    member = MEMBERS[name]
+    base = "o200k_base" if member.letters == "cased" else "cl100k_base"
+    return Encoding(f"{base}+{name}", pretokenizer=member, bpe=get_encoding(base).bpe)
+
+
+PARTS = ["a", "B", "\u01c5", "\u02b0", "\u4e2d\u6587", "\u0301", "1", "123", "\u0663", "\u00b2", " ", "  ", "\t",
+         "\n", "\r\n", "\u00a0", "'", "'s", "'LL", "/", "!", "?!", "\u20ac", "\u3042", "word", " word", "Hello",
+         "x" * 30, " " * 20, "\n" * 5, "!" * 12, "9" * 10]
+texts = st.lists(st.sampled_from(PARTS), max_size=25).map("".join)
+edits = st.lists(st.tuples(st.sampled_from(["add", "cut"]), st.sampled_from(PARTS), st.integers(0, 40)), max_size=25)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=edits)
+def test_appendable(name, ops):
+    enc = member_encoding(name)
+    ae = AppendableEncoder(enc)
+    text = ""
+    for op, part, k in ops:
+        if op == "add":
+            ae.append(part)
+            text += part
+        else:
+            k = min(k, len(text))
+            ae.truncate(len(text) - k)
+            text = text[: len(text) - k]
+        assert ae.token_count == enc.count(text), (name, text)
+    assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=edits)
+def test_prependable(name, ops):
+    enc = member_encoding(name)
+    pe = PrependableEncoder(enc)
+    text = ""
+    for op, part, k in ops:
+        if op == "add":
+            pe.prepend(part)
+            text = part + text
+        else:
+            k = min(k, len(text))
+            pe.truncate(len(text) - k)
+            text = text[k:]
+        assert pe.token_count == enc.count(text), (name, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, data=st.data())
+def test_intervals(name, text, data):
+    enc = member_encoding(name)
+    ic = IntervalCounter(enc, text)
+    n = len(text)
+    for _ in range(20):
+        i = data.draw(st.integers(0, n))
+        j = data.draw(st.integers(i, n))
+        assert ic.count(i, j) == enc.count(text[i:j]), (name, text, i, j)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, budget=st.integers(0, 12))
+def test_cuts(name, text, budget):
+    enc = member_encoding(name)
+    # cut points: every position, or for a member that normalizes, the positions where the
+    # text and its normalized form align (tests/test_normalization.py)
+    points = range(len(text) + 1)
+    if enc.pretokenizer.normalizer:
+        view = NormalizedView(enc.pretokenizer.normalizer, text)
+        points = [i for i in points if view.to_norm(i) is not None]
+    assert enc.split_at(text, budget) == max(j for j in points if enc.count(text[:j]) <= budget)
+    suffix = enc.truncate_start(text, budget)
+    assert len(text) - len(suffix) == min(i for i in points if enc.count(text[i:]) <= budget)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, budget=st.integers(1, 16), overlap=st.integers(0, 4), mode=st.sampled_from(["exact", "semantic"]))
+def test_chunker(name, text, budget, overlap, mode):
+    enc = member_encoding(name)
+    overlap = min(overlap, budget - 1)
+    try:
+        chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).chunks(text)
+    except ValueError:
+        return  # a character that alone needs more than the budget: refused, with its offset
+    for c in chunks:
+        assert c.token_count == enc.count(text[c.start : c.end]) <= budget
+        assert c.text == text[c.start : c.end]
+    if overlap == 0:
+        assert "".join(c.text for c in chunks) == text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_corpus_slices(name):
+    enc = member_encoding(name)
+    rng = random.Random(name)
+    for corpus in ("multilingual_sentences.txt", "code_python_black.py.txt", "utf8_demo.txt"):
+        text = corpus_text(corpus)
+        start = rng.randrange(len(text) - 3000)
+        piece = text[start : start + 3000]
+        ae = AppendableEncoder(enc)
+        for k in range(0, len(piece), 37):
+            ae.append(piece[k : k + 37])
+        assert ae.token_count == enc.count(piece)
+        ic = IntervalCounter(enc, piece)
+        for _ in range(50):
+            i = rng.randrange(len(piece))
+            j = rng.randrange(i, len(piece) + 1)
+            assert ic.count(i, j) == enc.count(piece[i:j])
+        for budget in (1, 17, 300):
+            j = enc.split_at(piece, budget)
+            assert enc.count(piece[:j]) <= budget
+            assert all(enc.count(piece[:k]) > budget for k in range(j + 1, min(len(piece), j + 60) + 1))
