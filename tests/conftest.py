@@ -86,8 +86,8 @@ def tiktoken_oracle(name: str):
     """A tiktoken Encoding built from the bundled files (no network)."""
     tiktoken = pytest.importorskip("tiktoken")
     from bpe_stream.bpe.ranks import parse_tiktoken
-    from bpe_stream.pretokenize.patterns import PATTERNS
     from bpe_stream.encoding.registry import _BUNDLED, bundled_tiktoken_bytes
+    from bpe_stream.pretokenize.patterns import PATTERNS
 
     return tiktoken.Encoding(
         name,

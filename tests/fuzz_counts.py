@@ -49,15 +49,18 @@ p.add_argument("--shifts", action="store_true",
 a = p.parse_args()
 
 import bpe_stream
+
 if a.small:
-    import bpe_stream.pretokenize.long_pieces as long_pieces, bpe_stream.text.appendable as piece_stream
+    import bpe_stream.pretokenize.long_pieces as long_pieces
+    import bpe_stream.text.appendable as piece_stream
     from bpe_stream.stream.front.text_prependable import TextPrependable
     long_pieces._KEEP = 3; long_pieces._MIN_CUT = 1; piece_stream._LONG = 6
     TextPrependable._LONG = 6; TextPrependable._FETCH = 5
     import bpe_stream.text.intervals as interval
     interval._LONG = 6
-from bpe_stream import PrependableEncoder, AppendableEncoder, IntervalCounter
 from _streaming_helpers import append_records_violations
+
+from bpe_stream import AppendableEncoder, IntervalCounter, PrependableEncoder
 
 ENCS = {n: bpe_stream.get_encoding(n) for n in (["o200k_base", "cl100k_base"] if a.enc == "both" else [a.enc])}
 ALPHA = ["!", "/", "\n", "\r\n", "\r", " ", "\t", "a", "A", "s", "'", "'s", "'ll", "'re", "'S", "1", "12",

@@ -1,15 +1,26 @@
 import pickle
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from _streaming_helpers import (
+    CLASS_ALPHABET,
+    ENCODINGS_WITH_CROSS,
+    LETTER_ALPHABET,
+    SMALL_ALPHABET,
+    append_records_violations,
+    characters_read,
+    deep_edit_work,
+    edit_sequence_lines,
+    encoding_by_name,
+    long_text_st,
+    python_lines,
+    text_st,
+)
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream.stream.appendable import AppendableEncoder
-
-from _streaming_helpers import (CLASS_ALPHABET, ENCODINGS_WITH_CROSS, LETTER_ALPHABET, SMALL_ALPHABET,
-                                append_records_violations, characters_read, deep_edit_work, edit_sequence_lines,
-                                encoding_by_name, long_text_st, python_lines, text_st)
-from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
 
@@ -113,8 +124,8 @@ def test_errors_and_pickle():
 def _exhaustive(enc, alphabet, depth):
     """Append every string over `alphabet` up to `depth` one character at a time (state copied per
     node, so the regex-free path runs from every reachable state) and compare with enc.count."""
-    from bpe_stream.text.appendable import TextAppendable
     from bpe_stream.pretokenize.patterns import compile_pattern
+    from bpe_stream.text.appendable import TextAppendable
 
     pattern = compile_pattern(enc.pat_str)
     fast_hits = 0

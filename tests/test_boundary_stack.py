@@ -12,10 +12,11 @@ BoundaryStack must show the same visible entries through every accessor, whateve
 order of pushes, pops, hides and drops.
 """
 
-from hypothesis import example, given, settings, strategies as st
+from conftest import examples  # noqa: E402
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bpe_stream.stream.front.boundary_stack import BoundaryStack
-from conftest import examples  # noqa: E402
 
 
 class _Entry:

@@ -10,13 +10,13 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import bpe_stream  # noqa: E402
 from bpe_stream.chunk.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
 from bpe_stream.chunk.chunker import Chunk, Chunker  # noqa: E402
-from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
 
 ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
 CL100K = ENCODINGS["cl100k_base"]
@@ -408,7 +408,13 @@ def test_levels_are_data():
 
 
 # ------------------------------------------------- exact counts (chunk_counts)
-from bpe_stream.chunk.counts import _HARD_AT, _LETTER_RUN, NEED_MORE, ChunkView, TextCounts  # noqa: E402
+from bpe_stream.chunk.counts import (  # noqa: E402
+    _HARD_AT,
+    _LETTER_RUN,
+    NEED_MORE,
+    ChunkView,
+    TextCounts,
+)
 
 ADVERSARIAL = [
     " ", "  ", "\n", "\n\n", " \n ", "\t", "\r\n", "   \n  \n", " " * 9, "\n" * 5,

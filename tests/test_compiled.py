@@ -13,15 +13,23 @@ import pickle
 import random
 
 import pytest
+from conftest import (
+    CORPUS_FILES,
+    ENCODING_NAMES,
+    README_TOKENS,
+    examples,
+    naive_bpe,
+    pure_python_twin,
+    tiktoken_oracle,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_vocabulary import random_vocabulary
 
 from bpe_stream import Encoding, get_encoding
 from bpe_stream.bpe.merge_loop import MergeTable, compiled_available
 from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
 from bpe_stream.pretokenize.splitter import PreSplitter
-from conftest import CORPUS_FILES, ENCODING_NAMES, README_TOKENS, examples, naive_bpe, pure_python_twin, tiktoken_oracle
-from test_vocabulary import random_vocabulary
 
 
 def test_compiled_loop_is_built_in_ci():

@@ -1,12 +1,12 @@
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
+from conftest import ENCODING_NAMES, corpus_text, examples
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream.bpe.cuts import bytes_split_at
 from bpe_stream.text.cuts import text_split_at, text_split_at_count
-
-from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, text_st
-from conftest import ENCODING_NAMES, corpus_text, examples
 
 
 def _brute_prefix(count, text, m, start=0):
@@ -73,9 +73,9 @@ def test_cuts_on_adversarial_parts(name, parts, m):
 
 def test_hard_boundaries_are_boundaries():
     # the early-stop argument: at a hard boundary p every split of text[i:] (i < p) has a boundary
-    from bpe_stream.pretokenize.stability import _hard_boundary_test
-    from bpe_stream.pretokenize.patterns import compile_pattern
     from bpe_stream.pretokenize.fast_split import fast_split_for
+    from bpe_stream.pretokenize.patterns import compile_pattern
+    from bpe_stream.pretokenize.stability import _hard_boundary_test
 
     alphabet = "aB1 \n\t!/'s\u0301中ʰ"
     for name in ENCODING_NAMES:
@@ -105,8 +105,8 @@ def test_hard_boundaries_are_boundaries():
 def test_count_splits_at_hard_boundaries(name, text):
     # what truncate_start's walk over hard boundaries rests on:
     # count(T[i:]) == count(T[i:b]) + count(T[b:]) for a hard boundary b and every i < b
-    from bpe_stream.pretokenize.stability import _hard_boundary_test, _o200k_word_end
     from bpe_stream.pretokenize.fast_split import fast_split_for
+    from bpe_stream.pretokenize.stability import _hard_boundary_test, _o200k_word_end
 
     enc = bpe_stream.get_encoding(name)
     fast = fast_split_for(enc.pat_str)
@@ -142,9 +142,9 @@ def test_cuts_walk_and_fallback(name, window, parts, m):
 
 
 def test_o200k_apostrophe_after_letter_is_a_boundary_unless_a_contraction_may_follow():
-    from bpe_stream.pretokenize.stability import _o200k_word_end
-    from bpe_stream.pretokenize.patterns import compile_pattern
     from bpe_stream.pretokenize.fast_split import fast_split_for
+    from bpe_stream.pretokenize.patterns import compile_pattern
+    from bpe_stream.pretokenize.stability import _o200k_word_end
 
     enc = bpe_stream.get_encoding("o200k_base")
     fast = fast_split_for(enc.pat_str)

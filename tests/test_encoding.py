@@ -8,12 +8,20 @@ import sys
 
 import pytest
 import regex
+from conftest import (
+    CORPUS_FILES,
+    ENCODING_NAMES,
+    IMPLEMENTATIONS,
+    README_TOKENS,
+    encoding_with,
+    examples,
+    tiktoken_oracle,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream import Encoding, get_encoding
-from conftest import CORPUS_FILES, ENCODING_NAMES, IMPLEMENTATIONS, README_TOKENS, encoding_with, examples, tiktoken_oracle
 
 # Text rich in the characters the pre-split patterns treat specially.
 tricky_text = st.lists(
@@ -182,8 +190,13 @@ def test_constructor_like_tiktoken_and_from_tiktoken():
 
 
 def test_constructor_rejects_bad_vocabularies():
-    with pytest.raises(ValueError, match="ranks must be the integers"):
-        Encoding("x", pat_str=None, mergeable_ranks={b"a": 0, b"b": 5})
+    # ranks may start above 0 and leave holes, as tiktoken allows; they must be ints >= 0, each once
+    holes = Encoding("x", pat_str=None, mergeable_ranks={b"a": 3, b"b": 5, b"ab": 9})
+    assert holes.encode("aab") == [3, 9] and holes.decode([3, 9]) == "aab" and holes.n_vocab == 10
+    with pytest.raises(ValueError, match="share rank 1"):
+        Encoding("x", pat_str=None, mergeable_ranks={b"a": 1, b"b": 1})
+    with pytest.raises(ValueError, match="must be an int >= 0"):
+        Encoding("x", pat_str=None, mergeable_ranks={b"a": -1})
     with pytest.raises(ValueError, match="collides"):
         Encoding("x", pat_str=None, mergeable_ranks={b"a": 0, b"b": 1}, special_tokens={"<s>": 1})
     with pytest.raises(ValueError, match="invalid pre-split pattern"):

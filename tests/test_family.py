@@ -10,6 +10,7 @@ import itertools
 import unicodedata
 
 import pytest
+from conftest import CORPUS_FILES, FULL, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from bpe_stream.pretokenize.family import (
     recognize,
 )
 from bpe_stream.pretokenize.stability import stable_limit
-from conftest import CORPUS_FILES, FULL, examples
 
 # One character per class the members tell apart: lower, upper, title, modifier and other
 # letters (CJK), marks, digits (ASCII, other decimal, other numeric), whitespace kinds,

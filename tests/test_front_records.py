@@ -4,13 +4,14 @@ DistanceMap (front_alts) against a dict."""
 import doctest
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from conftest import examples  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import bpe_stream.stream.front.alts as front_alts
 import bpe_stream.text.records as front_records
 from bpe_stream.stream.front.alts import DistanceMap
 from bpe_stream.text.records import DistanceRecords
-from conftest import examples  # noqa: E402
 
 
 @pytest.mark.parametrize("module", [front_records, front_alts])

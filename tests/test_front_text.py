@@ -1,10 +1,11 @@
 """FrontText (the prepended text read by distance from its end) against a plain string."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from conftest import examples  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bpe_stream.stream.front.text import FrontText
-from conftest import examples  # noqa: E402
 
 
 class _Text(FrontText):

@@ -1,12 +1,16 @@
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from _streaming_helpers import (
+    ENCODINGS_WITH_CROSS,
+    encoding_by_name,
+    long_text_st,
+    text_st,
+)
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream.stream.interval import IntervalCounter
-
-from _streaming_helpers import ENCODINGS_WITH_CROSS, encoding_by_name, long_text_st, text_st
-from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
-
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)

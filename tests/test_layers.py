@@ -12,7 +12,6 @@ import ast
 import functools
 from pathlib import Path
 
-
 SRC = Path(__file__).resolve().parents[1] / "src" / "bpe_stream"
 
 # Lowest first; a module's layer is its first package below bpe_stream.

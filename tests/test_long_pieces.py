@@ -11,14 +11,19 @@ piece grows and shrinks; they are checked against records built at once.
 
 from __future__ import annotations
 
-import bpe_stream
 import pytest
+from conftest import examples  # noqa: E402
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_stream.pretokenize.long_pieces import _COMPRESSIBLE, _LongPiece, long_piece_cuts, run_regex_for
+import bpe_stream
+from bpe_stream.pretokenize.long_pieces import (
+    _COMPRESSIBLE,
+    _LongPiece,
+    long_piece_cuts,
+    run_regex_for,
+)
 from bpe_stream.pretokenize.patterns import compile_pattern
-from conftest import examples  # noqa: E402
 
 # units of every class the cuts know (letters of each o200k class, marks, apostrophes and
 # contractions, slashes, punctuation, each kind of whitespace), repeated into long runs

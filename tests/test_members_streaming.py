@@ -12,13 +12,20 @@ import functools
 import random
 
 import pytest
+from conftest import corpus_text, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_stream import AppendableEncoder, Chunker, Encoding, IntervalCounter, PrependableEncoder, get_encoding
+from bpe_stream import (
+    AppendableEncoder,
+    Chunker,
+    Encoding,
+    IntervalCounter,
+    PrependableEncoder,
+    get_encoding,
+)
 from bpe_stream.pretokenize.family import MEMBERS
 from bpe_stream.text.normalized import NormalizedView
-from conftest import corpus_text, examples
 
 NAMES = [n for n in MEMBERS if n not in ("cl100k_base", "o200k_base")]  # those two: everywhere else
 

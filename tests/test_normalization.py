@@ -13,13 +13,20 @@ import random
 import unicodedata
 
 import pytest
+from conftest import corpus_text, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_stream import AppendableEncoder, Chunker, Encoding, IntervalCounter, PrependableEncoder, get_encoding
+from bpe_stream import (
+    AppendableEncoder,
+    Chunker,
+    Encoding,
+    IntervalCounter,
+    PrependableEncoder,
+    get_encoding,
+)
 from bpe_stream.pretokenize.normalize import combines_backward, is_boundary
 from bpe_stream.text.normalized import NormalizedView
-from conftest import corpus_text, examples
 
 # letters and the accents, jamo and marks that NFC composes with them, reorders or keeps
 PARTS = ["e", "E", "a", "o", "\u0301", "\u0302", "\u0308", "\u0323", "\u0304", "\u1100", "\u1161", "\u11a8",

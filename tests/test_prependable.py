@@ -2,17 +2,24 @@ import pickle
 import random
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from _streaming_helpers import (
+    ENCODINGS_WITH_CROSS,
+    characters_read,
+    characters_split,
+    deep_edit_work,
+    edit_sequence_lines,
+    encoding_by_name,
+    python_lines,
+    text_st,
+)
+from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import bpe_stream
 from bpe_stream import AppendableEncoder
 from bpe_stream.bpe.prependable import BytesPrependable
 from bpe_stream.stream.prependable import PrependableEncoder
-
-from _streaming_helpers import (ENCODINGS_WITH_CROSS, characters_read, characters_split, deep_edit_work,
-                                edit_sequence_lines, encoding_by_name,
-                                python_lines, text_st)
-from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
 
 ops_st = st.lists(st.tuples(st.booleans(), text_st, st.floats(0, 1)), min_size=1, max_size=15)
 
@@ -1154,11 +1161,11 @@ def test_edit_toggles_found_by_the_fuzzer_do_bounded_python_work(name, side, uni
     # whitespace run is re-split at C speed) fetches a bounded text.  A list of edits is a
     # sequence toggled in turn (one edit can take the state another one relies on).
     edits = edit if isinstance(edit, list) else [edit]
+    from bpe_stream.pretokenize.fast_split import FastSplit
     from bpe_stream.stream.front.boundary_stack import BoundaryStack
-    from bpe_stream.text.piece_encoder import _PieceCache
     from bpe_stream.stream.front.text_prependable import TextPrependable
     from bpe_stream.text.appendable import _Rope
-    from bpe_stream.pretokenize.fast_split import FastSplit
+    from bpe_stream.text.piece_encoder import _PieceCache
 
     enc = bpe_stream.get_encoding(name)
     n = 20_000

@@ -23,17 +23,22 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reference_training  # noqa: E402
+from conftest import examples  # noqa: E402
 from reference_training import bpe_encode, reference_merges  # noqa: E402
 
 import bpe_stream  # noqa: E402
 from bpe_stream import BytePairEncoding  # noqa: E402
-from bpe_stream.training import trainer as training  # noqa: E402
+from bpe_stream.cli.train import read_documents, register_cli  # noqa: E402
 from bpe_stream.encoding.load import load as load_encoding
 from bpe_stream.encoding.persist import save_encoding  # noqa: E402
 from bpe_stream.pretokenize.patterns import PATTERNS  # noqa: E402
-from bpe_stream.training.trainer import learn_merges, piece_counts, tokens_from_merges, train  # noqa: E402
-from bpe_stream.cli.train import read_documents, register_cli  # noqa: E402
-from conftest import examples  # noqa: E402
+from bpe_stream.training import trainer as training  # noqa: E402
+from bpe_stream.training.trainer import (  # noqa: E402
+    learn_merges,
+    piece_counts,
+    tokens_from_merges,
+    train,
+)
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CORPUS_NAMES = [
@@ -389,7 +394,11 @@ def test_load_reads_a_plain_tiktoken_file(tmp_path, trained_encodings):
     enc = trained_encodings["raw"]
     path = tmp_path / "plain.tiktoken"
     path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for r, t in enumerate(enc.bpe.tokens)))
-    back = load_encoding(path)
+    # a .tiktoken file holds ranks only: the pre-split is named (here: none, the whole text
+    # is one piece), and without one the file is refused naming the members
+    with pytest.raises(ValueError, match="give pattern= a pre-tokenizer member.*cl100k_base"):
+        load_encoding(path)
+    back = load_encoding(path, pattern="")
     assert back.pat_str is None and back.special_tokens == {}
     assert back._mergeable_ranks == enc._mergeable_ranks
 
@@ -489,8 +498,8 @@ def test_cli_draws_the_progress_bar_only_on_a_terminal(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["raw", "cl100k", "o200k"])
 def test_trained_encodings_work_with_the_streaming_tools(trained_encodings, kind):
-    from bpe_stream.stream.appendable import AppendableEncoder
     from bpe_stream.chunk.chunker import Chunker
+    from bpe_stream.stream.appendable import AppendableEncoder
     from bpe_stream.stream.interval import IntervalCounter
 
     enc = trained_encodings[kind]

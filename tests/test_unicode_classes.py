@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 import regex
+from conftest import ENCODING_NAMES, tiktoken_oracle
 
 from bpe_stream import get_encoding
 from bpe_stream.pretokenize import unicode as uc
 from bpe_stream.pretokenize._unicode_data import RANGES
-from conftest import ENCODING_NAMES, tiktoken_oracle
 
 CLASSES = [*RANGES, "L", "M", "N", "P", "S", "Z", "C", "Cn", "LC"]
 GENERAL_CATEGORIES = [k for k in RANGES if k != "White_Space"]

@@ -6,11 +6,11 @@ import pickle
 import random
 
 import pytest
+from conftest import CORPUS_FILES, README_TOKENS, corpus_text, examples, naive_bpe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_stream import METHODS, BytePairEncoding, get_encoding
-from conftest import CORPUS_FILES, README_TOKENS, corpus_text, examples, naive_bpe
 
 BPE_METHODS = ["backtracking", "table", "heap"]
 

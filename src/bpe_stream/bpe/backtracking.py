@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from bitarray import bitarray
 
-from .pairs import _is_valid_pair
-
 # Scanning a window of this many bytes at a time keeps pyahocorasick from
 # converting the whole input on every restart (it converts its whole argument).
 _WINDOW = 2048
@@ -39,11 +37,7 @@ def _context(bpe) -> tuple:
             bpe.next_prefix,
             bpe.token_lens,
             bpe.continuation_masks,
-            bpe.ranks.get,
-            bpe.tokens,
-            bpe.split_left,
-            bpe.split_right,
-            len(bpe.tokens),
+            bpe.pair_ok,
             bpe.max_token_len,
             max(_WINDOW, 4 * bpe.max_token_len),
         )
@@ -61,11 +55,7 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
         next_prefix,
         token_lens,
         masks,
-        ranks_get,
-        tokens_bytes,
-        split_left,
-        split_right,
-        n_tokens,
+        pair_ok,
         max_len,
         window,
     ) = _context(bpe)
@@ -100,9 +90,7 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
             if (
                 last >= 0
                 and (masks[last] >> data[pos]) & 1
-                and not _is_valid_pair(
-                    ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens
-                )
+                and not pair_ok(last, token)
             ) or (alive is not None and not alive[end]):
                 break  # BPE rejects the greedy token: slow path below
             append(token)
@@ -137,7 +125,7 @@ def encode_backtracking(bpe, data: bytes) -> list[int]:
             if (alive is None or alive[end]) and (
                 last < 0
                 or not (masks[last] >> data[pos]) & 1
-                or _is_valid_pair(ranks_get, tokens_bytes, split_left, split_right, last, token, n_tokens)
+                or pair_ok(last, token)
             ):
                 append(token)
                 if end == n:

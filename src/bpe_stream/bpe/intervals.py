@@ -28,7 +28,7 @@ from array import array
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from .pairs import _is_valid_pair, _valid_pair_memo
+from .pairs import _valid_pair_memo
 
 if TYPE_CHECKING:  # annotations only: the vocabulary module imports the encoders
     from .vocabulary import BytePairEncoding
@@ -265,9 +265,7 @@ class _BytesIntervals:
             p = i + e + 1
             if p - token_lens[t] != pos:
                 break
-            if prev >= 0 and (masks[prev] >> data[pos]) & 1 and not _is_valid_pair(
-                bpe.ranks.get, bpe.tokens, bpe.split_left, bpe.split_right, prev, t, len(bpe.tokens)
-            ):
+            if prev >= 0 and (masks[prev] >> data[pos]) & 1 and not bpe.pair_ok(prev, t):
                 break
             c += 1
             if p == j:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 
-from .pairs import _is_valid_pair
-
 __all__ = ["compiled_available", "merge_table_for"]
 
 try:
@@ -62,13 +60,13 @@ _TWO_TOKEN_PIECE = 16
 
 def _two_tokens(bpe, data: bytes, get) -> tuple[int, int] | None:
     """The BPE encoding of ``data`` if it is two tokens, else None (see above)."""
-    tokens, left, right, n = bpe.tokens, bpe.split_left, bpe.split_right, len(bpe.tokens)
+    pair_ok = bpe.pair_ok
     for i in range(len(data) - 1, 0, -1):  # longest first token first: the usual answer
         a = get(data[:i])
         if a is None:
             continue
         b = get(data[i:])
-        if b is not None and _is_valid_pair(get, tokens, left, right, a, b, n):
+        if b is not None and pair_ok(a, b):
             return (a, b)
     return None
 

@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import os
 
-__all__ = ["read_tiktoken_bytes", "parse_tiktoken", "read_tiktoken_file", "tokens_from_ranks"]
+__all__ = ["read_tiktoken_bytes", "parse_tiktoken", "read_tiktoken_file", "tokens_from_ranks", "sorted_ranks"]
 
 
 def read_tiktoken_bytes(path) -> bytes:
@@ -55,3 +55,22 @@ def tokens_from_ranks(mergeable_ranks: dict[bytes, int]) -> list[bytes]:
             )
         tokens[rank] = bytes(token)
     return tokens  # type: ignore[return-value]
+
+
+def sorted_ranks(mergeable_ranks: dict[bytes, int]) -> tuple[list[bytes], list[int]]:
+    """Tokens in rank order and their ranks: ranks are ints >= 0, each once, and may
+    start above 0 or leave holes (special tokens placed among them), as tiktoken allows."""
+    if not isinstance(mergeable_ranks, dict):
+        raise TypeError(f"mergeable_ranks must be a dict, got {type(mergeable_ranks).__name__}")
+    items = []
+    for token, rank in mergeable_ranks.items():
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise ValueError(f"rank of {token!r} must be an int >= 0, got {rank!r}")
+        if not isinstance(token, (bytes, bytearray)):
+            raise TypeError(f"token {token!r} must be bytes, got {type(token).__name__}")
+        items.append((rank, bytes(token)))
+    items.sort()
+    for (r1, t1), (r2, t2) in zip(items, items[1:]):
+        if r1 == r2:
+            raise ValueError(f"tokens {t1!r} and {t2!r} share rank {r1}")
+    return [t for _, t in items], [r for r, _ in items]

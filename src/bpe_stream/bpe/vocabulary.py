@@ -42,10 +42,10 @@ from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
-from .pairs import _is_valid_pair
-from .ranks import read_tiktoken_file, tokens_from_ranks
+from .pairs import pair_test
+from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
-from .tables import _build_tables
+from .tables import UnreachableTokens, _build_tables
 
 __all__ = ["BytePairEncoding", "METHODS"]
 
@@ -64,8 +64,22 @@ class BytePairEncoding:
     3
     """
 
-    def __init__(self, tokens: Sequence[bytes], *, _tables: dict | None = None):
+    def __init__(
+        self,
+        tokens: Sequence[bytes],
+        *,
+        ids: Sequence[int] | None = None,
+        unreachable: dict[bytes, int] | None = None,
+        _tables: dict | None = None,
+    ):
         tokens = list(tokens)
+        #: for a vocabulary read from a rank table (see :meth:`from_rank_table`): the table's
+        #: id of each token (None: the position), and the tokens BPE never produces from their
+        #: bytes (only a whole pre-split piece equal to one is that token), by their id
+        self.ids: list[int] | None = None if ids is None else list(ids)
+        self.unreachable: dict[bytes, int] = dict(unreachable or {})
+        if self.ids is not None and len(self.ids) != len(tokens):
+            raise ValueError(f"{len(self.ids)} ids for {len(tokens)} tokens")
         self.tokens: list[bytes] = tokens
         self.ranks: dict[bytes, int] = {}
         for rank, token in enumerate(tokens):
@@ -82,11 +96,15 @@ class BytePairEncoding:
         self.max_token_len: int = max(self.token_lens, default=0)
         if _tables is None:
             _tables = _build_tables(self)
+        #: tokens whose merge time is not their rank (see bpe.pairs); empty for most vocabularies
+        self.exceptional: frozenset[int] = frozenset(_tables.get("exceptional", ()))
         self.split_left: list[int] = _tables["split_left"]
         self.split_right: list[int] = _tables["split_right"]
         self.next_prefix: list[int] = _tables["next_prefix"]
         self.continuation_masks: list[int] = _tables["continuation_masks"]
         self.automaton = _tables["automaton"]
+        #: ``pair_ok(a, b)``: the pair test of this vocabulary (without the mask pre-filter)
+        self.pair_ok = pair_test(self)
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -106,14 +124,51 @@ class BytePairEncoding:
         """Build from a tiktoken ``mergeable_ranks`` dict (ranks must be 0..n-1)."""
         return cls(tokens_from_ranks(mergeable_ranks))
 
+    @classmethod
+    def from_rank_table(cls, mergeable_ranks: dict[bytes, int]) -> "BytePairEncoding":
+        """Build from a rank table as tiktoken reads one: ranks may start above 0 or leave
+        holes, and tokens that BPE never produces from their own bytes are kept aside
+        (``unreachable``): tiktoken and HF (``ignore_merges``) emit such a token only for a
+        pre-split piece that equals it.  Token ``i`` of the result has the table's id
+        ``ids[i]`` (``ids`` is None where that is ``i``).
+
+        >>> bpe = BytePairEncoding.from_rank_table({b"a": 0, b"b": 1, b"c": 3, b"abc": 4})
+        >>> bpe.tokens, bpe.ids, bpe.unreachable
+        ([b'a', b'b', b'c'], [0, 1, 3], {b'abc': 4})
+        """
+        tokens, ids = sorted_ranks(mergeable_ranks)
+        return cls.from_ordered(tokens, ids)
+
+    @classmethod
+    def from_ordered(cls, tokens: Sequence[bytes], ids: Sequence[int]) -> "BytePairEncoding":
+        """Tokens in rank order (BPE merges the pair whose token comes first) with their ids;
+        unreachable tokens are kept aside as in :meth:`from_rank_table`."""
+        tokens, ids = list(tokens), list(ids)
+        try:
+            return cls(tokens, ids=None if ids == list(range(len(ids))) else ids)
+        except UnreachableTokens as e:
+            drop = set(e.tokens)
+            kept = [i for i in range(len(tokens)) if i not in drop]
+            kept_ids = [ids[i] for i in kept]
+            return cls(
+                [tokens[i] for i in kept],
+                ids=None if kept_ids == list(range(len(kept))) else kept_ids,
+                unreachable={tokens[i]: ids[i] for i in sorted(drop)},
+            )
+
     def __getstate__(self):
-        return {"tokens": self.tokens, "tables": self._tables()}
+        state = {"tokens": self.tokens, "tables": self._tables()}
+        if self.ids is not None or self.unreachable:
+            state["ids"], state["unreachable"] = self.ids, self.unreachable
+        return state
 
     def __setstate__(self, state):
-        self.__init__(state["tokens"], _tables=state["tables"])
+        self.__init__(state["tokens"], ids=state.get("ids"), unreachable=state.get("unreachable"),
+                      _tables=state["tables"])
 
     def _tables(self) -> dict:
         return {
+            "exceptional": self.exceptional,
             "split_left": self.split_left,
             "split_right": self.split_right,
             "next_prefix": self.next_prefix,
@@ -126,7 +181,8 @@ class BytePairEncoding:
         return len(self.tokens)
 
     def __repr__(self) -> str:
-        return f"<BytePairEncoding with {len(self.tokens)} tokens>"
+        extra = f", {len(self.unreachable)} unreachable" if self.unreachable else ""
+        return f"<BytePairEncoding with {len(self.tokens)} tokens{extra}>"
 
     def token_bytes(self, token: int) -> bytes:
         return self.tokens[token]
@@ -152,9 +208,7 @@ class BytePairEncoding:
         """Whether BPE keeps ``token1`` and ``token2`` adjacent in the encoding of their bytes."""
         if not (self.continuation_masks[token1] >> self.tokens[token2][0]) & 1:
             return True
-        return _is_valid_pair(
-            self.ranks.get, self.tokens, self.split_left, self.split_right, token1, token2, len(self.tokens)
-        )
+        return self.pair_ok(token1, token2)
 
     # ------------------------------------------------------------------ encoding
     def encode(self, data: bytes, method: str = "backtracking") -> list[int]:

@@ -27,14 +27,14 @@ import zlib
 from pathlib import Path
 
 from .._version import __version__
-from ..bpe.ranks import tokens_from_ranks
+from ..bpe.ranks import sorted_ranks
 from ..bpe.vocabulary import BytePairEncoding
 
 __all__ = ["cache_dir", "tokens_digest", "load_or_build", "bpe_from_ranks", "bpe_from_tokens"]
 
 _MAGIC = b"bpe-stream-cache\n"
 # Bumped whenever the set or layout of built tables (or of the entry) changes.
-_TABLES_FORMAT = 3
+_TABLES_FORMAT = 4
 _CHECKSUM_HEX = 8  # CRC-32 of the payload, as 8 hex digits
 
 
@@ -58,7 +58,7 @@ def cache_dir() -> Path | None:
 def tokens_digest(tokens: list[bytes]) -> str:
     h = hashlib.sha256()
     h.update(len(tokens).to_bytes(8, "little"))
-    h.update(b"".join(len(t).to_bytes(2, "little") + t for t in tokens))
+    h.update(b"".join(len(t).to_bytes(8, "little") + t for t in tokens))
     return h.hexdigest()
 
 
@@ -110,8 +110,8 @@ def _write(path: Path, key: str, bpe: BytePairEncoding) -> None:
         pass  # a read-only or full cache directory only costs speed
 
 
-def load_or_build(key: str, tokens_factory) -> BytePairEncoding:
-    """The tables for ``key``: from memory, from disk, or built from ``tokens_factory()``."""
+def load_or_build(key: str, build) -> BytePairEncoding:
+    """The vocabulary for ``key``: from memory, from disk, or ``build()`` (and stored)."""
     with _lock:
         bpe = _built.get(key)
         if bpe is not None:
@@ -119,7 +119,7 @@ def load_or_build(key: str, tokens_factory) -> BytePairEncoding:
         path = _entry_path(key)
         bpe = _read(path, key) if path is not None else None
         if bpe is None:
-            bpe = BytePairEncoding.from_tokens(tokens_factory())
+            bpe = build()
             if path is not None:
                 _write(path, key, bpe)
         _built[key] = bpe
@@ -128,10 +128,21 @@ def load_or_build(key: str, tokens_factory) -> BytePairEncoding:
 
 def bpe_from_tokens(tokens: list[bytes]) -> BytePairEncoding:
     tokens = [bytes(t) for t in tokens]
-    return load_or_build("tokens-" + tokens_digest(tokens), lambda: tokens)
+    return load_or_build("tokens-" + tokens_digest(tokens), lambda: BytePairEncoding.from_tokens(tokens))
 
 
 def bpe_from_ranks(mergeable_ranks: dict[bytes, int]) -> BytePairEncoding:
-    if not isinstance(mergeable_ranks, dict):
-        raise TypeError(f"mergeable_ranks must be a dict, got {type(mergeable_ranks).__name__}")
-    return bpe_from_tokens(tokens_from_ranks(mergeable_ranks))
+    """The vocabulary of a rank table (:meth:`BytePairEncoding.from_rank_table`), cached."""
+    tokens, ids = sorted_ranks(mergeable_ranks)
+    if ids == list(range(len(ids))):
+        key = "tokens-" + tokens_digest(tokens)
+    else:
+        key = "ranks-" + tokens_digest(tokens + [b"ids"] + [str(ids).encode()])
+    return load_or_build(key, lambda: BytePairEncoding.from_rank_table(mergeable_ranks))
+
+
+def bpe_from_ordered(tokens: list[bytes], ids: list[int]) -> BytePairEncoding:
+    """The vocabulary of tokens in rank order with their ids
+    (:meth:`BytePairEncoding.from_ordered`), cached."""
+    key = "ordered-" + tokens_digest(list(tokens) + [b"ids"] + [str(list(ids)).encode()])
+    return load_or_build(key, lambda: BytePairEncoding.from_ordered(tokens, ids))

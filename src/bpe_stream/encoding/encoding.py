@@ -28,7 +28,8 @@ from typing import AbstractSet, Literal
 import regex
 
 from ..bpe.checks import _check_limit
-from ..bpe.ranks import parse_tiktoken, tokens_from_ranks
+from ..bpe.merges import MergesBPE, merges_agree, order_by_merges
+from ..bpe.ranks import parse_tiktoken
 from ..bpe.vocabulary import BytePairEncoding
 from ..pretokenize.family import PreTokenizer, custom, get_pretokenizer
 from ..text.cuts import (
@@ -39,7 +40,7 @@ from ..text.cuts import (
 )
 from ..text.input import caller_offsets, check_text
 from ..text.piece_encoder import PieceEncoder
-from .cache import bpe_from_ranks, load_or_build
+from .cache import bpe_from_ordered, bpe_from_ranks, load_or_build
 from .persist import save_encoding
 from .registry import (
     _BUNDLED,
@@ -47,6 +48,7 @@ from .registry import (
     encoding_name_for_model,
     list_encoding_names,
 )
+from .spec import EncodingSpec
 
 __all__ = ["Encoding", "get_encoding", "encoding_for_model"]
 
@@ -88,7 +90,15 @@ class Encoding(PieceEncoder):
                 raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
             bpe = bpe_from_ranks(mergeable_ranks)
         self.bpe = bpe
-        self._mergeable_ranks = bpe.ranks
+        if mergeable_ranks is None:
+            mergeable_ranks = bpe.ranks if bpe.ids is None and not bpe.unreachable else {
+                **dict(zip(bpe.tokens, bpe.ids if bpe.ids is not None else range(len(bpe)))), **bpe.unreachable}
+        self._mergeable_ranks = mergeable_ranks
+        # the vocabulary's ids (its ranks), and bytes by id for decoding
+        ids = range(len(bpe)) if bpe.ids is None else bpe.ids
+        self._decoder = None
+        if bpe.ids is not None or bpe.unreachable:
+            self._decoder = {**dict(zip(ids, bpe.tokens)), **{t: b for b, t in bpe.unreachable.items()}}
         special_tokens = dict(special_tokens or {})
         seen: dict[int, str] = {}
         for text, token in special_tokens.items():
@@ -96,14 +106,15 @@ class Encoding(PieceEncoder):
                 raise ValueError(f"special token {text!r} must be a non-empty str")
             if not isinstance(token, int) or token < 0:
                 raise ValueError(f"special token {text!r} has invalid id {token!r}")
-            if token < len(bpe):
+            if (token < len(bpe) if self._decoder is None else token in self._decoder):
                 raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
             if token in seen:
                 raise ValueError(f"special tokens {seen[token]!r} and {text!r} share id {token}")
             seen[token] = text
         self._special_tokens = special_tokens
         self._special_decoder = {t: s.encode("utf-8") for s, t in special_tokens.items()}
-        self.max_token_value = max([len(bpe) - 1, *special_tokens.values()])
+        self.max_token_value = max([len(bpe) - 1 if self._decoder is None else max(self._decoder, default=-1),
+                                    *special_tokens.values()])
         if explicit_n_vocab is not None and explicit_n_vocab != self.max_token_value + 1:
             raise ValueError(
                 f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
@@ -123,15 +134,49 @@ class Encoding(PieceEncoder):
             raise TypeError(f"not a tiktoken Encoding: {encoding!r}") from e
         return cls(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
 
+    @classmethod
+    def from_spec(cls, spec: EncodingSpec) -> "Encoding":
+        """The encoding a vocabulary file describes (see :func:`bpe_stream.load`)."""
+        if spec.merges is None:
+            return cls(spec.name, pretokenizer=spec.pretokenizer, mergeable_ranks=spec.mergeable_ranks,
+                       special_tokens=spec.special_tokens)
+        # HF's rule (listed merges, in list order): rank order is merge order; where the
+        # two disagree, HF's algorithm itself serves the pieces
+        tokens, ids, unlisted = order_by_merges(spec.mergeable_ranks, spec.merges)
+        bpe = bpe_from_ordered(tokens, ids)
+        reason = merges_agree(bpe, spec.merges)
+        enc = cls(spec.name, pretokenizer=spec.pretokenizer, bpe=bpe, special_tokens=spec.special_tokens,
+                  mergeable_ranks=spec.mergeable_ranks)
+        enc._set_merge_rules(spec.merges if reason is not None else None, unlisted, spec.whole_pieces, reason)
+        return enc
+
+    def _set_merge_rules(self, merges, unlisted: dict, whole_pieces: bool, reason: str | None) -> None:
+        """HF's rules for a vocabulary read with its merges: tokens no merge makes (and
+        those BPE never builds) are emitted only for a piece equal to one, and only with
+        ``ignore_merges`` (``whole_pieces``); with merges that rank order cannot follow
+        (``reason``), HF's merge loop encodes every piece."""
+        self._merge_rules = (merges, unlisted, whole_pieces, reason)
+        self._whole = {**self.bpe.unreachable, **unlisted} if whole_pieces else {}
+        if unlisted:
+            self._decoder = {**(self._decoder or dict(zip(range(len(self.bpe)), self.bpe.tokens))),
+                             **{t: b for b, t in unlisted.items()}}
+            self.max_token_value = max(self.max_token_value, max(unlisted.values()))
+        if merges is not None:
+            ranks = dict(self._mergeable_ranks)
+            self._merges_engine = MergesBPE(ranks, merges)
+            self._merges_reason = reason
+
     def __reduce__(self):
         if _is_registered(self):
             return (get_encoding, (self.name,))
         return (
             _rebuild,
-            (self.name, self.pretokenizer, self.bpe, self._special_tokens),
+            (self.name, self.pretokenizer, self.bpe, self._special_tokens, getattr(self, "_merge_rules", None)),
         )
 
     def __repr__(self) -> str:
+        if self._merges_engine is not None:
+            return f"<Encoding {self.name!r}, served by HF's merge loop: {self._merges_reason}>"
         return f"<Encoding {self.name!r}>"
 
     def save(self, path) -> None:
@@ -210,20 +255,27 @@ class Encoding(PieceEncoder):
             if text_or_bytes in self._special_tokens:
                 return self._special_tokens[text_or_bytes]
             text_or_bytes = text_or_bytes.encode("utf-8")
-        token = self.bpe.ranks.get(bytes(text_or_bytes))
+        data = bytes(text_or_bytes)
+        token = self.bpe.ranks.get(data)
         if token is None:
-            raise KeyError(text_or_bytes)
-        return token
+            token = self.bpe.unreachable.get(data)
+            if token is None:
+                raise KeyError(text_or_bytes)
+            return token
+        return token if self.bpe.ids is None else self.bpe.ids[token]
 
     # ---------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:
         bpe_tokens = self.bpe.tokens
         n = len(bpe_tokens)
         special = self._special_decoder
+        decoder = self._decoder
         out = []
         for t in tokens:
-            if isinstance(t, int) and 0 <= t < n:
+            if decoder is None and isinstance(t, int) and 0 <= t < n:
                 out.append(bpe_tokens[t])
+            elif decoder is not None and t in decoder and isinstance(t, int):
+                out.append(decoder[t])
             elif t in special:
                 out.append(special[t])
             else:
@@ -274,11 +326,15 @@ def _special_token_regex(tokens: frozenset[str]) -> "regex.Pattern[str]":
     return regex.compile(f"({inner})")
 
 
-def _rebuild(name, pretokenizer, bpe, special_tokens) -> Encoding:
+def _rebuild(name, pretokenizer, bpe, special_tokens, merge_rules=None) -> Encoding:
     # pickles of bpe-stream 0.1.0 hold the pattern string here: a str is read as tiktoken does
     if isinstance(pretokenizer, str) or pretokenizer is None:
-        return Encoding(name, pat_str=pretokenizer, bpe=bpe, special_tokens=special_tokens)
-    return Encoding(name, pretokenizer=pretokenizer, bpe=bpe, special_tokens=special_tokens)
+        enc = Encoding(name, pat_str=pretokenizer, bpe=bpe, special_tokens=special_tokens)
+    else:
+        enc = Encoding(name, pretokenizer=pretokenizer, bpe=bpe, special_tokens=special_tokens)
+    if merge_rules is not None:
+        enc._set_merge_rules(*merge_rules)
+    return enc
 
 
 def _pretokenizer_of(pat_str, pretokenizer) -> PreTokenizer | None:
@@ -327,7 +383,7 @@ def get_encoding(name: str) -> Encoding:
             return enc
         info = _BUNDLED[name]
         raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
-        bpe = load_or_build("sha256-" + info["sha256"], lambda: tokens_from_ranks(parse_tiktoken(raw)))
+        bpe = load_or_build("sha256-" + info["sha256"], lambda: BytePairEncoding.from_rank_table(parse_tiktoken(raw)))
         enc = Encoding(name, pretokenizer=info.get("pretokenizer", name), bpe=bpe, special_tokens=info["special_tokens"])
         _encodings[name] = enc
         return enc

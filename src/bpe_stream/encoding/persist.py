@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 from ..bpe.ranks import parse_tiktoken, read_tiktoken_bytes
+from ..pretokenize.family import custom
 from .spec import EncodingSpec
 
 __all__ = ["save_encoding", "read_saved", "FORMAT_VERSION"]
@@ -100,7 +101,7 @@ def read_saved(path: str | os.PathLike[str]) -> EncodingSpec:
     contents = read_tiktoken_bytes(path)
     name = Path(os.fspath(path)).name.split(".")[0] or "encoding"
     if not contents.startswith(b"#"):
-        return EncodingSpec(name, None, parse_tiktoken(contents), {})
+        return EncodingSpec(name, parse_tiktoken(contents), {}, None, source="tiktoken file")
 
     lines = contents.split(b"\n")
     header: dict[str, object] = {}
@@ -142,4 +143,5 @@ def read_saved(path: str | os.PathLike[str]) -> EncodingSpec:
         ranks = parse_tiktoken(b"\n".join(lines[body_start:]))
     except ValueError as exc:
         raise ValueError(f"{os.fspath(path)}: {exc}") from None
-    return EncodingSpec(enc_name, pat_str, ranks, special_tokens)
+    pretokenizer = None if pat_str is None else custom(pat_str, "tiktoken")
+    return EncodingSpec(enc_name, ranks, special_tokens, pretokenizer, source="saved encoding")

@@ -36,6 +36,7 @@ from .patterns import CL100K_PATTERN, O200K_PATTERN, compile_pattern
 from .unicode import compile_regex
 
 __all__ = [
+    "GPT2_BYTE_LEVEL",
     "PreTokenizer",
     "MEMBERS",
     "get_pretokenizer",
@@ -375,6 +376,8 @@ class SplitPattern:
 _CONTRACTIONS_I = "(?i:'s|'t|'re|'ve|'m|'ll|'d)"
 _LLAMACPP_CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
 _GPT2_HF = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: the regex of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), GPT-2's
+GPT2_BYTE_LEVEL = _GPT2_HF
 _LLAMA3 = _CONTRACTIONS_I + r"""|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 _QWEN2 = _CONTRACTIONS_I + r"""|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 _QWEN35 = (_CONTRACTIONS_I + r"""|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"""

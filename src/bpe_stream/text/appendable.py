@@ -269,7 +269,9 @@ class TextAppendable:
             return self.enc._pieces[self.text[a:b]]
         rec = self.records.get(a)
         if rec is not None and rec.end == b:
-            return rec.ba.tokens()
+            tokens = rec.ba.tokens()
+            ids = self.enc._ids
+            return tokens if ids is None else [ids[t] for t in tokens]
         return self.enc._encode_piece(self.text[a:b])
 
     def tokens(self) -> list[int]:

@@ -104,6 +104,13 @@ class PieceEncoder:
             raise TypeError(f"pretokenizer must be a PreTokenizer, a pattern str or None, "
                             f"got {type(pretokenizer).__name__}")
         self.bpe = bpe
+        # A vocabulary read from a rank table with holes or unreachable tokens: the table's
+        # ids of bpe's tokens, and the tokens only a whole piece equal to them becomes.
+        self._ids = bpe.ids
+        self._whole = bpe.unreachable
+        # HF's merge loop, for a vocabulary whose merges rank order cannot follow (see
+        # bpe.merges); None for every other
+        self._merges_engine = None
         #: the pre-tokenizer (None: no pre-splitting, the whole text is one piece)
         self.pretokenizer = pretokenizer
         #: its main pattern string (tiktoken's ``pat_str``), None without pre-splitting
@@ -144,13 +151,27 @@ class PieceEncoder:
         """The token count of each of ``pieces``, through the count cache."""
         counts = self._piece_counts
         table = self._compiled()
-        if table is None:
+        if table is None or self._whole or self._merges_engine is not None:
+            # (the compiled batch knows nothing of tokens that only whole pieces become)
             return list(map(counts.__getitem__, pieces))
         return table.piece_counts(
             pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
         )
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        """The tokens of one piece, as the vocabulary's ids."""
+        if self._whole:
+            token = self._whole.get(piece.encode("utf-8"))
+            if token is not None:
+                return (token,)  # tiktoken's (and HF's ignore_merges) whole-piece rule
+        if self._merges_engine is not None:
+            return tuple(self._merges_engine.encode(piece.encode("utf-8")))
+        tokens = self._encode_piece_bpe(piece)
+        ids = self._ids
+        return tokens if ids is None else tuple([ids[t] for t in tokens])
+
+    def _encode_piece_bpe(self, piece: str) -> tuple[int, ...]:
+        """BPE of one piece, as positions in ``bpe``."""
         table = self._compiled()
         if table is not None:
             tokens = table.encode(piece)

@@ -4,10 +4,20 @@ the flat module layout), for tests/test_legacy_pickles.py:
     git worktree add /tmp/v010 90acfe1
     PYTHONPATH=/tmp/v010/src python tests/data/pickles-0.1.0/make_pickles.py tests/data/pickles-0.1.0
 """
-import pickle, sys, os
-import bpe_stream
-from bpe_stream import (get_encoding, Encoding, BytePairEncoding, AppendableEncoder,
-                        PrependableEncoder, IntervalCounter, Chunker)
+import os
+import pickle
+import sys
+
+from bpe_stream import (
+    AppendableEncoder,
+    BytePairEncoding,
+    Chunker,
+    Encoding,
+    IntervalCounter,
+    PrependableEncoder,
+    get_encoding,
+)
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 text = "Streaming counts stay exact.\n    def f(x):  return x ** 2  # 12345 caf\u00e9 \u4e2d\u6587 don't!!\n" * 3

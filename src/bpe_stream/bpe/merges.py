@@ -1,0 +1,122 @@
+"""BPE as HF ``tokenizers`` and llama.cpp define it: listed merges, in list order.
+
+HF's BPE merges, in a piece, the adjacent pair that comes first in the ``merges`` list
+(leftmost on ties), and only listed pairs; tiktoken's merges the adjacent pair whose
+concatenation has the lowest rank, any pair.  Both build every token the same way in
+every context (a token formed inside any text is formed by the last merge of the run on
+its own bytes), so the two agree when the rank order is the order of each token's own
+last merge in the list, and that merge is listed: :func:`merges_agree` checks exactly
+this on a vocabulary built in merge order (:func:`order_by_merges`), and then every
+rank-based engine (streaming objects included) gives HF's answers.  Where it does not
+hold, :class:`MergesBPE` is HF's algorithm itself (a heap over the listed pairs,
+O(n log n) per piece).
+"""
+
+from __future__ import annotations
+
+from heapq import heapify, heappop, heappush
+
+__all__ = ["order_by_merges", "merges_agree", "MergesBPE"]
+
+
+def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
+    """``(tokens, ids, unlisted)``: the single bytes (by id), then each token made by a
+    merge at its first merge; ``unlisted`` are tokens no merge makes (HF emits one only for
+    a piece equal to it, with ``ignore_merges``)."""
+    ordered: list[bytes] = sorted((t for t in ranks if len(t) == 1), key=ranks.__getitem__)
+    seen = set(ordered)
+    for a, b in merges:
+        t = a + b
+        if t not in seen and t in ranks:
+            seen.add(t)
+            ordered.append(t)
+    unlisted = {t: i for t, i in ranks.items() if t not in seen}
+    return ordered, [ranks[t] for t in ordered], unlisted
+
+
+def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
+    """None if rank-order BPE with ``bpe`` (built in :func:`order_by_merges` order) gives
+    HF's encodings for ``merges``; else the reason it does not."""
+    index: dict[tuple[bytes, bytes], int] = {}
+    for i, pair in enumerate(merges):
+        index.setdefault(pair, i)
+    tokens, left, right = bpe.tokens, bpe.split_left, bpe.split_right
+    last = -1
+    for t in range(len(tokens)):
+        if len(tokens[t]) == 1:
+            continue
+        pair = (tokens[left[t]], tokens[right[t]])
+        i = index.get(pair)
+        if i is None:
+            return f"token {tokens[t]!r} is built from {pair[0]!r} + {pair[1]!r}, which is not a listed merge"
+        if i < last:
+            return f"token {tokens[t]!r}'s merge {pair!r} comes before the merge of an earlier token"
+        last = i
+    # a token that rank order cannot build must not be one HF builds either
+    engine = None
+    for t in bpe.unreachable:
+        if len(t) > 1:
+            engine = engine or MergesBPE({tok: i for i, tok in enumerate(tokens)}, merges)
+            if engine.parts(t) == [t]:
+                return f"token {t!r} is built by the listed merges but not in rank order"
+    return None
+
+
+class MergesBPE:
+    """HF's BPE on bytes: ``encode(data)`` merges the listed pair that comes first."""
+
+    __slots__ = ("ranks", "pairs")
+
+    def __init__(self, ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
+        self.ranks = ranks
+        self.pairs: dict[tuple[bytes, bytes], int] = {}
+        for i, pair in enumerate(merges):
+            self.pairs.setdefault(pair, i)
+
+    def parts(self, data: bytes) -> list[bytes]:
+        """The parts HF's BPE leaves (heap of (merge index, position); stale entries skipped)."""
+        parts = [data[i : i + 1] for i in range(len(data))]
+        n = len(parts)
+        if n < 2:
+            return parts
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        pairs = self.pairs
+        heap = []
+        for i in range(n - 1):
+            r = pairs.get((parts[i], parts[i + 1]))
+            if r is not None:
+                heap.append((r, i, parts[i], parts[i + 1]))
+        heapify(heap)
+        while heap:
+            r, i, a, b = heappop(heap)
+            j = nxt[i] if i < n and alive[i] else n
+            if not alive[i] or j >= n or parts[i] != a or parts[j] != b:
+                continue  # stale
+            parts[i] = a + b
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            k = nxt[i]
+            if k < n:
+                r2 = pairs.get((parts[i], parts[k]))
+                if r2 is not None:
+                    heappush(heap, (r2, i, parts[i], parts[k]))
+            p = prv[i]
+            if p >= 0:
+                r2 = pairs.get((parts[p], parts[i]))
+                if r2 is not None:
+                    heappush(heap, (r2, p, parts[p], parts[i]))
+        return [parts[i] for i in range(n) if alive[i]]
+
+    def encode(self, data: bytes) -> list[int]:
+        ranks = self.ranks
+        out = []
+        for part in self.parts(data):
+            t = ranks.get(part)
+            if t is None:
+                raise ValueError(f"bytes {part!r} are no token of the vocabulary")
+            out.append(t)
+        return out

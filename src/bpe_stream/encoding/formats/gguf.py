@@ -1,0 +1,175 @@
+"""llama.cpp ``.gguf`` files: the vocabulary from the metadata, never the weights.
+
+A GGUF file is a header (magic ``GGUF``, version, tensor count, key-value count), the
+key-value pairs (the metadata: ``tokenizer.ggml.model``, ``.tokens``, ``.merges``,
+``.token_type``, ``.pre``, ...), then tensor descriptions and the tensor data.  This
+reader parses the header and the key-value pairs with :mod:`struct` and stops there: a
+model file of many gigabytes costs what its vocabulary costs (no dependency needed; the
+``gguf`` package writes the files the tests use).
+
+Only ``tokenizer.ggml.model == "gpt2"`` (byte-level BPE) is read.  ``tokenizer.ggml.pre``
+names the pre-tokenizer llama.cpp applies; each known name stands for the regexes of
+llama.cpp's ``llama-vocab.cpp`` (in HF's reading, the model tokenizer llama.cpp follows),
+and an unknown one is refused naming it.  Control and user-defined tokens are special
+tokens.  Cost: one pass over the metadata.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
+from ..spec import EncodingSpec
+from .hf_json import byte_decoder
+
+__all__ = ["read_gguf", "GGUF_PRE", "read_gguf_metadata"]
+
+_MAGIC = b"GGUF"
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+# token types of llama.cpp's vocabulary
+_CONTROL, _USER_DEFINED, _UNUSED = 3, 4, 5
+
+_CJK_RUNS = "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+"
+#: tokenizer.ggml.pre -> a member name, or the list of regexes (HF's reading) llama.cpp applies
+GGUF_PRE: dict[str, str | list[str]] = {
+    "llama-bpe": "llama3", "llama3": "llama3", "llama-v3": "llama3", "falcon3": "llama3", "pixtral": "llama3",
+    "dbrx": "llama3", "smaug-bpe": "llama3",
+    "qwen2": "qwen2", "deepseek-r1-qwen": "qwen2", "stablelm2": "qwen2",
+    "qwen35": "qwen3.5",
+    "gpt-2": "gpt2", "mpt": "gpt2", "olmo": "gpt2", "phi-2": "gpt2", "roberta-bpe": "gpt2", "jais": "gpt2",
+    "starcoder": "starcoder", "refact": "starcoder", "command-r": "starcoder", "smollm": "starcoder",
+    "codeshell": "starcoder",
+    "deepseek-v3": "deepseek_v3",
+    "tekken": "tekken",
+    "gpt-4o": "o200k_base", "llama4": "o200k_base",
+    "deepseek-llm": [
+        "[\r\n]",
+        "\\s?[A-Za-z\u00b5\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u01ba\u01bc-\u01bf\u01c4-\u0293\u0295-\u02af\u0370-\u0373"
+        "\u0376\u0377\u037b-\u037d\u037f\u0386\u0388-\u038a\u038c\u038e-\u03a1\u03a3-\u03f5\u03f7-\u0481"
+        "\u048a-\u052f\u0531-\u0556\u10a0-\u10c5\u13a0-\u13f5\u13f8-\u13fd\u1c90-\u1cba\u1cbd-\u1cbf"
+        "\u1d00-\u1d2b\u1d6b-\u1d77\u1d79-\u1d9a\u1e00-\u1f15\u1f18-\u1f1d\u1f20-\u1f45\u1f48-\u1f4d"
+        "\u1f50-\u1f57\u1f59\u1f5b\u1f5d\u1f5f-\u1f7d\u1f80-\u1fb4\u1fb6-\u1fbc\u1fbe\u1fc2-\u1fc4"
+        "\u1fc6-\u1fcc\u1fd0-\u1fd3\u1fd6-\u1fdb\u1fe0-\u1fec\u1ff2-\u1ff4\u1ff6-\u1ffc\u2102\u2107"
+        "\u210a-\u2113\u2115\u2119-\u211d\u2124\u2126\u2128\u212a-\u212d\u212f-\u2134\u2139\u213c-\u213f"
+        "\u2145-\u2149\u214e\u2183\u2184\u2c00-\u2c7b\u2c7e-\u2ce4\u2ceb-\u2cee\u2cf2\u2cf3\ua640-\ua66d"
+        "\ua680-\ua69b\ua722-\ua76f\ua771-\ua787\ua78b-\ua78e\uab70-\uabbf\ufb00-\ufb06\ufb13-\ufb17"
+        "\uff21-\uff3a\uff41-\uff5a\U00010400-\U0001044f\U000104b0-\U000104d3\U000104d8-\U000104fb"
+        "\U00010c80-\U00010cb2\U00010cc0-\U00010cf2\U000118a0-\U000118df\U0001e900-\U0001e943]+",
+        "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+",
+        "\\s+$",
+        _CJK_RUNS,
+        "\\p{N}+",
+    ],
+    "deepseek-coder": ["[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", _CJK_RUNS, "\\p{N}"],
+    "falcon": ["[\\p{P}\\$\\+<=>\\^~\\|`]+", GPT2_BYTE_LEVEL, "[0-9][0-9][0-9]"],
+}
+
+
+def read_gguf_metadata(path, keys_prefix: str = "") -> dict:
+    """The key-value metadata of a GGUF file (only keys starting with ``keys_prefix`` are
+    kept; the others are read past).  The tensor data is never read."""
+    with open(path, "rb") as f:
+        if f.read(4) != _MAGIC:
+            raise ValueError(f"{path}: not a GGUF file")
+        (version,) = struct.unpack("<I", f.read(4))
+        if version == 1:
+            n_tensors, n_kv = struct.unpack("<II", f.read(8))
+            count_fmt = "<I"
+        elif version in (2, 3):
+            n_tensors, n_kv = struct.unpack("<QQ", f.read(16))
+            count_fmt = "<Q"
+        else:
+            raise ValueError(f"{path}: GGUF version {version} is not supported (1-3 are)")
+        count_size = struct.calcsize(count_fmt)
+
+        def read_count():
+            data = f.read(count_size)
+            if len(data) < count_size:
+                raise ValueError(f"{path}: the GGUF metadata ends early")
+            return struct.unpack(count_fmt, data)[0]
+
+        def read_string(keep=True):
+            n = read_count()
+            if n > 1 << 31:
+                raise ValueError(f"{path}: a GGUF string of {n} bytes")
+            data = f.read(n)
+            if len(data) < n:
+                raise ValueError(f"{path}: the GGUF metadata ends early")
+            return data.decode("utf-8", "replace") if keep else None
+
+        def read_value(kind, keep=True):
+            if kind == _STRING:
+                return read_string(keep)
+            if kind == _ARRAY:
+                (sub,) = struct.unpack("<I", f.read(4))
+                n = read_count()
+                if sub in _SCALARS and not keep:
+                    f.seek(struct.calcsize(_SCALARS[sub]) * n, 1)
+                    return None
+                if sub in _SCALARS:
+                    fmt = _SCALARS[sub]
+                    size = struct.calcsize(fmt)
+                    data = f.read(size * n)
+                    if len(data) < size * n:
+                        raise ValueError(f"{path}: the GGUF metadata ends early")
+                    return [v[0] for v in struct.iter_unpack(fmt, data)]
+                return [read_value(sub, keep) for _ in range(n)]
+            fmt = _SCALARS.get(kind)
+            if fmt is None:
+                raise ValueError(f"{path}: unknown GGUF value type {kind}")
+            data = f.read(struct.calcsize(fmt))
+            return struct.unpack(fmt, data)[0]
+
+        out = {}
+        for _ in range(n_kv):
+            key = read_string()
+            (kind,) = struct.unpack("<I", f.read(4))
+            keep = key.startswith(keys_prefix)
+            value = read_value(kind, keep)
+            if keep:
+                out[key] = value
+        del n_tensors
+        return out
+
+
+def read_gguf(path, name: str | None = None) -> EncodingSpec:
+    """The :class:`EncodingSpec` of a GGUF file's vocabulary."""
+    meta = read_gguf_metadata(path, "tokenizer.")
+    general = read_gguf_metadata(path, "general.name")
+    model = meta.get("tokenizer.ggml.model")
+    if model != "gpt2":
+        raise ValueError(f"{path}: tokenizer.ggml.model is {model!r}; only 'gpt2' (byte-level BPE) is "
+                         "supported ('llama' is SentencePiece, 'bert' WordPiece, 't5' Unigram)")
+    tokens = meta.get("tokenizer.ggml.tokens")
+    if not tokens:
+        raise ValueError(f"{path}: no tokenizer.ggml.tokens")
+    types = meta.get("tokenizer.ggml.token_type") or [1] * len(tokens)
+    pre = meta.get("tokenizer.ggml.pre", "default")
+    what = GGUF_PRE.get(pre)
+    if what is None:
+        raise ValueError(f"{path}: tokenizer.ggml.pre {pre!r} is not known; known: {', '.join(sorted(GGUF_PRE))}")
+    pretokenizer = get_pretokenizer(what) if isinstance(what, str) else chain(pre, what, dialect="hf", known=True)
+    decoder = byte_decoder()
+    ranks: dict[bytes, int] = {}
+    specials: dict[str, int] = {}
+    for i, (token, kind) in enumerate(zip(tokens, types)):
+        if kind in (_CONTROL, _USER_DEFINED):
+            specials[token] = i
+            continue
+        if kind == _UNUSED:
+            continue
+        try:
+            ranks[bytes(decoder[c] for c in token)] = i
+        except KeyError:
+            raise ValueError(f"{path}: token {i} {token!r} is not a byte-level token") from None
+    merges = []
+    for m in meta.get("tokenizer.ggml.merges") or []:
+        a, sep, b = m.partition(" ")
+        if not sep:
+            raise ValueError(f"{path}: merge {m!r} is not two tokens")
+        merges.append((bytes(decoder[c] for c in a), bytes(decoder[c] for c in b)))
+    # llama.cpp emits a piece that is a token whole for these (its ignore_merges)
+    whole = pre in ("llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "tekken", "dbrx", "smaug-bpe")
+    label = name or general.get("general.name") or "gguf"
+    return EncodingSpec(label, ranks, specials, pretokenizer, merges=merges, whole_pieces=whole, source="gguf")

@@ -1,0 +1,166 @@
+"""HF ``tokenizer.json`` files: byte-level BPE with its pre-tokenizers and normalizers.
+
+What is read: the model (``BPE``: ``vocab``, ``merges`` as ``"a b"`` strings or
+``[a, b]`` pairs, ``ignore_merges``; ``byte_fallback``, ``dropout``, a subword prefix or
+suffix are refused), the pre-tokenizer (``Split`` with a regex or string and behaviour
+``isolated``, ``ByteLevel`` with or without its own regex, ``Digits``, a ``Sequence`` of
+these), the normalizer (``NFC``, ``NFKC``, a ``Sequence`` of these, or none) and the added
+tokens (kept as special tokens: ordinary text never becomes one).  Anything else is refused
+with an error that names it.  Tokens are byte-level strings (GPT-2's byte-to-character
+table); a vocabulary that is not byte-level (WordPiece, Unigram, SentencePiece BPE) is
+refused naming its kind.
+
+The regexes are read as Oniguruma reads them (:mod:`bpe_stream.pretokenize.family`); the
+pre-tokenizer is one of the family's members where the steps are a member's spelling.
+Cost: linear in the file.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...pretokenize.family import GPT2_BYTE_LEVEL, chain
+from ..spec import EncodingSpec
+
+__all__ = ["read_tokenizer_json", "byte_decoder", "byte_encoder"]
+
+
+def byte_encoder() -> dict[int, str]:
+    """GPT-2's table from bytes to the printable characters byte-level vocabularies use."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) \
+        + list(range(ord("\xae"), ord("\xff") + 1))
+    table = {b: chr(b) for b in keep}
+    n = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+def byte_decoder() -> dict[str, int]:
+    return {c: b for b, c in byte_encoder().items()}
+
+
+def _refuse(what: str) -> ValueError:
+    return ValueError(f"tokenizer.json: {what}")
+
+
+def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSpec:
+    """The :class:`EncodingSpec` of a tokenizer.json (its parsed JSON or its text)."""
+    if isinstance(data, (str, bytes)):
+        data = json.loads(data)
+    if not isinstance(data, dict) or "model" not in data:
+        raise _refuse("not a tokenizer file (no 'model')")
+    model = data["model"]
+    kind = model.get("type")
+    if kind is None and "merges" in model and "vocab" in model:
+        kind = "BPE"  # older files leave the type out
+    if kind != "BPE":
+        raise _refuse(f"the model is {kind}, not byte-level BPE (WordPiece, Unigram and WordLevel "
+                      "vocabularies are not BPE over bytes)")
+    if model.get("byte_fallback"):
+        raise _refuse("the model is SentencePiece-style BPE with byte_fallback, not byte-level BPE")
+    if model.get("dropout") not in (None, 0, 0.0):
+        raise _refuse(f"BPE dropout {model['dropout']} is not supported (it makes encoding random)")
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key):
+            raise _refuse(f"{key} {model[key]!r} is not supported (byte-level BPE has none)")
+    decoder = byte_decoder()
+
+    def to_bytes(token: str) -> bytes:
+        try:
+            return bytes(decoder[c] for c in token)
+        except KeyError:
+            raise _refuse(f"token {token!r} is not a byte-level token (the vocabulary is not "
+                          "byte-level BPE; SentencePiece-style vocabularies are not supported)") from None
+
+    added = {}
+    for tok in data.get("added_tokens") or []:
+        added[tok["content"]] = tok["id"]
+    added_ids = set(added.values())
+    vocab = model.get("vocab") or {}
+    ranks: dict[bytes, int] = {}
+    for token, i in vocab.items():
+        if i in added_ids or token in added:
+            continue
+        ranks[to_bytes(token)] = i
+    merges: list[tuple[bytes, bytes]] = []
+    for m in model.get("merges") or []:
+        if isinstance(m, str):
+            a, sep, b = m.partition(" ")
+            if not sep:
+                raise _refuse(f"merge {m!r} is not two tokens")
+        else:
+            a, b = m
+        merges.append((to_bytes(a), to_bytes(b)))
+    steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
+    if not byte_level and not _decoder_is_byte_level(data.get("decoder")):
+        raise _refuse("no ByteLevel pre-tokenizer or decoder: the vocabulary is not byte-level BPE")
+    normalizer = _normalizer(data.get("normalizer"))
+    pretokenizer = chain(name, steps, dialect="hf", normalizer=normalizer) if steps else None
+    return EncodingSpec(name, ranks, added, pretokenizer, merges=merges,
+                        whole_pieces=bool(model.get("ignore_merges", False)), source="tokenizer.json")
+
+
+def _decoder_is_byte_level(decoder) -> bool:
+    if not decoder:
+        return False
+    if decoder.get("type") == "ByteLevel":
+        return True
+    return decoder.get("type") == "Sequence" and any(_decoder_is_byte_level(d) for d in decoder.get("decoders", []))
+
+
+def _normalizer(spec) -> str | None:
+    if spec is None:
+        return None
+    kind = spec.get("type")
+    if kind in ("NFC", "NFKC"):
+        return kind
+    if kind == "Sequence":
+        forms = [_normalizer(s) for s in spec.get("normalizers", [])]
+        forms = [f for f in forms if f is not None]
+        if len(set(forms)) > 1:
+            raise _refuse(f"normalizers {forms} in sequence are not supported")
+        return forms[0] if forms else None
+    raise _refuse(f"normalizer {kind} is not supported (NFC, NFKC or none are)")
+
+
+def _pre_tokenizer(spec) -> tuple[list[str], bool]:
+    """The chain of regexes (Oniguruma syntax) the pre-tokenizer stands for, and whether it
+    holds a ByteLevel step."""
+    if spec is None:
+        return [], False
+    kind = spec.get("type")
+    if kind == "Sequence":
+        steps: list[str] = []
+        byte_level = False
+        for i, s in enumerate(spec.get("pretokenizers", [])):
+            sub, bl = _pre_tokenizer(s)
+            if bl and i != len(spec["pretokenizers"]) - 1 and sub:
+                raise _refuse("a ByteLevel step with its own regex before other steps is not supported")
+            steps += sub
+            byte_level = byte_level or bl
+        return steps, byte_level
+    if kind == "ByteLevel":
+        if spec.get("add_prefix_space", True):
+            raise _refuse("ByteLevel with add_prefix_space is not supported (it adds a space to "
+                          "every piece, which the streaming counts cannot follow)")
+        return ([GPT2_BYTE_LEVEL] if spec.get("use_regex", True) else []), True
+    if kind == "Split":
+        if spec.get("invert"):
+            raise _refuse("Split with invert is not supported")
+        behavior = str(spec.get("behavior", "")).lower()
+        if behavior != "isolated":
+            raise _refuse(f"Split with behavior {spec.get('behavior')} is not supported (isolated is)")
+        pattern = spec.get("pattern") or {}
+        if "Regex" in pattern:
+            return [pattern["Regex"]], False
+        if "String" in pattern:
+            import regex
+
+            return [regex.escape(pattern["String"])], False
+        raise _refuse(f"Split pattern {pattern} is neither a Regex nor a String")
+    if kind == "Digits":
+        return ([r"\p{N}"] if spec.get("individual_digits") else [r"\p{N}+"]), False
+    raise _refuse(f"pre-tokenizer {kind} is not supported (Split, ByteLevel, Digits and Sequence are)")
