@@ -81,23 +81,52 @@ def corpus_text(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+# The official files of the bundled encodings (their bytes ship in the package); the
+# URLs name them in tiktoken's cache.
+_TIKTOKEN_FILES = {
+    name: f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+    for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _seeded_tiktoken_cache() -> str:
+    """A tiktoken cache directory holding the bundled files under tiktoken's own names
+    (the SHA-1 of their URL), so that tiktoken loads its own definitions offline."""
+    import atexit
+    import hashlib
+    import shutil
+    import tempfile
+
+    from bpe_stream.encoding.registry import bundled_tiktoken_bytes
+
+    d = tempfile.mkdtemp(prefix="tiktoken-cache-")
+    atexit.register(shutil.rmtree, d, True)
+    for name, url in _TIKTOKEN_FILES.items():
+        Path(d, hashlib.sha1(url.encode()).hexdigest()).write_bytes(bundled_tiktoken_bytes(name))
+    return d
+
+
 @functools.lru_cache(maxsize=None)
 def tiktoken_oracle(name: str):
-    """A tiktoken Encoding built from the bundled files (no network)."""
+    """tiktoken's own encoding ``name`` (its pattern, ranks and special tokens), loaded
+    offline from the bundled files, which tiktoken checks against its published SHA-256."""
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe_stream.bpe.ranks import parse_tiktoken
-    from bpe_stream.encoding.registry import _BUNDLED, bundled_tiktoken_bytes
-    from bpe_stream.pretokenize.patterns import PATTERNS
-
-    return tiktoken.Encoding(
-        name,
-        pat_str=PATTERNS[name],
-        mergeable_ranks=parse_tiktoken(bundled_tiktoken_bytes(name)),
-        special_tokens=_BUNDLED[name]["special_tokens"],
-    )
+    saved = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = _seeded_tiktoken_cache()
+    try:
+        return tiktoken.get_encoding(name)
+    finally:
+        if saved is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = saved
 
 
 ENCODING_NAMES = ["cl100k_base", "o200k_base"]
+# Every bundled encoding tiktoken also defines (gpt2 is r50k_base under another name, and
+# tiktoken reads it from files the package does not ship).
+TIKTOKEN_NAMES = ["r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 
 # The two ways an Encoding encodes the pieces it has not seen: the compiled merge loop
 # with its ASCII pre-split scanner (bpe_stream/_merge_loop.c), and pure Python.

@@ -11,6 +11,7 @@ import regex
 from conftest import (
     CORPUS_FILES,
     ENCODING_NAMES,
+    TIKTOKEN_NAMES,
     IMPLEMENTATIONS,
     README_TOKENS,
     encoding_with,
@@ -35,7 +36,7 @@ tricky_text = st.lists(
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path, implementation):
     text = path.read_text(encoding="utf-8")
@@ -49,7 +50,7 @@ def test_encode_ordinary_equals_tiktoken_on_corpus_files(name, path, implementat
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
 @given(text=tricky_text)
 @settings(max_examples=examples(300), deadline=None)
 def test_encode_ordinary_equals_tiktoken_on_tricky_text(name, text, implementation):
@@ -78,7 +79,7 @@ def test_lone_surrogates_become_replacement_character():
     assert enc.encode("\ud83d\ude00") == enc.encode("\U0001F600")
 
 
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
 def test_special_tokens_like_tiktoken(name):
     enc = get_encoding(name)
     oracle = tiktoken_oracle(name)
@@ -102,7 +103,7 @@ def test_special_tokens_like_tiktoken(name):
     assert enc.eot_token == oracle.eot_token
 
 
-@pytest.mark.parametrize("name", ENCODING_NAMES)
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
 def test_decode(name):
     enc = get_encoding(name)
     oracle = tiktoken_oracle(name)
@@ -147,17 +148,20 @@ def test_bad_input_types():
     with pytest.raises(ValueError, match="limit must be >= 0"):
         enc.count_till_limit("abc", -1)
     with pytest.raises(ValueError, match="unknown encoding"):
-        get_encoding("p50k_base")
+        get_encoding("p51k_base")
 
 
 def test_registry_and_models():
-    assert bpe_stream.list_encoding_names() == ["cl100k_base", "o200k_base"]
+    assert set(bpe_stream.list_encoding_names()) == {*TIKTOKEN_NAMES, "gpt2"}
     assert bpe_stream.encoding_for_model("gpt-4o").name == "o200k_base"
     assert bpe_stream.encoding_for_model("gpt-4o-mini-2024-07-18").name == "o200k_base"
     assert bpe_stream.encoding_for_model("gpt-4").name == "cl100k_base"
     assert bpe_stream.encoding_for_model("text-embedding-3-small").name == "cl100k_base"
+    assert bpe_stream.encoding_for_model("davinci").name == "r50k_base"
+    assert bpe_stream.encoding_for_model("code-davinci-002").name == "p50k_base"
+    assert bpe_stream.encoding_for_model("gpt-oss-120b").name == "o200k_harmony"
     with pytest.raises(KeyError):
-        bpe_stream.encoding_for_model("davinci")
+        bpe_stream.encoding_for_model("llama-3")
     assert get_encoding("cl100k_base") is get_encoding("cl100k_base")
 
 
@@ -387,3 +391,23 @@ def test_space_chars_are_the_patterns_whitespace():
     ws = compile_regex(r"\s")
     assert sorted(SPACE_CHARS) == [chr(c) for c in range(sys.maxunicode + 1) if ws.match(chr(c))]
     assert not is_space("\x1c") and "\x1c".isspace()
+
+
+def test_tiktoken_model_names_map_like_tiktoken():
+    tiktoken_model = pytest.importorskip("tiktoken.model")
+    for model, name in tiktoken_model.MODEL_TO_ENCODING.items():
+        assert bpe_stream.encoding_name_for_model(model) == name, model
+    for prefix, name in tiktoken_model.MODEL_PREFIX_TO_ENCODING.items():
+        assert bpe_stream.encoding_name_for_model(prefix + "x") == name, prefix
+
+
+def test_gpt2_is_r50k_base_and_shared_special_ids():
+    gpt2, r50k = get_encoding("gpt2"), get_encoding("r50k_base")
+    assert gpt2.bpe is r50k.bpe and gpt2.pat_str == r50k.pat_str
+    assert gpt2.special_tokens == r50k.special_tokens and gpt2.n_vocab == 50257
+    # o200k_harmony gives <|endofprompt|> and <|reserved_200018|> one id, as tiktoken does
+    harmony = get_encoding("o200k_harmony")
+    assert harmony.encode("<|endofprompt|>", allowed_special="all") == [200018]
+    assert harmony.encode("<|reserved_200018|>", allowed_special="all") == [200018]
+    assert harmony.decode([200018]) in ("<|endofprompt|>", "<|reserved_200018|>")
+    assert pickle.loads(pickle.dumps(harmony)) is harmony

@@ -213,6 +213,7 @@ class Chunker:
         fill_floor: float = 0.8,
     ):
         if isinstance(enc_or_bpe, Encoding):
+            enc_or_bpe._require_rank_order("Chunker")
             self._is_text = True
             self._bpe = enc_or_bpe.bpe
             self._hard_boundaries = enc_or_bpe.pat_str in _HARD_BOUNDARY_PATTERNS

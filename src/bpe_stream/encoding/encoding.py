@@ -41,6 +41,7 @@ from ..text.cuts import (
 from ..text.input import caller_offsets, check_text
 from ..text.piece_encoder import PieceEncoder
 from .cache import bpe_from_ordered, bpe_from_ranks, load_or_build
+from .huggingface import spec_from_huggingface, spec_from_pretrained
 from .persist import save_encoding
 from .registry import (
     _BUNDLED,
@@ -100,7 +101,6 @@ class Encoding(PieceEncoder):
         if bpe.ids is not None or bpe.unreachable:
             self._decoder = {**dict(zip(ids, bpe.tokens)), **{t: b for b, t in bpe.unreachable.items()}}
         special_tokens = dict(special_tokens or {})
-        seen: dict[int, str] = {}
         for text, token in special_tokens.items():
             if not isinstance(text, str) or not text:
                 raise ValueError(f"special token {text!r} must be a non-empty str")
@@ -108,10 +108,8 @@ class Encoding(PieceEncoder):
                 raise ValueError(f"special token {text!r} has invalid id {token!r}")
             if (token < len(bpe) if self._decoder is None else token in self._decoder):
                 raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
-            if token in seen:
-                raise ValueError(f"special tokens {seen[token]!r} and {text!r} share id {token}")
-            seen[token] = text
         self._special_tokens = special_tokens
+        # two names may share an id (tiktoken's o200k_harmony does); the later one decodes
         self._special_decoder = {t: s.encode("utf-8") for s, t in special_tokens.items()}
         self.max_token_value = max([len(bpe) - 1 if self._decoder is None else max(self._decoder, default=-1),
                                     *special_tokens.values()])
@@ -133,6 +131,18 @@ class Encoding(PieceEncoder):
         except AttributeError as e:
             raise TypeError(f"not a tiktoken Encoding: {encoding!r}") from e
         return cls(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
+
+    @classmethod
+    def from_huggingface(cls, tokenizer, *, name: str | None = None) -> "Encoding":
+        """The encoding of a ``tokenizers.Tokenizer`` or a ``transformers`` fast tokenizer
+        (see :mod:`bpe_stream.encoding.huggingface`)."""
+        return cls.from_spec(spec_from_huggingface(tokenizer, name=name))
+
+    @classmethod
+    def from_pretrained(cls, repo_id_or_path, *, name: str | None = None, **hub_kwargs) -> "Encoding":
+        """The encoding of a model folder or a Hub repository's ``tokenizer.json``
+        (see :mod:`bpe_stream.encoding.huggingface`; the Hub needs ``bpe-stream[hub]``)."""
+        return cls.from_spec(spec_from_pretrained(repo_id_or_path, name=name, **hub_kwargs))
 
     @classmethod
     def from_spec(cls, spec: EncodingSpec) -> "Encoding":
@@ -195,6 +205,32 @@ class Encoding(PieceEncoder):
     @property
     def special_tokens(self) -> dict[str, int]:
         return dict(self._special_tokens)
+
+    def vocabulary_info(self) -> dict:
+        """What the vocabulary holds and what serves it.
+
+        ``unreachable``: tokens BPE never builds from their parts; like tiktoken and HF
+        (``ignore_merges``), a pre-split piece equal to one becomes that token, and only
+        such a piece.  ``exceptional``: tokens ranked below one of their own parts (the
+        pair test leaves them to BPE's merge loop).  ``engine``: ``"rank order"``, or HF's
+        merge loop with the reason rank order cannot follow the file's merges.
+
+        >>> info = get_encoding("cl100k_base").vocabulary_info()
+        >>> info["tokens"], info["unreachable"], info["engine"]
+        (100256, 0, 'rank order')
+        """
+        unlisted = self._merge_rules[1] if getattr(self, "_merge_rules", None) else {}
+        return {
+            "name": self.name,
+            "tokens": len(self.bpe) + len(self.bpe.unreachable) + len(unlisted),
+            "special_tokens": len(self._special_tokens),
+            "n_vocab": self.n_vocab,
+            "pretokenizer": None if self.pretokenizer is None else self.pretokenizer.name,
+            "unreachable": len(self.bpe.unreachable) + sum(len(t) > 1 for t in unlisted),
+            "exceptional": len(self.bpe.exceptional),
+            "engine": "rank order" if self._merges_engine is None
+            else f"HF's merge loop ({self._merges_reason})",
+        }
 
     @property
     def eot_token(self) -> int:
@@ -298,6 +334,7 @@ class Encoding(PieceEncoder):
         A str holding surrogate pairs is counted as tiktoken counts it (pairs joined);
         ``i`` is an index into ``text`` itself, never between the halves of a pair."""
         budget = _check_limit(max_tokens, "max_tokens")
+        self._require_rank_order("split_at / truncate")
         fixed = check_text(text)
         cut = text_split_at if self._normalize is None else normalized_split_at
         i = cut(self, fixed, budget)
@@ -312,6 +349,7 @@ class Encoding(PieceEncoder):
         """The longest suffix of ``text`` with at most ``max_tokens`` tokens (a suffix of
         ``text`` itself, as for :meth:`split_at`)."""
         budget = _check_limit(max_tokens, "max_tokens")
+        self._require_rank_order("truncate_start")
         fixed = check_text(text)
         cut = text_split_at_start if self._normalize is None else normalized_split_at_start
         i = cut(self, fixed, budget)
@@ -384,7 +422,8 @@ def get_encoding(name: str) -> Encoding:
         info = _BUNDLED[name]
         raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
         bpe = load_or_build("sha256-" + info["sha256"], lambda: BytePairEncoding.from_rank_table(parse_tiktoken(raw)))
-        enc = Encoding(name, pretokenizer=info.get("pretokenizer", name), bpe=bpe, special_tokens=info["special_tokens"])
+        enc = Encoding(name, pretokenizer=info["pretokenizer"], bpe=bpe, special_tokens=info["special_tokens"],
+                       explicit_n_vocab=info.get("explicit_n_vocab"))
         _encodings[name] = enc
         return enc
 

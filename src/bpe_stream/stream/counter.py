@@ -38,6 +38,7 @@ class StreamingCounter:
                 raise TypeError(
                     f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
                 )
+            enc_or_bpe._require_rank_order(type(self).__name__)
             if enc_or_bpe.pretokenizer is not None and enc_or_bpe.pretokenizer.normalizer:
                 # the model normalizes the text (Qwen: NFC): the engine runs on the normalized
                 # text, lengths and edits stay the caller's

@@ -40,6 +40,7 @@ class IntervalCounter:
                 raise TypeError(
                     f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
                 )
+            enc_or_bpe._require_rank_order("IntervalCounter")
             fixed = check_text(text)
             self._n = len(text)
             # A str with surrogates: offsets stay the caller's (see caller_offsets); a range

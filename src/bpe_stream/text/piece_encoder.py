@@ -136,6 +136,17 @@ class PieceEncoder:
         self._pieces = _PieceCache(self._encode_piece)
         self._piece_counts = _PieceCountCache(self._pieces)
 
+    def _require_rank_order(self, what: str) -> None:
+        """Refuse ``what`` (a streaming object, a cut, a chunker) for a vocabulary served by
+        HF's merge loop: those engines grow, index and cut pieces by rank order, which such
+        a vocabulary does not follow (no published model's vocabulary is one of them)."""
+        if self._merges_engine is not None:
+            name = getattr(self, "name", "this vocabulary")
+            raise ValueError(
+                f"{what} needs a vocabulary whose merges follow its rank order; {name!r} does not "
+                f"({self._merges_reason}), so only encode, count and count_till_limit serve it"
+            )
+
     def _compiled(self):
         """The compiled merge table (built at first use), or None."""
         table = self._merge_table
@@ -254,10 +265,13 @@ class PieceEncoder:
         text = self._text(text)
         limit = _check_limit(limit)
         if self.pat_str is None:
+            if self._merges_engine is not None or self._whole:
+                c = self._count_pieces(self._split(text))
+                return c if c <= limit else None
             return self.bpe.count_till_limit(text.encode("utf-8"), limit)
         table = self._compiled()
         kind = self._scan_kind
-        if table is None or not kind:
+        if table is None or not kind or self._merges_engine is not None or self._whole:
             return self._count_matches_till(text, 0, len(text), limit)
         bpe = self.bpe
 
@@ -289,6 +303,8 @@ class PieceEncoder:
             piece = m.group()
             if len(piece) <= _CACHEABLE_PIECE_LEN:
                 total += len(pieces[piece])
+            elif self._merges_engine is not None or self._whole:
+                total += len(self._encode_piece(piece))  # HF's loop, or a whole-piece token
             else:
                 if len(piece) > (limit - total) * self.bpe.max_token_len:
                     return None  # needs more tokens than are left (see table.count_till_limit)

@@ -36,10 +36,19 @@ def read_vocabulary(path, *, pattern=None, name: str | None = None, special_toke
         raise ValueError(f"{p} is a directory, not a vocabulary file")
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no such vocabulary file")
-    label = name or p.name.split(".")[0] or "encoding"
+    stem = p.name.split(".")[0]
+    # an HF model folder's tokenizer.json is named by its folder
+    label = name or (p.resolve().parent.name if stem == "tokenizer" else stem) or "encoding"
+
+    def own_pattern(kind: str) -> None:
+        if pattern is not None or special_tokens is not None:
+            raise ValueError(f"{p}: {kind} names its own pre-tokenizer and special tokens; "
+                             "pattern= and special_tokens= are for .tiktoken files")
+
     with open(p, "rb") as f:
         head = f.read(4)
     if head == b"GGUF":
+        own_pattern("a GGUF file")
         return read_gguf(p, name)
     raw = p.read_bytes()
     if raw[:2] == b"\x1f\x8b":
@@ -55,15 +64,15 @@ def read_vocabulary(path, *, pattern=None, name: str | None = None, special_toke
         except ValueError as e:
             raise ValueError(f"{p}: not valid JSON ({e})") from None
         if is_tekken(data):
+            own_pattern("a Tekken file")
             return read_tekken(data, label)
         if isinstance(data, dict) and "model" in data:
+            own_pattern("a tokenizer.json")
             return read_tokenizer_json(data, label)
         raise ValueError(f"{p}: a JSON file that is neither a tokenizer.json nor a Tekken file")
     if raw.startswith(SAVED_MAGIC.encode()):
-        spec = read_saved(p)
-        if pattern is not None:
-            raise ValueError(f"{p}: a saved encoding has its own pattern; do not give pattern=")
-        return spec
+        own_pattern("a saved encoding")
+        return read_saved(p)
     return read_tiktoken_ranks(raw, label, pattern, special_tokens)
 
 

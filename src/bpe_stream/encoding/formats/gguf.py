@@ -62,6 +62,8 @@ GGUF_PRE: dict[str, str | list[str]] = {
         "\\p{N}+",
     ],
     "deepseek-coder": ["[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", _CJK_RUNS, "\\p{N}"],
+    # no tokenizer.ggml.pre (files converted before llama.cpp recorded it)
+    "default": ["[\\p{P}\\$\\+<=>\\^~\\|]+", GPT2_BYTE_LEVEL, "\\p{N}+", "[0-9][0-9][0-9]"],
     "falcon": ["[\\p{P}\\$\\+<=>\\^~\\|`]+", GPT2_BYTE_LEVEL, "[0-9][0-9][0-9]"],
 }
 
