@@ -175,6 +175,10 @@ class Encoding(PieceEncoder):
             ranks = dict(self._mergeable_ranks)
             self._merges_engine = MergesBPE(ranks, merges)
             self._merges_reason = reason
+            if whole_pieces:
+                # HF's ignore_merges: a piece equal to any token is that token (under rank
+                # order only the unreachable ones needed saying; HF's loop may not rebuild others)
+                self._whole = ranks
 
     def __reduce__(self):
         if _is_registered(self):

@@ -13,6 +13,8 @@ import gzip
 import io
 import json
 import os
+import re
+import zlib
 from pathlib import Path
 
 from ..persist import MAGIC as SAVED_MAGIC
@@ -25,6 +27,7 @@ from .tiktoken_file import read_tiktoken_ranks, resolve_pattern
 
 __all__ = ["read_vocabulary", "resolve_pattern", "MAX_FILE_BYTES"]
 
+_TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/=]+ +[0-9]+")
 #: the largest vocabulary file (decompressed) read: a gzip file that expands past it is refused
 MAX_FILE_BYTES = 1 << 30
 
@@ -73,13 +76,21 @@ def read_vocabulary(path, *, pattern=None, name: str | None = None, special_toke
     if raw.startswith(SAVED_MAGIC.encode()):
         own_pattern("a saved encoding")
         return read_saved(p)
+    first = stripped.split(b"\n", 1)[0].strip()
+    if _TIKTOKEN_LINE.fullmatch(first) is None:
+        shown = first[:60].decode("utf-8", "replace")
+        raise ValueError(f"{p}: not a vocabulary file (GGUF, tokenizer.json, Tekken JSON, a saved encoding "
+                         f"or .tiktoken lines 'base64 rank'); it starts with {shown!r}")
     return read_tiktoken_ranks(raw, label, pattern, special_tokens)
 
 
 def _gunzip(raw: bytes, path) -> bytes:
     """Decompress, refusing more than MAX_FILE_BYTES (a small file may expand a lot)."""
     d = gzip.GzipFile(fileobj=io.BytesIO(raw))
-    out = d.read(MAX_FILE_BYTES + 1)
+    try:
+        out = d.read(MAX_FILE_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ValueError(f"{path}: not a valid gzip file ({e})") from None
     if len(out) > MAX_FILE_BYTES:
         raise ValueError(f"{path}: decompresses to more than {MAX_FILE_BYTES} bytes")
     return out

@@ -20,7 +20,7 @@ import struct
 
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
 from ..spec import EncodingSpec
-from .hf_json import byte_decoder
+from .hf_json import decode_byte_level
 
 __all__ = ["read_gguf", "GGUF_PRE", "read_gguf_metadata"]
 
@@ -68,65 +68,121 @@ GGUF_PRE: dict[str, str | list[str]] = {
 }
 
 
-def read_gguf_metadata(path, keys_prefix: str = "") -> dict:
+class _Window:
+    """Sequential reads of a file through a window of a few MiB, so that reading the
+    hundreds of thousands of strings of a vocabulary costs slicing, not file calls; only
+    the bytes up to the end of what is parsed are ever read."""
+
+    __slots__ = ("f", "path", "data", "pos")
+    _BLOCK = 1 << 22
+
+    def __init__(self, f, path):
+        self.f, self.path, self.data, self.pos = f, path, b"", 0
+
+    def need(self, n: int) -> None:
+        if self.pos + n > len(self.data):
+            more = self.f.read(max(n - (len(self.data) - self.pos), self._BLOCK))
+            self.data = self.data[self.pos :] + more
+            self.pos = 0
+            if n > len(self.data):
+                raise ValueError(f"{self.path}: the GGUF metadata ends early")
+
+    def unpack(self, fmt: str, size: int):
+        self.need(size)
+        value = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += size
+        return value
+
+    def take(self, n: int) -> bytes:
+        self.need(n)
+        out = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+
+def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
     """The key-value metadata of a GGUF file (only keys starting with ``keys_prefix`` are
     kept; the others are read past).  The tensor data is never read."""
     with open(path, "rb") as f:
-        if f.read(4) != _MAGIC:
+        w = _Window(f, path)
+        if w.take(4) != _MAGIC:
             raise ValueError(f"{path}: not a GGUF file")
-        (version,) = struct.unpack("<I", f.read(4))
+        (version,) = w.unpack("<I", 4)
         if version == 1:
-            n_tensors, n_kv = struct.unpack("<II", f.read(8))
+            n_tensors, n_kv = w.unpack("<II", 8)
             count_fmt = "<I"
         elif version in (2, 3):
-            n_tensors, n_kv = struct.unpack("<QQ", f.read(16))
+            n_tensors, n_kv = w.unpack("<QQ", 16)
             count_fmt = "<Q"
         else:
             raise ValueError(f"{path}: GGUF version {version} is not supported (1-3 are)")
         count_size = struct.calcsize(count_fmt)
 
-        def read_count():
-            data = f.read(count_size)
-            if len(data) < count_size:
-                raise ValueError(f"{path}: the GGUF metadata ends early")
-            return struct.unpack(count_fmt, data)[0]
-
         def read_string(keep=True):
-            n = read_count()
+            (n,) = w.unpack(count_fmt, count_size)
             if n > 1 << 31:
                 raise ValueError(f"{path}: a GGUF string of {n} bytes")
-            data = f.read(n)
-            if len(data) < n:
-                raise ValueError(f"{path}: the GGUF metadata ends early")
+            data = w.take(n)
             return data.decode("utf-8", "replace") if keep else None
+
+        unpack_count = struct.Struct(count_fmt).unpack_from
+
+        def read_strings(n: int, keep: bool) -> list[str] | None:
+            # the token and merge lists: slices of the window in one tight loop, decoded
+            # from UTF-8 all at once (joined by a newline, when no string holds one)
+            items: list[bytes] = []
+            append = items.append
+            done = 0
+            while done < n:
+                data, pos = w.data, w.pos
+                size = len(data)
+                while done < n and pos + count_size <= size:
+                    (k,) = unpack_count(data, pos)
+                    end = pos + count_size + k
+                    if end > size:
+                        break
+                    append(data[pos + count_size : end])
+                    pos = end
+                    done += 1
+                w.pos = pos
+                if done < n:  # the next string runs past the window
+                    w.need(count_size)
+                    (k,) = unpack_count(w.data, w.pos)
+                    if k > 1 << 31:
+                        raise ValueError(f"{path}: a GGUF string of {k} bytes")
+                    w.need(count_size + k)
+            if not keep:
+                return None
+            joined = b"\n".join(items)
+            if joined.count(b"\n") == len(items) - 1:
+                return joined.decode("utf-8", "replace").split("\n") if items else []
+            return [b.decode("utf-8", "replace") for b in items]
 
         def read_value(kind, keep=True):
             if kind == _STRING:
                 return read_string(keep)
             if kind == _ARRAY:
-                (sub,) = struct.unpack("<I", f.read(4))
-                n = read_count()
-                if sub in _SCALARS and not keep:
-                    f.seek(struct.calcsize(_SCALARS[sub]) * n, 1)
-                    return None
+                (sub,) = w.unpack("<I", 4)
+                (n,) = w.unpack(count_fmt, count_size)
+                if sub == _STRING:
+                    return read_strings(n, keep)
                 if sub in _SCALARS:
                     fmt = _SCALARS[sub]
                     size = struct.calcsize(fmt)
-                    data = f.read(size * n)
-                    if len(data) < size * n:
-                        raise ValueError(f"{path}: the GGUF metadata ends early")
-                    return [v[0] for v in struct.iter_unpack(fmt, data)]
+                    if n > 1 << 40:
+                        raise ValueError(f"{path}: a GGUF array of {n} values")
+                    data = w.take(size * n)
+                    return [v[0] for v in struct.iter_unpack(fmt, data)] if keep else None
                 return [read_value(sub, keep) for _ in range(n)]
             fmt = _SCALARS.get(kind)
             if fmt is None:
                 raise ValueError(f"{path}: unknown GGUF value type {kind}")
-            data = f.read(struct.calcsize(fmt))
-            return struct.unpack(fmt, data)[0]
+            return w.unpack(fmt, struct.calcsize(fmt))[0]
 
         out = {}
         for _ in range(n_kv):
             key = read_string()
-            (kind,) = struct.unpack("<I", f.read(4))
+            (kind,) = w.unpack("<I", 4)
             keep = key.startswith(keys_prefix)
             value = read_value(kind, keep)
             if keep:
@@ -137,8 +193,8 @@ def read_gguf_metadata(path, keys_prefix: str = "") -> dict:
 
 def read_gguf(path, name: str | None = None) -> EncodingSpec:
     """The :class:`EncodingSpec` of a GGUF file's vocabulary."""
-    meta = read_gguf_metadata(path, "tokenizer.")
-    general = read_gguf_metadata(path, "general.name")
+    meta = read_gguf_metadata(path, ("tokenizer.", "general.name"))
+    general = meta
     model = meta.get("tokenizer.ggml.model")
     if model != "gpt2":
         raise ValueError(f"{path}: tokenizer.ggml.model is {model!r}; only 'gpt2' (byte-level BPE) is "
@@ -152,25 +208,31 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
     if what is None:
         raise ValueError(f"{path}: tokenizer.ggml.pre {pre!r} is not known; known: {', '.join(sorted(GGUF_PRE))}")
     pretokenizer = get_pretokenizer(what) if isinstance(what, str) else chain(pre, what, dialect="hf", known=True)
-    decoder = byte_decoder()
-    ranks: dict[bytes, int] = {}
-    specials: dict[str, int] = {}
-    for i, (token, kind) in enumerate(zip(tokens, types)):
-        if kind in (_CONTROL, _USER_DEFINED):
-            specials[token] = i
-            continue
-        if kind == _UNUSED:
-            continue
-        try:
-            ranks[bytes(decoder[c] for c in token)] = i
-        except KeyError:
-            raise ValueError(f"{path}: token {i} {token!r} is not a byte-level token") from None
-    merges = []
-    for m in meta.get("tokenizer.ggml.merges") or []:
-        a, sep, b = m.partition(" ")
-        if not sep:
-            raise ValueError(f"{path}: merge {m!r} is not two tokens")
-        merges.append((bytes(decoder[c] for c in a), bytes(decoder[c] for c in b)))
+    if len(types) != len(tokens):
+        raise ValueError(f"{path}: {len(types)} token types for {len(tokens)} tokens")
+    specials = {tokens[i]: i for i, kind in enumerate(types) if kind in (_CONTROL, _USER_DEFINED)}
+    if len(specials) + types.count(_UNUSED) == 0:
+        ids: list[int] | range = range(len(tokens))
+        strings = tokens
+    else:
+        ids = [i for i, kind in enumerate(types) if kind not in (_CONTROL, _USER_DEFINED, _UNUSED)]
+        strings = [tokens[i] for i in ids]
+    try:
+        ranks = dict(zip(decode_byte_level(strings), ids))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    listed = meta.get("tokenizer.ggml.merges") or []
+    # "a b" strings: one split of them all when each holds exactly one space
+    joined = " ".join(listed)
+    sides = joined.split(" ") if listed else []
+    if len(sides) != 2 * len(listed):
+        bad = next(m for m in listed if m.count(" ") != 1)
+        raise ValueError(f"{path}: merge {bad!r} is not two tokens")
+    try:
+        both = decode_byte_level(sides)
+    except ValueError as e:
+        raise ValueError(f"{path}: merge {e}") from None
+    merges = list(zip(both[0::2], both[1::2]))
     # llama.cpp emits a piece that is a token whole for these (its ignore_merges)
     whole = pre in ("llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "tekken", "dbrx", "smaug-bpe")
     label = name or general.get("general.name") or "gguf"

@@ -18,11 +18,12 @@ Cost: linear in the file.
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain
 from ..spec import EncodingSpec
 
-__all__ = ["read_tokenizer_json", "byte_decoder", "byte_encoder"]
+__all__ = ["byte_decoder", "byte_encoder", "decode_byte_level", "read_tokenizer_json"]
 
 
 def byte_encoder() -> dict[int, str]:
@@ -40,6 +41,25 @@ def byte_encoder() -> dict[int, str]:
 
 def byte_decoder() -> dict[str, int]:
     return {c: b for b, c in byte_encoder().items()}
+
+
+_TO_LATIN1 = {ord(c): b for b, c in byte_encoder().items()}
+_ALPHABET = frozenset(byte_encoder().values())
+
+
+def decode_byte_level(strings: list[str]) -> list[bytes]:
+    """The bytes each byte-level string stands for.  Every character stands for one byte,
+    so the strings are translated to code points 0-255 at once, encoded as Latin-1 and cut
+    at their lengths; a character outside the alphabet is refused first (it would pass
+    through as itself).  ValueError names the first string that is not byte level."""
+    joined = "".join(strings)
+    stray = set(joined).difference(_ALPHABET)
+    if stray:
+        bad = next(t for t in strings if not stray.isdisjoint(t))
+        raise ValueError(f"token {bad!r} is not a byte-level token")
+    data = joined.translate(_TO_LATIN1).encode("latin-1")
+    ends = list(accumulate(map(len, strings)))
+    return [data[a:b] for a, b in zip([0, *ends], ends)]
 
 
 def _refuse(what: str) -> ValueError:
@@ -66,26 +86,23 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key):
             raise _refuse(f"{key} {model[key]!r} is not supported (byte-level BPE has none)")
-    decoder = byte_decoder()
-
-    def to_bytes(token: str) -> bytes:
+    def to_bytes(strings: list[str]) -> list[bytes]:
         try:
-            return bytes(decoder[c] for c in token)
-        except KeyError:
-            raise _refuse(f"token {token!r} is not a byte-level token (the vocabulary is not "
-                          "byte-level BPE; SentencePiece-style vocabularies are not supported)") from None
+            return decode_byte_level(strings)
+        except ValueError as e:
+            raise _refuse(f"{e} (the vocabulary is not byte-level BPE; SentencePiece-style "
+                          "vocabularies are not supported)") from None
 
     added = {}
     for tok in data.get("added_tokens") or []:
         added[tok["content"]] = tok["id"]
     added_ids = set(added.values())
     vocab = model.get("vocab") or {}
-    ranks: dict[bytes, int] = {}
-    for token, i in vocab.items():
-        if i in added_ids or token in added:
-            continue
-        ranks[to_bytes(token)] = i
-    merges: list[tuple[bytes, bytes]] = []
+    if not isinstance(vocab, dict):
+        raise _refuse("model.vocab is not an object of token: id")
+    kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
+    ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
+    sides: list[str] = []
     for m in model.get("merges") or []:
         if isinstance(m, str):
             a, sep, b = m.partition(" ")
@@ -93,7 +110,9 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
                 raise _refuse(f"merge {m!r} is not two tokens")
         else:
             a, b = m
-        merges.append((to_bytes(a), to_bytes(b)))
+        sides += (a, b)
+    both = to_bytes(sides)
+    merges = list(zip(both[0::2], both[1::2]))
     steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
     if not byte_level and not _decoder_is_byte_level(data.get("decoder")):
         raise _refuse("no ByteLevel pre-tokenizer or decoder: the vocabulary is not byte-level BPE")
