@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..bpe.checks import _check_bytes_input
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
+from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..text.input import check_text
 
 
@@ -26,16 +27,16 @@ class StreamingCounter:
     def _engines(cls):  # pragma: no cover - always overridden
         raise NotImplementedError
 
-    def __init__(self, enc_or_bpe):
+    def __init__(self, encoding: EncodingLike | BytePairEncoding) -> None:
+        """``encoding``: an Encoding, an encoding or model name, a vocabulary's path, or a
+        BytePairEncoding (raw BPE over bytes)."""
         raw, text = self._engines()
+        enc_or_bpe = resolve_encoding_or_bpe(encoding)
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = raw(enc_or_bpe)
             self._is_text = False
         else:
-            if not isinstance(enc_or_bpe, Encoding):
-                raise TypeError(
-                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-                )
+            assert isinstance(enc_or_bpe, Encoding)
             self._impl = text(enc_or_bpe)
             self._is_text = True
 
