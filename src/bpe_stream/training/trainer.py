@@ -30,28 +30,37 @@ Invariants
 Data structures and complexity
 ------------------------------
 All sequences (the distinct pre-split pieces, or the raw documents) are laid
-out in one *linked array*: ``token[p]``, ``next_pos[p]``, ``prev_pos[p]`` and
-``weight[p]`` for every byte position ``p``; a merged-away position gets token
-``-1``; ``-1`` in ``next_pos``/``prev_pos`` marks a sequence boundary, so
+out in one *linked array*: ``layout`` (the bytes, one per position),
+``token[p]``, ``next_pos[p]``, ``prev_pos[p]`` (int32 arrays; int64 past 2^31
+positions) and, with a pattern, ``weight[p]`` (int64, the piece's frequency).
+A merged-away position gets token ``-1``; ``-1`` in ``next_pos``/``prev_pos``
+marks a sequence boundary (a separator position follows every sequence), so
 merges never cross pieces or documents.  ``pair_count`` holds the exact
-weighted count of every adjacent pair, ``pair_positions`` the left positions
-where the pair *was* created (validated lazily when used), and a binary heap
-of integer priorities ``-count * K*K + (left * K + right)`` finds the best pair.
-Each position list is in increasing order, because a pair is only ever created
-during the initial scan or during the merge step of its newer token, and both
-visit positions in increasing order; so runs like ``aaaa`` are replaced left
-to right without sorting.
-Heap entries are invalidated lazily: a pair is pushed when it is created and
-its count only decreases afterwards, so a popped entry whose count is stale is
-simply re-pushed with its current count.  A merge touches only the positions
-where the pair occurs and updates the four neighbouring pair counts there.
+weighted count of every adjacent pair.  Pairs of two single bytes are counted
+from the layout at C speed and their positions are not stored: when such a
+pair is merged, ``bytes.find`` lists where the layout spells it.  Every other
+pair involves a merged token and was created by a merge, which records the
+position in ``pair_positions`` (an int32 array per pair, validated lazily when
+used).  A binary heap of integer priorities ``-count * K*K + (left * K + right)``
+finds the best pair.  Position lists are in increasing order (a pair is created
+during the merge step of its newer token, which visits positions in increasing
+order, and ``find`` scans left to right), so runs like ``aaaa`` are replaced
+left to right without sorting.  Heap entries are invalidated lazily: a pair is
+pushed when it is created and its count only decreases afterwards, so a popped
+entry whose count is stale is simply re-pushed with its current count.  A merge
+touches only the positions where the pair occurs and updates the four
+neighbouring pair counts there.  The cyclic garbage collector is off while
+training (nothing here makes cycles, and a collection walks every live object).
 
-With ``N`` byte positions and ``M`` merges, training costs
-``O(N log N + M * L^2)`` time, where ``L`` is the length of the longest
-token (the eligibility check); each merged position is visited a constant
-number of times.  Memory is ``O(N)`` for the linked array, where ``N`` is the
-total length of the distinct pieces (with a pattern) or of the whole input
-(without one).
+Time: ``O(N + M log P + sum of merged positions + M * L log L)`` for ``N``
+positions, ``M`` merges, ``P`` distinct pairs and tokens of at most ``L`` bytes
+(the eligibility check is a scan up to 64 bytes and a heap above, so a long run
+of one letter, whose tokens double in length, stays linear overall).
+Memory: 13 bytes per position (layout and three int32 arrays), 8 more with a
+pattern (the weights), plus 4 bytes per pair occurrence a merge creates (at most
+two per merged position).  Positions are the bytes of the input without a
+pattern, the bytes of the distinct pieces with one (plus the piece counter
+while reading).
 """
 
 from __future__ import annotations
