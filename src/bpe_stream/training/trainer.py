@@ -388,7 +388,7 @@ def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) 
                 n_pos += len(seq) + 1
                 seps.append(n_pos - 1)
     else:
-        bar.phase("reading and counting pieces", unit="B")
+        bar.phase("reading and counting pieces", unit=" chars")
         findall = compile_pattern(pat_str).findall
         counts: Counter[str] = Counter()
         for doc in _documents(data):
@@ -406,6 +406,7 @@ def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) 
                 seps.append(n_pos - 1)
             if not k & 0xFFFF:
                 bar.update(k)
+        bar.update(len(counts))
         del counts
     layout = b"\0".join(parts) + (b"\0" if parts else b"")
     del parts
