@@ -81,3 +81,27 @@ def test_arguments_and_pickle(tmp_path):
     tok = ExactTokenizer(encoding="o200k_base", max_tokens=64)
     copy = pickle.loads(pickle.dumps(tok))
     assert copy.count_tokens("pickled") == tok.count_tokens("pickled") and copy.get_max_tokens() == 64
+
+
+def test_full_docling_converts_markdown_and_chunks_it_exactly(tmp_path):
+    # the full `docling` package (converters; several GB with torch) is optional here:
+    # when it is installed, a converted document goes through HybridChunker too
+    converter = pytest.importorskip(
+        "docling.document_converter", reason="the full docling package is not installed (docling-core suffices)"
+    )
+    source = tmp_path / "notes.md"
+    source.write_text(
+        "# Release notes\n\nModels may print <|endoftext|> in their output.\n\n## Details\n\n"
+        "| column | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n" + "More text in the details section. " * 20 + "\n",
+        encoding="utf-8",
+    )
+    doc = converter.DocumentConverter().convert(str(source)).document
+    tokenizer = ExactTokenizer(encoding="gpt-4o", max_tokens=40)
+    chunker = HybridChunker(tokenizer=tokenizer)
+    tk = tiktoken_oracle("o200k_base")
+    chunks = list(chunker.chunk(doc))
+    assert len(chunks) >= 3
+    for chunk in chunks:
+        text = chunker.contextualize(chunk)
+        assert tokenizer.count_tokens(text) == len(tk.encode_ordinary(text)) <= 40
+    assert any("<|endoftext|>" in c.text for c in chunks)
