@@ -823,3 +823,16 @@ def test_context_chunks_of_a_long_text_keep_every_guarantee():
     chunks = chunker.chunks(text)
     check_chunks(CL100K, text, chunks, 128, 16)
     assert all(c.token_count_with_context == CL100K.count(c.context + c.text) <= 128 for c in chunks)
+
+
+def test_one_chunker_serves_many_threads_alike():
+    # public objects are safe to read from several threads: one chunker (with its cache
+    # of prefix budgets), many texts at once, the same chunks as one at a time
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [("# T%d\n\n" % i) + INDENTED[i * 50 :] for i in range(8)]
+    chunker = Chunker(CL100K, 48, overlap=6, markdown=True, context="Doc")
+    expected = [Chunker(CL100K, 48, overlap=6, markdown=True, context="Doc").chunks(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(chunker.chunks, texts * 2))
+    assert got == expected * 2

@@ -70,6 +70,15 @@ def test_in_a_pipeline_and_serialization():
     assert [d.content for d in restored.run({"splitter": {"documents": [Document(content=text)]}})["splitter"]["documents"]] == [d.content for d in docs]
 
 
+def test_pickles():
+    import pickle
+
+    splitter = ExactTokenDocumentSplitter(encoding="o200k_base", chunk_size=12, chunk_overlap=3)
+    docs = [Document(content="Pickled components split alike. " * 10)]
+    copy = pickle.loads(pickle.dumps(splitter))
+    assert [d.content for d in copy.run(documents=docs)["documents"]] == [d.content for d in splitter.run(documents=docs)["documents"]]
+
+
 def test_bad_input():
     splitter = ExactTokenDocumentSplitter(chunk_size=8)
     with pytest.raises(TypeError):
