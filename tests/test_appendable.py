@@ -109,8 +109,10 @@ def test_errors_and_pickle():
         ae.append(b"bytes")
     with pytest.raises(ValueError):
         ae.truncate(5)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="unknown encoding 'cl100k'"):
         AppendableEncoder("cl100k")
+    with pytest.raises(TypeError):
+        AppendableEncoder(100)
     raw = AppendableEncoder(enc.bpe)
     with pytest.raises(TypeError):
         raw.append("str")

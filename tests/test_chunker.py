@@ -115,7 +115,9 @@ def test_invalid_arguments():
     with pytest.raises(TypeError):
         Chunker(CL100K, 10.0)
     with pytest.raises(TypeError):
-        Chunker("cl100k_base", 10)
+        Chunker(12345, 10)
+    with pytest.raises(ValueError, match="unknown encoding"):
+        Chunker("cl100k-base", 10)
     with pytest.raises(TypeError):
         Chunker(CL100K, 10).chunks(b"bytes")
     with pytest.raises(TypeError):
@@ -622,3 +624,221 @@ def test_overlap_on_one_huge_piece_counts_linear_text():
             assert all(c.token_count == enc.count(c.text) <= 64 for c in chunks)
             work.append(counted.get("chars", 0))
     assert work[1] <= 6 * max(work[0], 1), work
+
+
+# ------------------------------------------- conveniences, positions, headings, context
+def test_encoding_names_models_paths_and_aliases(tmp_path):
+    text = "Names, models and paths all name an encoding. " * 20
+    reference = Chunker(O200K, 32, overlap=4).chunks(text)
+    path = tmp_path / "o200k.bpe"
+    O200K.save(path)
+    for spec in ("o200k_base", "gpt-4o", path, str(path)):
+        assert Chunker(spec, 32, overlap=4).chunks(text) == reference, spec
+    assert Chunker("gpt-4o", chunk_size=32, chunk_overlap=4).chunks(text) == reference
+    chunker = Chunker("gpt-4o", chunk_size=32, overlap=4)
+    assert chunker.chunk_size == chunker.max_tokens == 32
+    assert chunker(text) == reference
+    assert chunker([text, "short", ""]) == [reference, chunker.chunks("short"), []]
+    assert chunker((text,)) == [reference]
+    with pytest.raises(TypeError, match="not both"):
+        Chunker(O200K, 32, chunk_size=32)
+    with pytest.raises(TypeError, match="budget"):
+        Chunker(O200K)
+    with pytest.raises(ValueError, match="chunk_size must be >= 1"):
+        Chunker(O200K, chunk_size=0)
+    with pytest.raises(ValueError, match="chunk_overlap must be >= 0 and < chunk_size"):
+        Chunker(O200K, chunk_size=8, chunk_overlap=8)
+    with pytest.raises(ValueError, match="is a directory"):
+        Chunker(tmp_path, 8)
+    with pytest.raises(ValueError, match="need an Encoding"):
+        Chunker(O200K.bpe, 8, markdown=True)
+
+
+def test_chunk_fields():
+    c = Chunker("cl100k_base", 4, boundaries="exact").chunks("one two three four five six")[1]
+    assert (c.text, c.start, c.end, c.token_count, len(c)) == (" five six", 18, 27, 2, 9)
+    assert c.headings == () and c.context == "" and c.text_with_context == c.text
+    assert c.token_count_with_context == c.token_count
+    with pytest.raises(ValueError):
+        Chunk("x", 0, 1, 1, (), "ctx")
+
+
+def test_character_over_budget_is_a_value_error_with_its_facts():
+    from bpe_stream.chunk.chunker import CharacterOverBudget
+
+    rare = "\u9f98"
+    with pytest.raises(CharacterOverBudget) as info:
+        Chunker(CL100K, chunk_size=1).chunks("ab " + rare)
+    e = info.value
+    assert (e.character, e.position, e.tokens, e.budget) == (rare, 3, CL100K.count(rare), 1)
+    assert "chunk_size=1" in str(e)
+
+
+INDENTED = "".join(
+    f"{'  ' * (i % 4)}- item {i}: {'value ' * (i % 7)}\n" + ("\n" if i % 5 == 4 else "") for i in range(400)
+)
+
+
+@pytest.mark.parametrize("max_tokens", [16, 64, 512])
+def test_cuts_at_line_breaks_leave_indentation_with_its_line(max_tokens):
+    # indented YAML-like text: blank lines between blocks, every line indented
+    for enc in ENCODINGS.values():
+        chunks = Chunker(enc, max_tokens).chunks(INDENTED)
+        check_chunks(enc, INDENTED, chunks, max_tokens)
+        ends_in_indent = [c for c in chunks[:-1] if c.text.rstrip(" \t").endswith("\n") and c.text[-1] in " \t"]
+        assert not ends_in_indent, ends_in_indent[:2]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(text=st.lists(st.sampled_from(["\n", "\n\n", " ", "  ", "\t", "x", "# ", "## h", "\r\n"]), max_size=30).map("".join))
+def test_paragraph_positions_are_line_starts_after_a_blank_line(text):
+    from bpe_stream.chunk.boundaries import PARAGRAPH
+
+    lines_start = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    for p in PARAGRAPH.positions(text, 0, len(text)):
+        assert p in lines_start and p >= 2
+        # a blank line ends right here, and the line before the blank lines is no heading
+        assert text[p - 1] == "\n"
+        before = text[:p].rstrip(" \t\r\n\f\v")
+        last_line = before.rsplit("\n", 1)[-1]
+        assert not regex_heading(last_line), (text, p)
+    # every blank line after a non-heading line gives a position at the next line start
+    for m in __import__("re").finditer(r"\n([^\S\n]*\n)+", text):
+        last_line = text[: m.start()].rsplit("\n", 1)[-1]
+        if not regex_heading(last_line):
+            assert m.end() in PARAGRAPH.positions(text, 0, len(text))
+
+
+def regex_heading(line: str) -> bool:
+    import re
+
+    return re.match(r" {0,3}#{1,6}([ \t]|$)", line) is not None
+
+
+def reference_heading_path(text: str, p: int) -> tuple[str, ...]:
+    """The heading path at ``p``, written plainly: walk the lines that start before ``p``."""
+    import re
+
+    stack: list[tuple[int, str]] = []
+    fence = None
+    pos = 0
+    for line in text.split("\n"):
+        if pos >= p:
+            break
+        pos += len(line) + 1
+        body = line[:264]
+        f = re.match(r" {0,3}(`{3,}|~{3,})(.*)", body)
+        if fence is not None:
+            if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not f.group(2).strip():
+                fence = None
+            continue
+        if f and not (f.group(1)[0] == "`" and "`" in f.group(2)):
+            fence = f.group(1)
+            continue
+        h = re.match(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", body, re.S)
+        if h:
+            level = len(h.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, (h.group(2) or "").strip()[:256]))
+    return tuple(t for _, t in stack)
+
+
+MD_PARTS = ["# Title\n", "## Sub ##\n", "### Deep\n", "#nope\n", "   ## Indented\n", "text ", "more words. ",
+            "\n", "\n\n", "```\n", "~~~~\n", "```py\n", "# in fence?\n", "para\n\n", "中文。", "#\n", "x" * 30]
+md_texts = st.lists(st.sampled_from(MD_PARTS), max_size=40).map("".join)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=md_texts, bo=budget_and_overlap(), mode=modes, seed=st.integers(0, 2**32))
+def test_markdown_heading_paths(text, bo, mode, seed):
+    max_tokens, overlap = bo
+    chunker = Chunker(CL100K, max_tokens, overlap=overlap, boundaries=mode, markdown=True)
+    chunks = chunk_or_too_long(chunker, text)
+    if chunks is None:
+        return
+    check_chunks(CL100K, text, chunks, max_tokens, overlap, oracle=False)
+    for c in chunks:
+        assert c.headings == reference_heading_path(text, c.start), c
+    plain = Chunker(CL100K, max_tokens, overlap=overlap, boundaries=mode).chunks(text)
+    assert [(c.start, c.end) for c in chunks] == [(c.start, c.end) for c in plain]
+    rng = random.Random(seed)
+    assert list(chunker.chunk_stream(random_split(text, rng, rng.choice([1, 7, 300])))) == chunks
+
+
+def test_long_heading_titles_are_capped_and_streamed_alike():
+    text = "# " + "word " * 200 + "\n" + "body text. " * 100
+    chunker = Chunker(CL100K, 20, markdown=True)
+    chunks = chunker.chunks(text)
+    assert all(c.headings == reference_heading_path(text, c.start) for c in chunks)
+    assert len(chunks[-1].headings[0]) == 256
+    assert list(chunker.chunk_stream(random_split(text, random.Random(1), 3))) == chunks
+
+
+contexts = st.one_of(st.none(), st.sampled_from(["", "Title", "A much longer document title, with words"]),
+                     st.just(lambda h: "/".join(h) + ": "))
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(md_texts, texts), budget=st.integers(1, 64), overlap_share=st.floats(0, 1),
+       mode=modes, markdown=st.booleans(), title=st.sampled_from(["", "Title", "A long title with many words in it"]),
+       enc_name=st.sampled_from(sorted(ENCODINGS)), seed=st.integers(0, 2**32))
+def test_context_is_counted_inside_the_budget(text, budget, overlap_share, mode, markdown, title, enc_name, seed):
+    from bpe_stream.chunk.headings import format_context
+
+    enc = ENCODINGS[enc_name]
+    overlap = int(overlap_share * (budget - 1))
+    chunker = Chunker(enc, budget, overlap=overlap, boundaries=mode, markdown=markdown, context=title)
+    try:
+        chunks = chunker.chunks(text)
+    except ValueError as e:
+        # only when the prefix leaves no room, or a character does not fit in what it leaves
+        assert "context" in str(e)
+        return
+    check_chunks(enc, text, chunks, budget, overlap, oracle=False)
+    tk = tiktoken_oracle(enc.name)
+    for c in chunks:
+        expected_headings = reference_heading_path(text, c.start) if markdown else ()
+        assert c.headings == expected_headings
+        assert c.context == format_context(title, expected_headings)
+        assert c.text_with_context == c.context + c.text
+        assert c.token_count_with_context == enc.count(c.text_with_context) <= budget
+        assert c.token_count_with_context == len(tk.encode_ordinary(c.text_with_context))
+    rng = random.Random(seed)
+    assert list(chunker.chunk_stream(random_split(text, rng, rng.choice([1, 5, 400])))) == chunks
+
+
+def test_context_function_and_errors():
+    text = "# A\n\nalpha beta gamma.\n\n## B\n\ndelta epsilon.\n"
+    chunker = Chunker(CL100K, 12, markdown=True, context=lambda h: "[" + " / ".join(h) + "]\n")
+    chunks = chunker.chunks(text)
+    check_chunks(CL100K, text, chunks, 12)
+    assert chunks[-1].context == "[A / B]\n"
+    assert all(c.token_count_with_context <= 12 for c in chunks)
+    with pytest.raises(ValueError, match="leaves no room"):
+        Chunker(CL100K, 3, context="a title far longer than three tokens").chunks("text")
+    with pytest.raises(TypeError, match="must return a str"):
+        Chunker(CL100K, 8, context=lambda h: 5).chunks("text")  # type: ignore[arg-type, return-value]
+    with pytest.raises(TypeError):
+        Chunker(CL100K, 8, context=5)  # type: ignore[call-overload]
+
+
+def test_context_chunks_of_a_long_text_keep_every_guarantee():
+    text = (Path(CORPUS_FILES[0]).read_text(encoding="utf-8") if CORPUS_FILES else INDENTED * 20)[:200_000]
+    chunker = Chunker(CL100K, 128, overlap=16, markdown=True, context="Corpus")
+    chunks = chunker.chunks(text)
+    check_chunks(CL100K, text, chunks, 128, 16)
+    assert all(c.token_count_with_context == CL100K.count(c.context + c.text) <= 128 for c in chunks)
+
+
+def test_one_chunker_serves_many_threads_alike():
+    # public objects are safe to read from several threads: one chunker (with its cache
+    # of prefix budgets), many texts at once, the same chunks as one at a time
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [("# T%d\n\n" % i) + INDENTED[i * 50 :] for i in range(8)]
+    chunker = Chunker(CL100K, 48, overlap=6, markdown=True, context="Doc")
+    expected = [Chunker(CL100K, 48, overlap=6, markdown=True, context="Doc").chunks(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(chunker.chunks, texts * 2))
+    assert got == expected * 2

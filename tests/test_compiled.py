@@ -255,3 +255,62 @@ def test_encoding_pickles_without_the_table():
     fresh.count("warm the table up")
     clone = pickle.loads(pickle.dumps(fresh))
     assert clone.count("warm the table up") == fresh.count("warm the table up")
+
+
+# ------------------------------------------------ a build without a compiler says so
+def test_a_skipped_build_warns_once_at_import_unless_pure_python_is_chosen(tmp_path, monkeypatch):
+    import importlib.resources
+    import warnings
+
+    from bpe_stream.bpe import merge_loop
+
+    (tmp_path / "NOT_COMPILED").write_text("CompileError: no compiler\n")
+    monkeypatch.setattr(importlib.resources, "files", lambda package: tmp_path)
+    monkeypatch.delenv("BPE_STREAM_PURE_PYTHON", raising=False)
+    with pytest.warns(RuntimeWarning, match="without its compiled core .*CompileError: no compiler"):
+        merge_loop._warn_not_compiled()
+    monkeypatch.setenv("BPE_STREAM_PURE_PYTHON", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        merge_loop._warn_not_compiled()  # chosen on purpose: quiet
+        monkeypatch.delenv("BPE_STREAM_PURE_PYTHON")
+        (tmp_path / "NOT_COMPILED").unlink()
+        merge_loop._warn_not_compiled()  # built (or never tried): quiet
+
+
+def test_setup_py_marks_a_skipped_optional_extension(tmp_path, monkeypatch):
+    # the custom build_ext turns the silent skip of an optional extension into a marker
+    # file and a warning block on stderr
+    import runpy
+    import sys as _sys
+    from pathlib import Path
+
+    import setuptools
+
+    root = Path(__file__).resolve().parents[1]
+    captured = {}
+    monkeypatch.setattr(setuptools, "setup", lambda **kw: captured.update(kw))
+    runpy.run_path(str(root / "setup.py"))
+    build_ext_loudly = captured["cmdclass"]["build_ext"]
+    from setuptools import Distribution
+
+    dist = Distribution({"ext_modules": captured["ext_modules"]})
+    cmd = build_ext_loudly(dist)
+    cmd.initialize_options()
+    cmd.build_lib = str(tmp_path / "lib")
+    cmd.build_temp = str(tmp_path / "temp")
+    cmd.finalize_options()
+    cmd.build_lib = str(tmp_path / "lib")
+
+    def fail(self, ext):
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(setuptools.command.build_ext.build_ext, "build_extension", fail)
+    err = []
+    monkeypatch.setattr(_sys, "stderr", type("S", (), {"write": lambda self, s: err.append(s)})())
+    cmd.build_extension(captured["ext_modules"][0])
+    monkeypatch.setattr(setuptools.command.build_ext.build_ext, "run", lambda self: None)
+    cmd.run()
+    marker = tmp_path / "lib" / "bpe_stream" / "_native" / "NOT_COMPILED"
+    assert marker.read_text().startswith("RuntimeError: no compiler here")
+    assert "WARNING: bpe-stream's compiled core" in "".join(err)

@@ -27,6 +27,8 @@ def test_readme_python_blocks_run_in_order(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the examples read README.md and write mine.tiktoken here
     namespace: dict = {}
     for block in blocks:
+        if block.startswith("# pip install 'bpe-stream["):
+            continue  # the adapters' examples need their frameworks (tests/test_integrations_*.py)
         exec(compile(block, str(README), "exec"), namespace)
 
 

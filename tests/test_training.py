@@ -186,6 +186,83 @@ def test_eligibility_check_agrees_with_original_bpe(docs, seed):
         assert training._encodes_to_pair(left, right, ranks) == expected
 
 
+@settings(max_examples=examples(80), deadline=None)
+@given(docs=small_corpora(), seed=st.integers(0, 2**32 - 1), run=st.integers(0, 300))
+def test_heap_eligibility_check_agrees_with_the_scan(docs, seed, run):
+    # the heap check (long pairs) and the scan (short ones) are two loops of one rule
+    tokens = tokens_from_merges(learn_merges(docs + ["y" * run], 330, min_frequency=1))
+    ranks = {t: i for i, t in enumerate(tokens)}
+    rng = random.Random(seed)
+    for _ in range(40):
+        left, right = tokens[rng.randrange(len(tokens))], tokens[rng.randrange(len(tokens))]
+        data = left + right
+        if data in ranks:
+            continue
+        expected = bpe_encode(data, ranks) == [left, right]
+        assert training._encodes_to_pair_heap(data, len(left), ranks) == expected
+
+
+def test_long_runs_train_like_the_reference_and_check_long_pairs_with_the_heap(monkeypatch):
+    scanned: list[int] = []
+    original = training._encodes_to_pair
+
+    def spy(left, right, ranks):
+        if len(left) + len(right) <= training._SHORT_PAIR:
+            scanned.append(len(left) + len(right))
+        return original(left, right, ranks)
+
+    monkeypatch.setattr(training, "_encodes_to_pair", spy)
+    docs = ["y" * 3000 + " yy " + "xy" * 700, "y" * 1025]
+    for pattern in (None, CL100K):
+        assert learn_merges(docs, 300, pattern=pattern) == reference_merges(docs, 300, pattern=pattern)
+    assert scanned and max(scanned) <= training._SHORT_PAIR
+
+
+@pytest.mark.slow
+def test_a_run_of_200000_letters_trains_to_its_doubling_merges():
+    # quadratic before (the eligibility scan on tokens of 2^16 bytes); the merges of a
+    # run of 2^k * 3125 letters are the doublings, then what the odd counts leave
+    merges = learn_merges("y" * 200_000, 300, pattern="cl100k_base")
+    tokens = tokens_from_merges(merges)
+    assert [tokens[256 + i] for i in range(7)] == [b"y" * 2 ** (i + 1) for i in range(7)]
+    assert merges == learn_merges(["y" * 200_000], 300)
+
+
+def test_memory_holds_flat_arrays_not_lists_of_ints(monkeypatch):
+    # the linked array is typed arrays (4 or 8 bytes a position), the pair positions too
+    seen = {}
+    original = training._find_all
+
+    def spy(layout, pair):
+        import inspect
+
+        frame = inspect.currentframe().f_back
+        seen.update({k: type(frame.f_locals[k]) for k in ("token", "next_pos", "prev_pos", "pair_positions")})
+        seen["positions"] = {type(v) for v in frame.f_locals["pair_positions"].values()}
+        return original(layout, pair)
+
+    monkeypatch.setattr(training, "_find_all", spy)
+    learn_merges("the cat sat on the mat " * 50, 280)
+    from array import array
+
+    assert seen["token"] is seen["next_pos"] is seen["prev_pos"] is array
+    assert seen["positions"] <= {array}
+
+
+def test_progress_reports_every_phase():
+    stream = io.StringIO()
+    learn_merges(["one two three", "two three"] * 20, 270, pattern="cl100k_base",
+                 progress=training.Progress(stream, live=False))
+    lines = stream.getvalue().splitlines()
+    phases = [line for line in lines if line.endswith("...")]
+    assert [p[:-3].split(" ")[0] for p in phases] == ["reading", "laying", "counting", "merging"]
+    assert any(line.startswith("merging [") and "/14 merges" in line for line in lines)
+    stream = io.StringIO()
+    learn_merges("abc" * 100, 260, progress=training.Progress(stream, live=False))
+    assert [line[:-3].split(" ")[0] for line in stream.getvalue().splitlines() if line.endswith("...")] == [
+        "reading", "counting", "merging"]
+
+
 def test_an_ineligible_pair_is_skipped_forever_and_the_next_best_is_taken(monkeypatch):
     # Pretend (a, a) is ineligible in both trainers; they must still agree.
     def forbid_aa_fast(left, right, ranks, original=training._encodes_to_pair):

@@ -673,6 +673,11 @@ PyInit__merge_loop(void)
     PyObject *m = PyModule_Create(&merge_loop_module);
     if (m == NULL)
         return NULL;
+#ifdef Py_GIL_DISABLED
+    /* free-threaded CPython: the table is read-only after construction and every call
+       works on its own buffers (see the opening comment), so no GIL is needed */
+    PyUnstable_Module_SetGIL(m, Py_MOD_GIL_NOT_USED);
+#endif
     Py_INCREF(&MergeTableType);
     if (PyModule_AddObject(m, "MergeTable", (PyObject *)&MergeTableType) < 0 ||
         PyModule_AddIntConstant(m, "max_piece", MAX_PIECE) < 0 ||

@@ -15,10 +15,35 @@ import os
 
 __all__ = ["compiled_available", "merge_table_for"]
 
+
+def _warn_not_compiled() -> None:
+    """One warning when the build skipped the compiled core (setup.py leaves a marker
+    then); none when it was turned off on purpose (``BPE_STREAM_PURE_PYTHON``)."""
+    import importlib.resources
+    import warnings
+
+    try:
+        marker = importlib.resources.files("bpe_stream._native").joinpath("NOT_COMPILED")
+        reason = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    except (OSError, ModuleNotFoundError):  # pragma: no cover - unusual installs
+        reason = None
+    if reason is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return
+    warnings.warn(
+        "bpe-stream was installed without its compiled core (the build could not compile "
+        f"it: {reason}); the answers are the same, a first pass over new text is 4-7x "
+        "slower. Install a C compiler and reinstall, or install a wheel; set "
+        "BPE_STREAM_PURE_PYTHON=1 to run pure Python without this warning.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
 try:
     from .._native._merge_loop import MergeTable
 except ImportError:  # not built: no C compiler at install time
     MergeTable = None
+    _warn_not_compiled()
 
 
 def compiled_available() -> bool:

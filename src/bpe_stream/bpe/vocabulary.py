@@ -35,6 +35,7 @@ by :mod:`bpe_stream.encoding.cache`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 
 from .backtracking import encode_backtracking
@@ -115,7 +116,7 @@ class BytePairEncoding:
         return cls(tokens)
 
     @classmethod
-    def from_tiktoken_file(cls, path) -> "BytePairEncoding":
+    def from_tiktoken_file(cls, path: str | os.PathLike[str]) -> "BytePairEncoding":
         """Build from a ``.tiktoken`` file (``base64 rank`` per line, plain or gzip)."""
         return cls(tokens_from_ranks(read_tiktoken_file(path)))
 

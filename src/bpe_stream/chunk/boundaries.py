@@ -18,7 +18,8 @@ Invariants:
 The default order (``SEMANTIC_LEVELS``), strongest first:
 
 =========  =====================================================================
-paragraph  after a blank line (and the whitespace that follows it)
+paragraph  after one or more blank lines (not the next line's indentation), except
+           after a Markdown heading line
 markdown   before a Markdown heading line or an opening code fence with an
            info string (```` ```python ````), after a bare closing fence line
 line       after a newline
@@ -140,11 +141,35 @@ class BoundaryLevel:
 
 _U = "utf-8"
 
-PARAGRAPH = BoundaryLevel(
-    "paragraph",
-    r"\n[^\S\n]*\n\s*",
-    rb"\n[ \t\r\f\v]*\n[ \t\r\n\f\v]*",
-)
+# The blank lines are taken, the next line's indentation is not (a chunk of indented
+# code, YAML or verse starts with its first line whole); blank lines right after a
+# Markdown heading line are no cut (a chunk does not end with its heading).  A finder,
+# not one regex: a look-behind for the heading would re-scan a run of blank lines from
+# each of its newlines, O(run^2).  This is one linear scan plus a look at the start of
+# the line before each run.
+_BLANK_RUN = regex.compile(r"\n(?:[^\S\n]*+\n)++")
+_BLANK_RUN_BYTES = regex.compile(rb"\n(?:[ \t\r\f\v]*+\n)++")
+_HEADING_START = regex.compile(r" {0,3}#{1,6}(?:[ \t]|\r?\n)")
+_HEADING_START_BYTES = regex.compile(rb" {0,3}#{1,6}(?:[ \t]|\r?\n)")
+
+
+def _paragraph_ends(text: str | bytes, lo: int, hi: int) -> list[int]:
+    """Ends of the runs of blank lines in ``text[lo:hi]`` that do not follow a heading line."""
+    if isinstance(text, str):
+        run, heading, nl = _BLANK_RUN, _HEADING_START, "\n"
+    else:
+        run, heading, nl = _BLANK_RUN_BYTES, _HEADING_START_BYTES, b"\n"
+    out = []
+    for m in run.finditer(text, lo, hi):
+        line_start = text.rfind(nl, lo, m.start()) + 1  # type: ignore[arg-type]
+        if line_start == 0:
+            line_start = lo
+        if heading.match(text, line_start, m.start() + 1) is None:  # type: ignore[call-overload]
+            out.append(m.end())
+    return out
+
+
+PARAGRAPH = BoundaryLevel("paragraph", finder=_paragraph_ends)
 MARKDOWN = BoundaryLevel(
     "markdown",
     # before a heading line or an opening fence with an info string; after a bare fence line

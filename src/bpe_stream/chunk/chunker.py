@@ -99,8 +99,9 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 import regex
 
@@ -108,6 +109,7 @@ from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
+from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
@@ -115,8 +117,18 @@ from ..text.cuts import text_split_at, text_split_at_start
 from ..text.input import fix_surrogates
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
+from .headings import HeadingTracker, format_context
 
-__all__ = ["Chunk", "Chunker"]
+__all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
+
+T = TypeVar("T", str, bytes)
+
+#: The ``boundaries=`` argument: a mode, or boundary levels strongest first.
+Boundaries: TypeAlias = "Literal['semantic', 'exact'] | Sequence[BoundaryLevel | str | tuple[str, str]]"
+#: The ``context=`` argument: a title (the prefix is the title and the heading path,
+#: see :func:`~bpe_stream.chunk.headings.format_context`) or a function of the heading
+#: path that returns the prefix itself.
+ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 
 # Patterns for which a letter followed by a non-letter/mark/apostrophe always ends a piece.
 _HARD_BOUNDARY_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
@@ -132,16 +144,68 @@ _NEED_MORE = object()  # planner: the held text cannot decide this chunk yet
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(Generic[T]):
     """A piece of the input: ``text == input[start:end]`` and ``token_count == count(text)``.
 
-    Offsets are character offsets for str input and byte offsets for bytes input.
+    Offsets are character offsets for str input (``Chunk[str]``) and byte offsets for
+    bytes input (``Chunk[bytes]``).  ``headings``: the Markdown heading path above the
+    chunk (``Chunker(..., markdown=True)``; see :mod:`bpe_stream.chunk.headings`).
+    ``context``: the prefix that ``Chunker(..., context=...)`` puts before the chunk
+    (``""`` without one); ``text_with_context`` is ``context + text`` and
+    ``token_count_with_context == count(text_with_context) <= max_tokens``.
+
+    >>> c = Chunk("body", 10, 14, 1, ("Guide",), "Guide\\n\\n", 4)
+    >>> c.text_with_context, len(c)
+    ('Guide\\n\\nbody', 4)
     """
 
-    text: str | bytes
+    text: T
     start: int
     end: int
     token_count: int
+    headings: tuple[str, ...] = ()
+    context: str = ""
+    token_count_with_context: int = -1
+
+    def __post_init__(self) -> None:
+        if self.token_count_with_context < 0:
+            if self.context:
+                raise ValueError("a Chunk with a context needs its token_count_with_context")
+            object.__setattr__(self, "token_count_with_context", self.token_count)
+
+    @property
+    def text_with_context(self) -> T:
+        """``context + text``: what to embed or send so that the budget holds."""
+        if not self.context:
+            return self.text
+        return self.context + self.text  # type: ignore[return-value]  # context is only set on str chunks
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        # pickles of bpe-stream 0.1.0 hold the first four fields only
+        values = list(state) + [(), "", -1][len(state) - 4 :] if len(state) < 7 else list(state)
+        for name, value in zip(("text", "start", "end", "token_count", "headings", "context",
+                                "token_count_with_context"), values):
+            object.__setattr__(self, name, value)
+        if self.token_count_with_context < 0:
+            object.__setattr__(self, "token_count_with_context", self.token_count)
+
+
+class CharacterOverBudget(ValueError):
+    """A character (or a UTF-8 sequence of bytes input) alone needs more tokens than the budget.
+
+    Attributes: ``character`` (str, or bytes when it is not valid UTF-8), ``position``
+    (the offset in the input), ``tokens`` (what it needs), ``budget``.
+    """
+
+    def __init__(self, message: str, character: str | bytes, position: int, tokens: int, budget: int):
+        super().__init__(message)
+        self.character = character
+        self.position = position
+        self.tokens = tokens
+        self.budget = budget
 
 
 class _Window:
@@ -180,64 +244,145 @@ class _State:
         self.done = False
 
 
-class Chunker:
+class Chunker(Generic[T]):
     """Cut text into chunks of at most ``max_tokens`` tokens, exactly.
 
-    ``enc_or_bpe``: an :class:`~bpe_stream.Encoding` (chunks str) or a
-    :class:`~bpe_stream.BytePairEncoding` (chunks bytes, no pre-splitting).
+    ``encoding``: an :class:`~bpe_stream.Encoding`, an encoding name
+    (``"cl100k_base"``), a model name (``"gpt-4o"``) or a saved vocabulary's path
+    (chunks str: a ``Chunker[str]``), or a :class:`~bpe_stream.BytePairEncoding`
+    (chunks bytes, no pre-splitting: a ``Chunker[bytes]``).
+    ``max_tokens`` (or its alias ``chunk_size=``): the budget of every chunk.
+    ``overlap`` (or ``chunk_overlap=``): tokens of the previous chunk repeated at the
+    start of the next.
     ``boundaries``: ``"semantic"`` (default), ``"exact"``, or a sequence of
     :class:`~bpe_stream.chunk.boundaries.BoundaryLevel` / level names /
     ``(name, regex)`` pairs, strongest first.  ``fill_floor``: a weaker level is
     used only when the stronger one would leave the chunk under
     ``fill_floor * max_tokens`` tokens.
+    ``markdown=True`` (str only): every chunk carries its heading path in
+    ``Chunk.headings``.  ``context`` (str only): a title, or a function of the heading
+    path returning a prefix; every chunk then carries its prefix in ``Chunk.context``
+    and ``count(chunk.context + chunk.text) <= max_tokens`` (the text gets what the
+    prefix leaves of the budget, re-checked exactly).
 
-    >>> import bpe_stream
-    >>> enc = bpe_stream.get_encoding("o200k_base")
-    >>> chunker = Chunker(enc, 8, overlap=3)
-    >>> chunks = chunker.chunks("Streams arrive in pieces. Chunks must not wait for the end.")
+    A chunker is callable: ``chunker(text)`` is ``chunker.chunks(text)`` and
+    ``chunker([text, ...])`` is a list of those lists.
+
+    >>> chunker = Chunker("o200k_base", chunk_size=8, overlap=3)
+    >>> chunks = chunker("Streams arrive in pieces. Chunks must not wait for the end.")
     >>> [(c.text, c.token_count) for c in chunks]
     [('Streams arrive in pieces. Chunks must', 8), (' Chunks must not wait for the', 7), (' wait for the end.', 5)]
     >>> list(chunker.chunk_stream(["Streams arr", "ive in pieces. Chunks must not", " wait for the end."])) == chunks
     True
+    >>> doc = "# Guide\\n\\nIntro text.\\n\\n## Install\\n\\nRun pip install and wait for it to finish.\\n"
+    >>> for c in Chunker("gpt-4o", 16, markdown=True, context="Manual", fill_floor=0.3)(doc):
+    ...     print(c.headings, c.token_count_with_context, repr(c.text_with_context))
+    () 8 'Manual\\n\\n# Guide\\n\\nIntro text.\\n\\n'
+    ('Guide',) 15 'Manual\\nGuide\\n\\n## Install\\n\\nRun pip install and wait for it to'
+    ('Guide', 'Install') 8 'Manual\\nGuide > Install\\n\\n finish.\\n'
     """
 
     _normal_form = None  # (chunkers pickled before normalizing pre-tokenizers lack it)
+    # Defaults for chunkers unpickled from bpe-stream 0.1.0, which had none of these.
+    _markdown = False
+    _context: ContextArg | None = None
+    _subs: dict[int, Chunker[str]] | None = None
+    _budget_name = "max_tokens"
+
+    encoding: Encoding | BytePairEncoding
+    max_tokens: int
+    overlap: int
+
+    @overload
+    def __init__(
+        self: Chunker[bytes],
+        encoding: BytePairEncoding,
+        max_tokens: int | None = None,
+        *,
+        chunk_size: int | None = None,
+        overlap: int = 0,
+        chunk_overlap: int | None = None,
+        boundaries: Boundaries = "semantic",
+        fill_floor: float = 0.8,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Chunker[str],
+        encoding: EncodingLike,
+        max_tokens: int | None = None,
+        *,
+        chunk_size: int | None = None,
+        overlap: int = 0,
+        chunk_overlap: int | None = None,
+        boundaries: Boundaries = "semantic",
+        fill_floor: float = 0.8,
+        markdown: bool = False,
+        context: ContextArg | None = None,
+    ) -> None: ...
 
     def __init__(
         self,
-        enc_or_bpe,
-        max_tokens: int,
+        encoding: EncodingLike | BytePairEncoding,
+        max_tokens: int | None = None,
         *,
+        chunk_size: int | None = None,
         overlap: int = 0,
-        boundaries="semantic",
+        chunk_overlap: int | None = None,
+        boundaries: Boundaries = "semantic",
         fill_floor: float = 0.8,
-    ):
+        markdown: bool = False,
+        context: ContextArg | None = None,
+    ) -> None:
+        enc_or_bpe = resolve_encoding_or_bpe(encoding)
         if isinstance(enc_or_bpe, Encoding):
             enc_or_bpe._require_rank_order("Chunker")
             self._is_text = True
             self._bpe = enc_or_bpe.bpe
             self._hard_boundaries = enc_or_bpe.pat_str in _HARD_BOUNDARY_PATTERNS
-        elif isinstance(enc_or_bpe, BytePairEncoding):
+        else:
             self._is_text = False
             self._bpe = enc_or_bpe
             self._hard_boundaries = False
-        else:
-            raise TypeError(
-                f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-            )
-        for name, value in (("max_tokens", max_tokens), ("overlap", overlap)):
+        budget_name = "max_tokens"
+        if chunk_size is not None:
+            if max_tokens is not None:
+                raise TypeError("give max_tokens or chunk_size (its alias), not both")
+            max_tokens, budget_name = chunk_size, "chunk_size"
+        if max_tokens is None:
+            raise TypeError("Chunker needs a token budget: max_tokens (or chunk_size=)")
+        overlap_name = "overlap"
+        if chunk_overlap is not None:
+            if overlap:
+                raise TypeError("give overlap or chunk_overlap (its alias), not both")
+            overlap, overlap_name = chunk_overlap, "chunk_overlap"
+        for name, value in ((budget_name, max_tokens), (overlap_name, overlap)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
         if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+            raise ValueError(f"{budget_name} must be >= 1, got {max_tokens}")
         if overlap < 0 or overlap >= max_tokens:
-            raise ValueError(f"overlap must be >= 0 and < max_tokens ({max_tokens}), got {overlap}")
+            raise ValueError(
+                f"{overlap_name} must be >= 0 and < {budget_name} ({max_tokens}), got {overlap}"
+            )
         if isinstance(fill_floor, bool) or not isinstance(fill_floor, (int, float)) or not 0 <= fill_floor <= 1:
             raise ValueError(f"fill_floor must be a number in [0, 1], got {fill_floor!r}")
+        if not isinstance(markdown, bool):
+            raise TypeError(f"markdown must be True or False, got {markdown!r}")
+        if context is not None and not (isinstance(context, str) or callable(context)):
+            raise TypeError(
+                f"context must be a str (a title) or a function of the heading path, got {type(context).__name__}"
+            )
+        if not self._is_text and (markdown or context is not None):
+            raise ValueError("markdown= and context= need an Encoding (str chunks), not raw BPE")
         self.encoding = enc_or_bpe
         self.max_tokens = max_tokens
         self.overlap = overlap
         self.fill_floor = float(fill_floor)
+        self._budget_name = budget_name
+        self._markdown = markdown
+        self._context = context
+        self._subs = None
         if boundaries == "exact":
             self.levels: tuple[BoundaryLevel, ...] = ()
             self.boundaries = "exact"
@@ -258,6 +403,21 @@ class Chunker:
         pretokenizer = enc_or_bpe.pretokenizer if self._is_text else None
         self._normal_form = pretokenizer.normalizer if pretokenizer is not None else None
 
+    @property
+    def chunk_size(self) -> int:
+        """The token budget (the same as ``max_tokens``)."""
+        return self.max_tokens
+
+    @property
+    def markdown(self) -> bool:
+        """Whether chunks carry their Markdown heading path."""
+        return self._markdown
+
+    @property
+    def context(self) -> ContextArg | None:
+        """The ``context=`` argument (None: chunks have no prefix)."""
+        return self._context
+
     def _split_at(self, text, start: int) -> int:
         """Largest end from ``start`` whose exact count fits (a method, not a closure, so
         that a Chunker pickles)."""
@@ -273,11 +433,23 @@ class Chunker:
         )
 
     # ---------------------------------------------------------------- public API
-    def chunks(self, text) -> list[Chunk]:
+    @overload
+    def __call__(self, text: T) -> list[Chunk[T]]: ...
+
+    @overload
+    def __call__(self, text: list[T] | tuple[T, ...]) -> list[list[Chunk[T]]]: ...
+
+    def __call__(self, text: T | list[T] | tuple[T, ...]) -> list[Chunk[T]] | list[list[Chunk[T]]]:
+        """``chunks(text)`` for one text; a list of those for a list (or tuple) of texts."""
+        if isinstance(text, (list, tuple)):
+            return [self.chunks(t) for t in text]
+        return self.chunks(text)
+
+    def chunks(self, text: T) -> list[Chunk[T]]:
         """All chunks of ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
         return list(self.iter_chunks(text))
 
-    def iter_chunks(self, text) -> Iterator[Chunk]:
+    def iter_chunks(self, text: T) -> Iterator[Chunk[T]]:
         """Like :meth:`chunks`, lazily.
 
         A long text is fed to the streaming path in blocks of ``_BLOCK_CHARS``
@@ -285,6 +457,27 @@ class Chunker:
         state stays a few blocks long whatever the length of the text.
         """
         text = self._check_input(text)
+        if self._context is not None:
+            blocks = (text[i : i + _BLOCK_CHARS] for i in range(0, len(text), _BLOCK_CHARS))
+            return self._context_run(blocks)
+        chunks = self._iter_plain(text)
+        return _with_headings(chunks) if self._markdown else chunks
+
+    def chunk_stream(self, pieces: Iterable[T]) -> Iterator[Chunk[T]]:
+        """The chunks of ``"".join(pieces)``, each yielded as soon as it is final.
+
+        Offsets are global (into the joined text).  Memory stays bounded by a
+        few chunks plus the look-ahead, whatever the total length.
+        """
+        if isinstance(pieces, (str, bytes, bytearray, memoryview)):
+            raise TypeError("chunk_stream expects an iterable of pieces; use chunks() for one text")
+        checked = (self._check_input(p) for p in pieces)
+        if self._context is not None:
+            return self._context_run(checked)
+        chunks = self._chunk_stream_checked(checked)
+        return _with_headings(chunks) if self._markdown else chunks
+
+    def _iter_plain(self, text):
         if self._normal_form is not None:
             text = normalize(self._normal_form, fix_surrogates(text))
         elif self._is_text and _SURROGATE.search(text) is not None:
@@ -297,15 +490,103 @@ class Chunker:
         state = _State()
         yield from self._run(_Window(self.encoding, text, 0, True), state)
 
-    def chunk_stream(self, pieces: Iterable) -> Iterator[Chunk]:
-        """The chunks of ``"".join(pieces)``, each yielded as soon as it is final.
+    # ---------------------------------------------------------- context prefixes
+    def _context_for(self, headings: tuple[str, ...]) -> str:
+        context = self._context
+        if callable(context):
+            prefix = context(headings)
+            if not isinstance(prefix, str):
+                raise TypeError(f"the context function must return a str, got {type(prefix).__name__}")
+            return prefix
+        return format_context(context or "", headings)
 
-        Offsets are global (into the joined text).  Memory stays bounded by a
-        few chunks plus the look-ahead, whatever the total length.
+    def _sub_chunker(self, budget: int) -> Chunker[str]:
+        """A chunker like this one (no prefix) with ``budget`` tokens, kept for reuse."""
+        subs = self._subs
+        if subs is None:
+            subs = self._subs = {}
+        sub = subs.get(budget)
+        if sub is None:
+            sub = Chunker(
+                self.encoding,  # type: ignore[arg-type]  # context chunkers are str chunkers
+                budget,
+                overlap=min(self.overlap, budget - 1),
+                boundaries=list(self.levels) if self._semantic else "exact",
+                fill_floor=self.fill_floor,
+            )
+            subs[budget] = sub
+        return sub
+
+    def _context_run(self, pieces: Iterable[str]) -> Iterator[Chunk[Any]]:
+        """Chunks whose prefix is counted inside the budget.
+
+        The chunk from ``s`` is the first chunk, from ``s``, of a chunker like this one
+        with budget ``b``: first ``b = max_tokens - count(prefix)``, then, while
+        ``count(prefix + text)`` is over ``max_tokens``, ``b`` lowered by the excess
+        (a chunk depends only on the text from its start, so this is the same whether
+        the text is whole or streamed).  The next chunk starts where that chunker's
+        second chunk starts (its overlap rule), or at the end.
         """
-        if isinstance(pieces, (str, bytes, bytearray, memoryview)):
-            raise TypeError("chunk_stream expects an iterable of pieces; use chunks() for one text")
-        return self._chunk_stream_checked(self._check_input(p) for p in pieces)
+        enc = self.encoding
+        assert isinstance(enc, Encoding)
+        max_tokens = self.max_tokens
+        tracker = HeadingTracker() if self._markdown else None
+        held = _Held(pieces, tracker)
+        s = 0
+        prev_end = 0
+        while True:
+            while s >= held.end():
+                if not held.pull():
+                    return
+            headings: tuple[str, ...] = ()
+            if tracker is not None:
+                path = tracker.path_at(s)
+                while path is None:
+                    held.pull()
+                    path = tracker.path_at(s)
+                headings = path
+            prefix = self._context_for(headings)
+            prefix_count = enc.count(prefix)
+            budget = max_tokens - prefix_count
+            while True:
+                if budget < 1:
+                    raise ValueError(
+                        f"the context {prefix!r} needs {prefix_count} tokens, which leaves no room "
+                        f"for text within {self._budget_name}={max_tokens}"
+                    )
+                stream = self._sub_chunker(budget).chunk_stream(held.blocks(s, max(1024, 8 * budget)))
+                try:
+                    first = next(stream)
+                except CharacterOverBudget as e:
+                    raise CharacterOverBudget(
+                        f"{e.character!r} at position {s + e.position} needs {e.tokens} tokens, "
+                        f"more than the {budget} that the context {prefix!r} leaves of "
+                        f"{self._budget_name}={max_tokens}; it cannot fit in any chunk",
+                        e.character, s + e.position, e.tokens, budget,
+                    ) from None
+                total = enc.count(prefix + first.text) if prefix else first.token_count
+                if total <= max_tokens:
+                    break
+                budget -= total - max_tokens
+            end = s + first.end
+            if end <= prev_end:  # from the overlap start no chunk reaches past the previous one
+                s = prev_end
+                continue
+            next_start = end
+            at_end = held.exhausted and end >= held.end()
+            if self.overlap and not at_end:
+                try:
+                    second = next(stream, None)
+                except ValueError:
+                    second = None
+                if second is not None:
+                    next_start = s + second.start
+            yield Chunk(first.text, s, end, first.token_count, headings, prefix, total)
+            if at_end:
+                return
+            prev_end = end
+            s = next_start
+            held.drop_before(s)
 
     # -------------------------------------------------------------- internals
     def _check_input(self, text):
@@ -565,7 +846,7 @@ class Chunker:
                 return positions[i]
         return None
 
-    def _character_too_long(self, window: _Window, s: int) -> ValueError:
+    def _character_too_long(self, window: _Window, s: int) -> CharacterOverBudget:
         text = window.text
         if self._is_text:
             ch = text[s]
@@ -583,9 +864,10 @@ class Chunker:
             except UnicodeDecodeError:
                 what = f"byte sequence {ch!r}"
             where = f"byte offset {window.base + s}"
-        return ValueError(
-            f"{what} at {where} needs {n} tokens, more than max_tokens={self.max_tokens}; "
-            "it cannot fit in any chunk"
+        return CharacterOverBudget(
+            f"{what} at {where} needs {n} tokens, more than {self._budget_name}={self.max_tokens}; "
+            "it cannot fit in any chunk",
+            ch, window.base + s, n, self.max_tokens,
         )
 
 
@@ -681,3 +963,78 @@ def _normalized_pieces(pieces: Iterable[str], form: str) -> Iterator[str]:
         held = text[p:] + tail_unit
     if held:
         yield normalize(form, fix_surrogates(held))
+
+
+class _Held:
+    """Text of a stream from global offset ``base``, pulled in as needed (context mode)."""
+
+    __slots__ = ("_it", "text", "base", "exhausted", "_tracker")
+
+    def __init__(self, pieces: Iterable[str], tracker: HeadingTracker | None):
+        self._it = iter(pieces)
+        self.text = ""
+        self.base = 0
+        self.exhausted = False
+        self._tracker = tracker
+
+    def end(self) -> int:
+        return self.base + len(self.text)
+
+    def pull(self, want: int = 4096) -> bool:
+        """Read about ``want`` more characters; False once the stream has ended."""
+        if self.exhausted:
+            return False
+        parts = []
+        got = 0
+        for piece in self._it:
+            if piece:
+                parts.append(piece)
+                got += len(piece)
+                if got >= want:
+                    break
+        else:
+            self.exhausted = True
+        if parts:
+            joined = "".join(parts)
+            self.text += joined
+            if self._tracker is not None:
+                self._tracker.feed(joined)
+        if self.exhausted and self._tracker is not None:
+            self._tracker.finish()
+        return bool(parts) or not self.exhausted
+
+    def blocks(self, s: int, step: int) -> Iterator[str]:
+        """The text from global offset ``s`` on, in slices of at most ``step`` characters."""
+        i = s
+        while True:
+            while i >= self.end():
+                if not self.pull():
+                    return
+            j = min(self.end(), i + step)
+            yield self.text[i - self.base : j - self.base]
+            i = j
+
+    def drop_before(self, s: int) -> None:
+        if s > self.base:
+            self.text = self.text[s - self.base :]
+            self.base = s
+
+
+def _with_headings(chunks: Iterator[Chunk[str]]) -> Iterator[Chunk[str]]:
+    """``chunks`` with their Markdown heading paths (read from the chunks' own text)."""
+    tracker = HeadingTracker()
+    fed = 0
+    pending: deque[Chunk[str]] = deque()
+    for c in chunks:
+        if c.end > fed:
+            tracker.feed(c.text[fed - c.start :])
+            fed = c.end
+        pending.append(c)
+        while pending:
+            path = tracker.path_at(pending[0].start)
+            if path is None:
+                break
+            yield replace(pending.popleft(), headings=path)
+    tracker.finish()
+    for c in pending:
+        yield replace(c, headings=tracker.path_at(c.start) or ())

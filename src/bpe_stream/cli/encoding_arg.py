@@ -1,12 +1,9 @@
-"""What the subcommands share: the ``--encoding`` argument and reading input text."""
+"""What the subcommands share: loading ``--encoding`` and reading input text."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..encoding.encoding import get_encoding
-from ..encoding.load import load
-from ..encoding.registry import list_encoding_names
+from ..encoding.encoding import Encoding
+from ..encoding.resolve import resolve_encoding
 from .textio import InputError, read_text
 
 __all__ = ["load_encoding_arg", "read_text_input"]
@@ -17,11 +14,11 @@ def read_text_input(path: str) -> str:
     return read_text(path)
 
 
-def load_encoding_arg(name: str):
-    if name in list_encoding_names():
-        return get_encoding(name)
-    if Path(name).exists():
-        return load(name)
-    raise InputError(
-        f"unknown encoding {name!r}: use one of {', '.join(list_encoding_names())} or a saved encoding file"
-    )
+def load_encoding_arg(name: str | Encoding) -> Encoding:
+    """The encoding ``--encoding`` names (already resolved by the parser, or a string)."""
+    if isinstance(name, Encoding):
+        return name
+    try:
+        return resolve_encoding(name)
+    except ValueError as e:
+        raise InputError(str(e)) from None

@@ -21,9 +21,10 @@ of it, so the class and the function must not import each other in a loop.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Collection, Iterable
-from typing import AbstractSet, Literal
+from typing import AbstractSet, Any, Literal
 
 import regex
 
@@ -121,7 +122,7 @@ class Encoding(PieceEncoder):
 
     # ----------------------------------------------------------------- interop
     @classmethod
-    def from_tiktoken(cls, encoding) -> "Encoding":
+    def from_tiktoken(cls, encoding: Any) -> "Encoding":
         """Wrap the vocabulary of a ``tiktoken.Encoding`` (tiktoken itself is not needed after)."""
         try:
             ranks = encoding._mergeable_ranks
@@ -193,7 +194,7 @@ class Encoding(PieceEncoder):
             return f"<Encoding {self.name!r}, served by HF's merge loop: {self._merges_reason}>"
         return f"<Encoding {self.name!r}>"
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Save ranks (tiktoken format), pattern and special tokens; see :func:`bpe_stream.load`."""
         save_encoding(self, path)
 

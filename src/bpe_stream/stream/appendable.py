@@ -7,14 +7,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bpe.appendable import BytesAppendable
 from ..text.appendable import TextAppendable
-from .counter import StreamingCounter
+from .counter import StreamingCounter, T
 
 __all__ = ["AppendableEncoder"]
 
 
-class AppendableEncoder(StreamingCounter):
+class AppendableEncoder(StreamingCounter[T]):
     """Exact token count of a growing text.
 
     ``AppendableEncoder(enc)`` takes an :class:`~bpe_stream.Encoding` (append
@@ -34,10 +36,10 @@ class AppendableEncoder(StreamingCounter):
     __slots__ = ()
 
     @classmethod
-    def _engines(cls):
+    def _engines(cls) -> tuple[Any, Any]:
         return BytesAppendable, TextAppendable
 
-    def append(self, text) -> None:
+    def append(self, text: T) -> None:
         """Append ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
         if type(text) is not (str if self._is_text else bytes):
             text = self._checked(text)

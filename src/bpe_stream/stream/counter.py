@@ -9,35 +9,52 @@ engines own the algorithms; this shell only checks input types and forwards.
 
 from __future__ import annotations
 
+from typing import Any, Generic, Self, TypeVar, overload
+
 from ..bpe.checks import _check_bytes_input
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
+from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..text.input import check_text
 from .normalizing import NormalizingStream
 
 
-class StreamingCounter:
+T = TypeVar("T", str, bytes)
+
+
+class StreamingCounter(Generic[T]):
     """Input checks and forwarding for a text that grows at one end.
 
+    ``StreamingCounter[str]`` over an Encoding (or a name, model name or path),
+    ``StreamingCounter[bytes]`` over a BytePairEncoding.
     Subclasses set ``_engines()`` -> (raw engine class, pre-splitting engine class)."""
 
     __slots__ = ("_impl", "_is_text")
     _front = False  # whether the text grows at the front
 
+    _impl: Any
+    _is_text: bool
+
+    @overload
+    def __init__(self: StreamingCounter[bytes], encoding: BytePairEncoding) -> None: ...
+
+    @overload
+    def __init__(self: StreamingCounter[str], encoding: EncodingLike) -> None: ...
+
     @classmethod
-    def _engines(cls):  # pragma: no cover - always overridden
+    def _engines(cls) -> tuple[Any, Any]:  # pragma: no cover - always overridden
         raise NotImplementedError
 
-    def __init__(self, enc_or_bpe):
+    def __init__(self, encoding: EncodingLike | BytePairEncoding) -> None:
+        """``encoding``: an Encoding, an encoding or model name, a vocabulary's path, or a
+        BytePairEncoding (raw BPE over bytes)."""
         raw, text = self._engines()
+        enc_or_bpe = resolve_encoding_or_bpe(encoding)
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = raw(enc_or_bpe)
             self._is_text = False
         else:
-            if not isinstance(enc_or_bpe, Encoding):
-                raise TypeError(
-                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-                )
+            assert isinstance(enc_or_bpe, Encoding)
             enc_or_bpe._require_rank_order(type(self).__name__)
             if enc_or_bpe.pretokenizer is not None and enc_or_bpe.pretokenizer.normalizer:
                 # the model normalizes the text (Qwen: NFC): the engine runs on the normalized
@@ -47,14 +64,14 @@ class StreamingCounter:
                 self._impl = text(enc_or_bpe)
             self._is_text = True
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {"impl": self._impl, "is_text": self._is_text}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self._impl = state["impl"]
         self._is_text = state["is_text"]
 
-    def _checked(self, text):
+    def _checked(self, text: object) -> Any:
         """``text`` if it has the type the engine takes (bytes-like input becomes bytes),
         else a TypeError naming the problem."""
         if self._is_text:
@@ -78,11 +95,11 @@ class StreamingCounter:
         """The encoding of the current text (equals ``enc.encode_ordinary(text)``)."""
         return self._impl.tokens()
 
-    def text(self):
+    def text(self) -> T:
         """The current text (str or bytes)."""
         return self._impl.get_text()
 
-    def copy(self):
+    def copy(self) -> Self:
         new = type(self).__new__(type(self))
         new._impl = self._impl.copy()
         new._is_text = self._is_text

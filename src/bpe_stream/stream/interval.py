@@ -7,10 +7,13 @@ Offsets are the caller's (a ``str`` with surrogate pairs included).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bpe.checks import _check_bytes_input
 from ..bpe.intervals import _BytesIntervals
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
+from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..text.input import caller_offsets, check_text
 from ..text.intervals import text_intervals
 from ..text.normalized import NormalizedView
@@ -28,18 +31,17 @@ class IntervalCounter:
     True
     """
 
-    def __init__(self, enc_or_bpe, text):
+    def __init__(self, encoding: EncodingLike | BytePairEncoding, text: str | bytes) -> None:
+        enc_or_bpe = resolve_encoding_or_bpe(encoding)
         self._source = (enc_or_bpe, text)
-        self._fixed_index = None
+        self._fixed_index: dict[int, int] | None = None
         self._view = None
+        self._impl: Any
         if isinstance(enc_or_bpe, BytePairEncoding):
             self._impl = _BytesIntervals(enc_or_bpe, _check_bytes_input(text))
             self._n = len(text)
         else:
-            if not isinstance(enc_or_bpe, Encoding):
-                raise TypeError(
-                    f"expected an Encoding or a BytePairEncoding, got {type(enc_or_bpe).__name__}"
-                )
+            assert isinstance(enc_or_bpe, Encoding)
             enc_or_bpe._require_rank_order("IntervalCounter")
             fixed = check_text(text)
             self._n = len(text)
@@ -65,6 +67,7 @@ class IntervalCounter:
         return self._n
 
     def count(self, start: int, end: int) -> int:
+        """``count(text[start:end])``, exactly."""
         for v in (start, end):
             if isinstance(v, bool) or not isinstance(v, int):
                 raise TypeError(f"offsets must be ints, got {type(v).__name__}")

@@ -7,14 +7,16 @@ engine, :mod:`bpe_stream.stream.front`, reached from here only).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bpe.prependable import BytesPrependable
-from .counter import StreamingCounter
+from .counter import StreamingCounter, T
 from .front.text_prependable import TextPrependable
 
 __all__ = ["PrependableEncoder"]
 
 
-class PrependableEncoder(StreamingCounter):
+class PrependableEncoder(StreamingCounter[T]):
     """Exact token count of a text that grows at the front (e.g. chat history read backwards).
 
     >>> import bpe_stream
@@ -29,10 +31,10 @@ class PrependableEncoder(StreamingCounter):
     _front = True
 
     @classmethod
-    def _engines(cls):
+    def _engines(cls) -> tuple[Any, Any]:
         return BytesPrependable, TextPrependable
 
-    def prepend(self, text) -> None:
+    def prepend(self, text: T) -> None:
         """Add ``text`` at the front (str for an Encoding, bytes for a BytePairEncoding)."""
         if type(text) is not (str if self._is_text else bytes):
             text = self._checked(text)

@@ -30,43 +30,54 @@ Invariants
 Data structures and complexity
 ------------------------------
 All sequences (the distinct pre-split pieces, or the raw documents) are laid
-out in one *linked array*: ``token[p]``, ``next_pos[p]``, ``prev_pos[p]`` and
-``weight[p]`` for every byte position ``p``; a merged-away position gets token
-``-1``; ``-1`` in ``next_pos``/``prev_pos`` marks a sequence boundary, so
+out in one *linked array*: ``layout`` (the bytes, one per position),
+``token[p]``, ``next_pos[p]``, ``prev_pos[p]`` (int32 arrays; int64 past 2^31
+positions) and, with a pattern, ``weight[p]`` (int64, the piece's frequency).
+A merged-away position gets token ``-1``; ``-1`` in ``next_pos``/``prev_pos``
+marks a sequence boundary (a separator position follows every sequence), so
 merges never cross pieces or documents.  ``pair_count`` holds the exact
-weighted count of every adjacent pair, ``pair_positions`` the left positions
-where the pair *was* created (validated lazily when used), and a binary heap
-of integer priorities ``-count * K*K + (left * K + right)`` finds the best pair.
-Each position list is in increasing order, because a pair is only ever created
-during the initial scan or during the merge step of its newer token, and both
-visit positions in increasing order; so runs like ``aaaa`` are replaced left
-to right without sorting.
-Heap entries are invalidated lazily: a pair is pushed when it is created and
-its count only decreases afterwards, so a popped entry whose count is stale is
-simply re-pushed with its current count.  A merge touches only the positions
-where the pair occurs and updates the four neighbouring pair counts there.
+weighted count of every adjacent pair.  Pairs of two single bytes are counted
+from the layout at C speed and their positions are not stored: when such a
+pair is merged, ``bytes.find`` lists where the layout spells it.  Every other
+pair involves a merged token and was created by a merge, which records the
+position in ``pair_positions`` (an int32 array per pair, validated lazily when
+used).  A binary heap of integer priorities ``-count * K*K + (left * K + right)``
+finds the best pair.  Position lists are in increasing order (a pair is created
+during the merge step of its newer token, which visits positions in increasing
+order, and ``find`` scans left to right), so runs like ``aaaa`` are replaced
+left to right without sorting.  Heap entries are invalidated lazily: a pair is
+pushed when it is created and its count only decreases afterwards, so a popped
+entry whose count is stale is simply re-pushed with its current count.  A merge
+touches only the positions where the pair occurs and updates the four
+neighbouring pair counts there.  The cyclic garbage collector is off while
+training (nothing here makes cycles, and a collection walks every live object).
 
-With ``N`` byte positions and ``M`` merges, training costs
-``O(N log N + M * L^2)`` time, where ``L`` is the length of the longest
-token (the eligibility check); each merged position is visited a constant
-number of times.  Memory is ``O(N)`` for the linked array, where ``N`` is the
-total length of the distinct pieces (with a pattern) or of the whole input
-(without one).
+Time: ``O(N + M log P + sum of merged positions + M * L log L)`` for ``N``
+positions, ``M`` merges, ``P`` distinct pairs and tokens of at most ``L`` bytes
+(the eligibility check is a scan up to 64 bytes and a heap above, so a long run
+of one letter, whose tokens double in length, stays linear overall).
+Memory: 13 bytes per position (layout and three int32 arrays), 8 more with a
+pattern (the weights), plus 4 bytes per pair occurrence a merge creates (at most
+two per merged position).  Positions are the bytes of the input without a
+pattern, the bytes of the distinct pieces with one (plus the piece counter
+while reading).
 """
 
 from __future__ import annotations
 
+import gc
 import heapq
 import sys
 import time
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import TextIO
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TextIO
 
 from ..encoding.encoding import Encoding
 from ..pretokenize.patterns import PATTERNS, compile_pattern
 
-__all__ = ["train", "learn_merges", "tokens_from_merges", "resolve_pattern", "piece_counts"]
+__all__ = ["Progress", "train", "learn_merges", "tokens_from_merges", "resolve_pattern", "piece_counts"]
 
 
 _NAME_LIKE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -130,33 +141,108 @@ def piece_counts(data: str | Iterable[str], pat_str: str) -> Counter[str]:
     return counts
 
 
-class _Progress:
-    """A one-line progress bar on a text stream, redrawn at most ten times a second."""
+class Progress:
+    """Progress of a training run through its phases, on a text stream (stderr by default).
 
-    def __init__(self, total: int, stream: TextIO, label: str = "training") -> None:
-        self.total = max(total, 1)
-        self.stream = stream
-        self.label = label
+    ``phase(name, total, unit)`` starts a phase (ending the one before on its own
+    line), ``update(done)`` reports how far it is.  With ``live=True`` (a terminal) the
+    current phase is redrawn in place at most ten times a second; otherwise each
+    phase prints one line when it starts and one when it ends.  Subclass it, or pass
+    any object with these three methods as ``progress=``.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, live: bool | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.name = ""
+        self.total: int | None = None
+        self.unit = ""
+        self.done = 0
         self.last_draw = 0.0
         self.start = time.perf_counter()
+        self.phase_start = self.start
+
+    def _line(self) -> str:
+        elapsed = time.perf_counter() - self.phase_start
+        if self.total:
+            width = 30
+            filled = int(width * min(self.done, self.total) / self.total)
+            bar = "#" * filled + "." * (width - filled)
+            return f"{self.name} [{bar}] {_human(self.done)}/{_human(self.total)}{self.unit} {elapsed:6.1f}s"
+        return f"{self.name}: {_human(self.done)}{self.unit} {elapsed:6.1f}s"
+
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        self._end_phase()
+        self.name, self.total, self.unit, self.done = name, total, unit, 0
+        self.phase_start = time.perf_counter()
+        if not self.live:
+            self.stream.write(f"{name}...\n")
+            self.stream.flush()
+        else:
+            self.update(0, force=True)
 
     def update(self, done: int, *, force: bool = False) -> None:
+        self.done = done
+        if not self.live:
+            return
         now = time.perf_counter()
         if not force and now - self.last_draw < 0.1:
             return
         self.last_draw = now
-        width = 30
-        filled = int(width * done / self.total)
-        bar = "#" * filled + "." * (width - filled)
-        self.stream.write(
-            f"\r{self.label} [{bar}] {done}/{self.total} merges {now - self.start:6.1f}s"
-        )
+        self.stream.write("\r" + self._line() + "\x1b[K")
         self.stream.flush()
 
-    def close(self, done: int) -> None:
-        self.update(done, force=True)
-        self.stream.write("\n")
+    def _end_phase(self) -> None:
+        if not self.name:
+            return
+        if self.live:
+            self.stream.write("\r" + self._line() + "\x1b[K\n")
+        else:
+            self.stream.write(self._line() + "\n")
         self.stream.flush()
+        self.name = ""
+
+    def close(self) -> None:
+        self._end_phase()
+
+
+def _human(n: int) -> str:
+    """``1234567`` -> ``'1.2M'``; small numbers as they are."""
+    if n < 10_000:
+        return str(n)
+    for unit, size in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)  # pragma: no cover
+
+
+class _NoProgress:
+    def phase(self, name: str, total: int | None = None, unit: str = "") -> None:
+        pass
+
+    def update(self, done: int, *, force: bool = False) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_for(progress: object) -> Any:
+    if progress is False or progress is None:
+        return _NoProgress()
+    if progress is True:
+        return Progress()
+    if all(hasattr(progress, m) for m in ("phase", "update", "close")):
+        return progress
+    if hasattr(progress, "write"):
+        return Progress(progress, live=True)  # type: ignore[arg-type]
+    raise TypeError(f"progress must be a bool, a text stream or a Progress, got {type(progress).__name__}")
+
+
+# Eligibility pairs of at most this many bytes are checked by the plain scan, longer
+# ones with a heap (the scan costs O(n^2) on n bytes: a long run's tokens double in
+# length, and "y" * 200000 took minutes on its last merges).
+_SHORT_PAIR = 64
 
 
 def _encodes_to_pair(left: bytes, right: bytes, rank_of: dict[bytes, int]) -> bool:
@@ -166,11 +252,14 @@ def _encodes_to_pair(left: bytes, right: bytes, rank_of: dict[bytes, int]) -> bo
     concatenation yields ``[left, right]`` exactly when no merge ever crosses
     the boundary between them (merges on either side then run as on that side
     alone).  The loop is tiktoken's: merge the lowest-rank adjacent pair,
-    leftmost first, and fail as soon as that pair spans the boundary.
+    leftmost first, and fail as soon as that pair spans the boundary.  O(n^2) on
+    ``n`` bytes up to ``_SHORT_PAIR`` bytes, O(n log n) above.
     """
     data = left + right
     if data in rank_of:
         return False
+    if len(data) > _SHORT_PAIR:
+        return _encodes_to_pair_heap(data, len(left), rank_of)
     boundary = len(left)
     # starts[i] is the start offset of part i; parts are data[starts[i]:starts[i+1]].
     starts = list(range(len(data) + 1))
@@ -198,17 +287,63 @@ def _encodes_to_pair(left: bytes, right: bytes, rank_of: dict[bytes, int]) -> bo
             ranks[best_i - 1] = get(data[starts[best_i - 1] : end], missing)
 
 
+def _encodes_to_pair_heap(data: bytes, boundary: int, rank_of: dict[bytes, int]) -> bool:
+    """The same merge loop with a heap of ``(rank, start)`` of adjacent parts.
+
+    The smallest valid entry is the lowest-rank pair, leftmost on ties: the entry of
+    a pair whose parts changed since it was pushed no longer spells that rank and is
+    dropped when popped.  Each merge pushes at most two entries: O(n log n).
+    """
+    n = len(data)
+    get = rank_of.get
+    end = list(range(1, n + 1))  # end[i]: end of the part that starts at i (-1: none does)
+    prev = list(range(-1, n - 1))  # prev[i]: start of the part before the one at i
+    heap = []
+    for i in range(n - 1):
+        r = get(data[i : i + 2])
+        if r is not None:
+            heap.append((r, i))
+    heapq.heapify(heap)
+    heappop = heapq.heappop
+    heappush = heapq.heappush
+    while heap:
+        r, i = heappop(heap)
+        j = end[i]
+        if j < 0 or j >= n:
+            continue
+        k = end[j]
+        if get(data[i:k]) != r:
+            continue
+        if j == boundary:
+            return False
+        end[i] = k
+        end[j] = -1
+        if k < n:
+            prev[k] = i
+            rr = get(data[i : end[k]])
+            if rr is not None:
+                heappush(heap, (rr, i))
+        p = prev[i]
+        if p >= 0:
+            rr = get(data[p:k])
+            if rr is not None:
+                heappush(heap, (rr, p))
+    return True
+
+
 def learn_merges(
     data: str | Iterable[str],
     vocab_size: int,
     *,
     pattern: str | None = None,
     min_frequency: int = 2,
-    progress: bool | TextIO = False,
+    progress: bool | TextIO | Progress = False,
 ) -> list[tuple[int, int]]:
     """Learn the merges of :func:`train`, as ``(left id, right id)`` pairs in order.
 
     Merge ``k`` creates token id ``256 + k``.  See :func:`train` for the rule.
+    ``progress``: ``True`` (stderr), a text stream, or a :class:`Progress`; it
+    reports the phases (reading and counting, laying out, counting pairs, merging).
 
     >>> learn_merges("aaaa abab", 258)
     [(97, 97), (97, 98)]
@@ -221,52 +356,125 @@ def learn_merges(
         raise TypeError("min_frequency must be an int")
     min_frequency = max(min_frequency, 1)
     pat_str = resolve_pattern(pattern)
+    bar = _progress_for(progress)
+    was_enabled = gc.isenabled()
+    gc.disable()  # millions of small objects: a collection would walk them all, often
+    try:
+        return _learn(data, vocab_size, pat_str, min_frequency, bar)
+    finally:
+        if was_enabled:
+            gc.enable()
+        bar.close()
 
-    # 1. Sequences and their weights.
-    sequences: Iterable[tuple[bytes, int]]
+
+def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) -> list[tuple[int, int]]:
+    # 1. The sequences, laid out in one bytes object: ``layout[p]`` is the byte at
+    # position p, a separator (byte 0, never part of a pair) after each sequence.
+    # Without a pattern every document is a sequence of weight 1; with one, every
+    # distinct piece is a sequence weighted by how often it occurs.
+    parts: list[bytes] = []
+    seps: list[int] = []  # separator positions
+    weights: list[int] | None = None
+    n_pos = 0
+    read = 0
     if pat_str is None:
-        sequences = ((_check_str(doc).encode("utf-8"), 1) for doc in _documents(data))
+        bar.phase("reading", unit="B")
+        for doc in _documents(data):
+            seq = _check_str(doc).encode("utf-8")
+            read += len(seq)
+            bar.update(read)
+            if len(seq) >= 2:
+                parts.append(seq)
+                n_pos += len(seq) + 1
+                seps.append(n_pos - 1)
     else:
-        counts = piece_counts(data, pat_str)
-        sequences = ((piece.encode("utf-8"), n) for piece, n in counts.items())
+        bar.phase("reading and counting pieces", unit=" chars")
+        findall = compile_pattern(pat_str).findall
+        counts: Counter[str] = Counter()
+        for doc in _documents(data):
+            counts.update(findall(_check_str(doc)))
+            read += len(doc)
+            bar.update(read)
+        bar.phase(f"laying out {len(counts)} distinct pieces", total=len(counts))
+        weights = []
+        for k, (piece, w) in enumerate(counts.items()):
+            seq = piece.encode("utf-8")
+            if len(seq) >= 2:
+                parts.append(seq)
+                weights.append(w)
+                n_pos += len(seq) + 1
+                seps.append(n_pos - 1)
+            if not k & 0xFFFF:
+                bar.update(k)
+        bar.update(len(counts))
+        del counts
+    layout = b"\0".join(parts) + (b"\0" if parts else b"")
+    del parts
+    assert len(layout) == n_pos
 
-    # 2. The linked array.  Sequences shorter than two bytes hold no pair: skipped.
-    token: list[int] = []
-    weight: list[int] = []
-    for seq, w in sequences:
-        if len(seq) >= 2:
-            token.extend(seq)
-            token.append(-1)  # a separator position, never part of a pair
-            weight.extend([w] * (len(seq) + 1))
-    n_pos = len(token)
-    next_pos = list(range(1, n_pos + 1))
-    prev_pos = list(range(-1, n_pos - 1))
-    for p in range(n_pos):
-        if token[p] < 0:
-            next_pos[p] = -1  # separators are never reached: their neighbours point to -1
-            prev_pos[p] = -1
-            if p > 0:
-                next_pos[p - 1] = -1
-            if p + 1 < n_pos:
-                prev_pos[p + 1] = -1
+    # 2. The linked array: token ids, next and previous positions (-1 at a sequence's
+    # ends), and, with a pattern, the weight of each position's sequence.
+    bar.phase("counting pairs", total=n_pos, unit="B")
+    wide = n_pos >= 2**31 - 1
+    code = "q" if wide else "i"
+    token = array(code, memoryview(layout))  # a memoryview is iterated (bytes would be raw memory)
+    next_pos = array(code, range(1, n_pos + 1))
+    prev_pos = array(code, range(-1, n_pos - 1))
+    for p in seps:
+        token[p] = -1
+        next_pos[p] = prev_pos[p] = -1
+        if p > 0:
+            next_pos[p - 1] = -1
+        if p + 1 < n_pos:
+            prev_pos[p + 1] = -1
+    weight: array | None = None
+    if weights is not None:
+        weight = array("q", bytes(8 * n_pos))
+        start = 0
+        for p, w in zip(seps, weights):
+            weight[start : p + 1] = array("q", [w]) * (p + 1 - start)
+            start = p + 1
+        del weights
 
-    # Pair keys are left * K + right; heap priorities -count * KK + key, so the
-    # smallest priority is the highest count, ties broken by the smallest pair.
     K = vocab_size
     KK = K * K
+    # Counts of the pairs of single bytes: from the layout, at C speed (16-bit windows
+    # at even and at odd offsets), less the pairs that touch a separator; weighted by
+    # sequence with a pattern.  Their positions are not stored: a pair of two bytes
+    # sits where the layout spells it, found with bytes.find when it is merged.
     pair_count: dict[int, int] = {}
-    pair_positions: dict[int, list[int]] = {}
-    for p in range(n_pos - 1):
-        b = token[p + 1]
-        a = token[p]
-        if a >= 0 and b >= 0:
-            key = a * K + b
-            if key in pair_count:
-                pair_count[key] += weight[p]
-                pair_positions[key].append(p)
-            else:
-                pair_count[key] = weight[p]
-                pair_positions[key] = [p]
+    if weight is None:
+        raw: Counter[int] = Counter()
+        for off in (0, 1):
+            m = (n_pos - off) // 2 * 2
+            if m:
+                raw.update(memoryview(layout)[off : off + m].cast("H"))
+            bar.update(n_pos // 2 * (off + 1))
+        little = sys.byteorder == "little"
+        for p in seps:  # pairs across a separator are no pairs
+            if p > 0:
+                _dec(raw, layout[p - 1], 0, little)
+            if p + 1 < n_pos:
+                _dec(raw, 0, layout[p + 1], little)
+        for v, c in raw.items():
+            a, b = (v & 0xFF, v >> 8) if little else (v >> 8, v & 0xFF)
+            if c > 0:
+                pair_count[a * K + b] = c
+        del raw
+    else:
+        start = 0
+        for n_done, p in enumerate(seps):
+            w = weight[p]
+            seq = layout[start:p]
+            for a, b in zip(seq, seq[1:]):
+                key = a * K + b
+                pair_count[key] = pair_count.get(key, 0) + w
+            start = p + 1
+            if not n_done & 0xFFFF:
+                bar.update(start)
+    bar.update(n_pos)
+    del seps
+    pair_positions: dict[int, array] = {}  # positions where a pair involving a merged token was made
     heap = [-c * KK + key for key, c in pair_count.items() if c >= min_frequency]
     heapq.heapify(heap)
 
@@ -276,9 +484,7 @@ def learn_merges(
     merges: list[tuple[int, int]] = []
     ineligible: set[int] = set()
     n_merges = vocab_size - 256
-    bar: _Progress | None = None
-    if progress:
-        bar = _Progress(n_merges, sys.stderr if progress is True else progress)
+    bar.phase("merging", total=n_merges, unit=" merges")
     heappush = heapq.heappush
     heappop = heapq.heappop
     while len(merges) < n_merges and heap:
@@ -306,17 +512,21 @@ def learn_merges(
         merges.append((a, b))
         new_times_k = new * K
         created: set[int] = set()
-        positions = pair_positions.pop(key)
         del pair_count[key]
-        # Positions are in increasing order (see the module comment), so runs of
-        # (a, a) are replaced left to right.
+        # Positions in increasing order (see the module comment), so runs of (a, a) are
+        # replaced left to right.
+        positions: Iterable[int]
+        if a < 256 and b < 256:
+            positions = _find_all(layout, bytes((a, b)))
+        else:
+            positions = pair_positions.pop(key, ())
         for p in positions:
             if token[p] != a:
                 continue
             q = next_pos[p]
             if q < 0 or token[q] != b:
                 continue
-            w = weight[p]
+            w = 1 if weight is None else weight[p]
             x = prev_pos[p]
             y = next_pos[q]
             if x >= 0:
@@ -330,7 +540,7 @@ def learn_merges(
                     pair_positions[fresh].append(x)
                 else:
                     pair_count[fresh] = w
-                    pair_positions[fresh] = [x]
+                    pair_positions[fresh] = array(code, (x,))
                     created.add(fresh)
             if y >= 0:
                 ty = token[y]
@@ -343,7 +553,7 @@ def learn_merges(
                     pair_positions[fresh].append(p)
                 else:
                     pair_count[fresh] = w
-                    pair_positions[fresh] = [p]
+                    pair_positions[fresh] = array(code, (p,))
                     created.add(fresh)
                 prev_pos[y] = p
             token[p] = new
@@ -357,11 +567,21 @@ def learn_merges(
             elif c <= 0:
                 del pair_count[fresh]
                 del pair_positions[fresh]
-        if bar is not None:
-            bar.update(len(merges))
-    if bar is not None:
-        bar.close(len(merges))
+        bar.update(len(merges))
     return merges
+
+
+def _dec(counter: Counter[int], a: int, b: int, little: bool) -> None:
+    counter[(b << 8 | a) if little else (a << 8 | b)] -= 1
+
+
+def _find_all(layout: bytes, pair: bytes) -> Iterator[int]:
+    """Every position where ``pair`` starts in ``layout``, overlapping ones included."""
+    find = layout.find
+    p = find(pair)
+    while p >= 0:
+        yield p
+        p = find(pair, p + 1)
 
 
 def tokens_from_merges(merges: Sequence[tuple[int, int]]) -> list[bytes]:
@@ -383,7 +603,7 @@ def train(
     pattern: str | None = None,
     special_tokens: Sequence[str] | None = None,
     min_frequency: int = 2,
-    progress: bool | TextIO = False,
+    progress: bool | TextIO | Progress = False,
     name: str = "trained",
 ) -> Encoding:
     """Train a byte-level BPE vocabulary and return it as an :class:`Encoding`.
@@ -420,7 +640,8 @@ def train(
     (they are not treated specially in the training text).  ``vocab_size``
     counts the 256 bytes and the merges, not the special tokens; a
     ``min_frequency`` below 1 acts as 1.  ``name`` names the Encoding.
-    ``progress=True`` draws a progress bar on stderr (or pass a text stream).
+    ``progress=True`` reports the phases on stderr (or pass a text stream or a
+    :class:`Progress`).
     The result is deterministic: the same input gives the same vocabulary.
 
     >>> enc = train("low lower lowest " * 20, 260, pattern=r" ?\\w+| +")
