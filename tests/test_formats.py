@@ -146,6 +146,12 @@ def test_merges_rank_order_cannot_follow_are_served_by_hfs_loop(tmp_path):
             n = len(hf.encode(t, add_special_tokens=False).ids)
             if "<|endoftext|>" not in t:
                 assert enc.count_till_limit(t, n) == n and (n == 0 or enc.count_till_limit(t, n - 1) is None)
+        saved = tmp_path / "saved.bpe"
+        enc.save(saved)
+        back = bpe_stream.load(saved)
+        assert repr(back).endswith(repr(enc).split(",", 1)[1])
+        for t in _sample_texts():
+            assert back.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all")
         for make in (lambda: bpe_stream.AppendableEncoder(enc), lambda: bpe_stream.Chunker(enc, 10),
                      lambda: enc.truncate("abc", 1), lambda: bpe_stream.IntervalCounter(enc, "abc")):
             with pytest.raises(ValueError, match="merges follow its rank order"):
@@ -161,8 +167,11 @@ def test_ignore_merges_false_never_gives_an_unlisted_token_alone(tmp_path):
         data["model"]["ignore_merges"] = ignore_merges
         text = json.dumps(data)
         hf, enc = Tokenizer.from_str(text), _load(tmp_path, text)
+        enc.save(tmp_path / "saved.bpe")
+        back = bpe_stream.load(tmp_path / "saved.bpe")
         for t in (" zyzzyvas", "a zyzzyvas b", " zyzzyvasx"):
             assert enc.encode_ordinary(t) == hf.encode(t, add_special_tokens=False).ids, (ignore_merges, t)
+            assert back.encode_ordinary(t) == enc.encode_ordinary(t)
         assert enc.decode([vocab["Ġzyzzyvas"]]) == " zyzzyvas"
 
 

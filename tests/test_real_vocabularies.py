@@ -315,3 +315,19 @@ def test_pattern_is_refused_for_files_with_their_own():
     path = _available(_llama3_json)
     with pytest.raises(ValueError, match="names its own pre-tokenizer"):
         bpe_stream.load(path, pattern="gpt2")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_saved_and_loaded_encodes_the_same(tmp_path, name):
+    case = CASES[name]
+    path = tmp_path / "saved.bpe"
+    case.enc.save(path)
+    back = bpe_stream.load(path)
+    assert back.name == case.enc.name and back.pretokenizer == case.enc.pretokenizer
+    assert back.special_tokens == case.enc.special_tokens
+    assert back.vocabulary_info() == case.enc.vocabulary_info()
+    text = "".join(p.read_text(encoding="utf-8")[:20_000] for p in CORPUS_FILES)
+    assert back.encode(text, allowed_special="all") == case.enc.encode(text, allowed_special="all")
+    bpe = case.enc.bpe
+    for w in [t.decode("utf-8", "replace") for t in list(bpe.unreachable)[:100]]:
+        assert back.encode_ordinary(w) == case.enc.encode_ordinary(w)

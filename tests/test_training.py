@@ -156,6 +156,28 @@ def test_pattern_names_resolve_to_the_pattern_strings():
     )
 
 
+@pytest.mark.parametrize("member", ["gpt2", "llama3", "qwen2", "qwen3.5", "tekken", "deepseek_v3", "starcoder"])
+def test_every_family_member_trains_on_its_own_pieces(member):
+    """Training with a member equals training on the pieces it splits the (normalized)
+    text into, each a document: chains and Qwen's NFC included."""
+    import unicodedata
+
+    from bpe_stream.pretokenize.family import get_pretokenizer
+    from bpe_stream.pretokenize.splitter import PreSplitter
+
+    pre = get_pretokenizer(member)
+    text = corpus("multilingual_sentences.txt")[:2500] + "e\u0301t\u00e9 1234567 " + corpus("utf8_demo.txt")[:1500]
+    docs = [text[:2000], text[2000:]]
+    split = PreSplitter(pre).findall
+    norm = (lambda t: unicodedata.normalize(pre.normalizer, t)) if pre.normalizer else (lambda t: t)
+    pieces = [p for d in docs for p in split(norm(d))]
+    fast = learn_merges(docs, 400, pattern=member, min_frequency=2)
+    assert fast == reference_merges(pieces, 400, pattern=None, min_frequency=2)
+    assert len(fast) > 20
+    enc = bpe_stream.train(docs, 400, pattern=member)
+    assert enc.pretokenizer is pre and enc.decode(enc.encode(text)) == norm(text)
+
+
 # --------------------------------------------------------------------------- corner rule
 
 def test_eligibility_check_on_hand_made_vocabularies():

@@ -148,6 +148,12 @@ class Encoding(PieceEncoder):
     @classmethod
     def from_spec(cls, spec: EncodingSpec) -> "Encoding":
         """The encoding a vocabulary file describes (see :func:`bpe_stream.load`)."""
+        if spec.ordered is not None:
+            tokens, ids, whole = spec.ordered
+            enc = cls(spec.name, pretokenizer=spec.pretokenizer, bpe=bpe_from_ordered(tokens, ids),
+                      special_tokens=spec.special_tokens, mergeable_ranks=spec.mergeable_ranks)
+            enc._set_merge_rules(None, whole, spec.whole_pieces, None)
+            return enc
         if spec.merges is None:
             return cls(spec.name, pretokenizer=spec.pretokenizer, mergeable_ranks=spec.mergeable_ranks,
                        special_tokens=spec.special_tokens)

@@ -29,6 +29,9 @@ class EncodingSpec:
     special_tokens: dict[str, int] = field(default_factory=dict)
     pretokenizer: PreTokenizer | None = None
     merges: list[tuple[bytes, bytes]] | None = None
+    #: (tokens in BPE's rank order, their ids, the tokens only a whole piece becomes): a
+    #: saved encoding that was read with merges which rank order follows
+    ordered: tuple[list[bytes], list[int], dict[bytes, int]] | None = None
     whole_pieces: bool = True
     source: str = ""
 

@@ -75,7 +75,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from ..encoding.encoding import Encoding
+from ..pretokenize.family import MEMBERS, PreTokenizer, get_pretokenizer
 from ..pretokenize.patterns import PATTERNS, compile_pattern
+from ..pretokenize.splitter import PreSplitter
 
 __all__ = ["Progress", "train", "learn_merges", "tokens_from_merges", "resolve_pattern", "piece_counts"]
 
@@ -83,8 +85,10 @@ __all__ = ["Progress", "train", "learn_merges", "tokens_from_merges", "resolve_p
 _NAME_LIKE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def resolve_pattern(pattern: str | None) -> str | None:
-    """Return the regex for a pattern name ("cl100k_base", "o200k_base") or a regex string.
+def resolve_pattern(pattern: str | PreTokenizer | None) -> str | PreTokenizer | None:
+    """The regex of a pattern name ("cl100k_base", "o200k_base"), a regex string as it
+    is, or the pre-tokenizer of any other family member (by name, ``"llama3"``,
+    ``"qwen2"``, ``"deepseek_v3"``, ..., or itself): chains and normalization included.
 
     A string made only of letters, digits and underscores that is not a known
     name is rejected, because it is almost certainly a misspelt name rather
@@ -94,20 +98,38 @@ def resolve_pattern(pattern: str | None) -> str | None:
     True
     >>> resolve_pattern(r"\\w+|\\s+")
     '\\\\w+|\\\\s+'
+    >>> resolve_pattern("llama3").name
+    'llama3'
     """
-    if pattern is None:
-        return None
+    if pattern is None or isinstance(pattern, PreTokenizer):
+        return pattern
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a str or None, not {type(pattern).__name__}")
+        raise TypeError(f"pattern must be a str, a PreTokenizer or None, not {type(pattern).__name__}")
 
     if pattern in PATTERNS:
         return PATTERNS[pattern]
+    try:
+        return get_pretokenizer(pattern)
+    except ValueError:
+        pass
     if pattern and set(pattern) <= _NAME_LIKE:
-        known = ", ".join(sorted(PATTERNS))
+        known = ", ".join(sorted({*PATTERNS, *MEMBERS}))
         raise ValueError(f"unknown pattern name {pattern!r} (known: {known}; or pass a regex)")
 
     compile_pattern(pattern)  # raises ValueError naming the pattern if it is invalid
     return pattern
+
+
+def _splitter(pattern: str | PreTokenizer):
+    """``text -> pieces`` for a regex string, or for a member (its normalization, then its
+    chain of splits), as :class:`bpe_stream.Encoding` splits text."""
+    if isinstance(pattern, str):
+        return compile_pattern(pattern).findall
+    findall = PreSplitter(pattern).findall
+    if not pattern.normalizer:
+        return findall
+    normalize = pattern.normalize
+    return lambda text: findall(normalize(text))
 
 
 def _documents(data: str | Iterable[str]) -> Iterable[str]:
@@ -124,7 +146,7 @@ def _check_str(doc: object) -> str:
     return doc
 
 
-def piece_counts(data: str | Iterable[str], pat_str: str) -> Counter[str]:
+def piece_counts(data: str | Iterable[str], pat_str: str | PreTokenizer) -> Counter[str]:
     """Pre-split every document with ``pat_str`` and count identical pieces.
 
     Documents are split independently (pieces never cross documents), exactly
@@ -134,7 +156,7 @@ def piece_counts(data: str | Iterable[str], pat_str: str) -> Counter[str]:
     >>> sorted(piece_counts(["ab ab", "ab"], r" ?\\w+").items())
     [(' ab', 1), ('ab', 2)]
     """
-    findall = compile_pattern(pat_str).findall
+    findall = _splitter(pat_str)
     counts: Counter[str] = Counter()
     for doc in _documents(data):
         counts.update(findall(_check_str(doc)))
@@ -389,7 +411,7 @@ def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) 
                 seps.append(n_pos - 1)
     else:
         bar.phase("reading and counting pieces", unit=" chars")
-        findall = compile_pattern(pat_str).findall
+        findall = _splitter(pat_str)
         counts: Counter[str] = Counter()
         for doc in _documents(data):
             counts.update(findall(_check_str(doc)))
@@ -613,7 +635,8 @@ def train(
 
     * ``pattern=None`` trains on the raw UTF-8 bytes of each document (no
       pre-splitting); all of the input is held in memory, as one linked array.
-    * ``pattern`` = ``"cl100k_base"``, ``"o200k_base"`` or any regex string:
+    * ``pattern`` = a member of the pre-tokenizer family by name (``"cl100k_base"``,
+      ``"llama3"``, ``"qwen2"``, ``"deepseek_v3"``, ...) or any regex string:
       each document is pre-split with the regex, and training runs on the
       distinct pieces weighted by how often they occur; merges never cross
       pieces.  Only the piece counter is kept, so a corpus larger than memory
@@ -663,6 +686,8 @@ def train(
     tokens = tokens_from_merges(merges)
     mergeable_ranks = {t: i for i, t in enumerate(tokens)}
     special_ids = {s: len(tokens) + j for j, s in enumerate(specials)}
+    if isinstance(pat_str, PreTokenizer):
+        return Encoding(name, pretokenizer=pat_str, mergeable_ranks=mergeable_ranks, special_tokens=special_ids)
     return Encoding(
         name, pat_str=pat_str, mergeable_ranks=mergeable_ranks, special_tokens=special_ids
     )
