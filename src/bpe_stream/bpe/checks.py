@@ -13,12 +13,17 @@ def _check_bytes(data) -> bytes:
     raise TypeError(f"expected bytes, got {type(data).__name__}")
 
 
+#: budgets above this are read as this: no text holds 2**62 tokens
+MAX_LIMIT = 1 << 62
+
+
 def _check_limit(limit, name: str = "limit") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise TypeError(f"{name} must be an int, got {type(limit).__name__}")
     if limit < 0:
         raise ValueError(f"{name} must be >= 0, got {limit}")
-    return limit
+    # no text has more tokens than this; a larger budget means the same (and fits a C size)
+    return min(limit, MAX_LIMIT)
 
 
 def _check_bytes_input(data) -> bytes:

@@ -64,8 +64,8 @@ def sorted_ranks(mergeable_ranks: dict[bytes, int]) -> tuple[list[bytes], list[i
         raise TypeError(f"mergeable_ranks must be a dict, got {type(mergeable_ranks).__name__}")
     items = []
     for token, rank in mergeable_ranks.items():
-        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
-            raise ValueError(f"rank of {token!r} must be an int >= 0, got {rank!r}")
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < 1 << 32:
+            raise ValueError(f"rank of {token!r} must be an int in 0..2**32-1, got {rank!r}")
         if not isinstance(token, (bytes, bytearray)):
             raise TypeError(f"token {token!r} must be bytes, got {type(token).__name__}")
         items.append((rank, bytes(token)))

@@ -929,7 +929,17 @@ class _SurrogateMapper:
             self.held_base += len(held.popleft())
 
     def run(self, pieces: Iterable[str]) -> Iterator[Chunk]:
-        for chunk in self.chunker._stream_clean(self._clean(pieces), ""):
+        chunks = self.chunker._stream_clean(self._clean(pieces), "")
+        while True:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+            except CharacterOverBudget as e:
+                # the refusal names the caller's offset, not the one after joining pairs
+                pos = self._to_input(e.position)
+                message = str(e).replace(f"position {e.position} ", f"position {pos} ", 1)
+                raise CharacterOverBudget(message, e.character, pos, e.tokens, e.budget) from None
             if not self.dirty:
                 self._release_before(chunk.start)
                 yield chunk

@@ -105,8 +105,9 @@ class Encoding(PieceEncoder):
         for text, token in special_tokens.items():
             if not isinstance(text, str) or not text:
                 raise ValueError(f"special token {text!r} must be a non-empty str")
-            if not isinstance(token, int) or token < 0:
-                raise ValueError(f"special token {text!r} has invalid id {token!r}")
+            if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token < 1 << 32:
+                # tiktoken's ids are 32-bit
+                raise ValueError(f"special token {text!r} has invalid id {token!r} (ids are ints in 0..2**32-1)")
             if (token < len(bpe) if self._decoder is None else token in self._decoder):
                 raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
         self._special_tokens = special_tokens

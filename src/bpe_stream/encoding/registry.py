@@ -187,6 +187,8 @@ def bundled_tiktoken_bytes(name: str) -> bytes:
 
 
 def encoding_name_for_model(model_name: str) -> str:
+    if not isinstance(model_name, str):
+        raise TypeError(f"model name must be a str, got {type(model_name).__name__}")
     if model_name in MODEL_TO_ENCODING:
         return MODEL_TO_ENCODING[model_name]
     for prefix, name in MODEL_PREFIX_TO_ENCODING.items():

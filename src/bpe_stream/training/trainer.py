@@ -78,6 +78,7 @@ from ..encoding.encoding import Encoding
 from ..pretokenize.family import MEMBERS, PreTokenizer, get_pretokenizer
 from ..pretokenize.patterns import PATTERNS, compile_pattern
 from ..pretokenize.splitter import PreSplitter
+from ..text.input import _SURROGATE, fix_surrogates
 
 __all__ = ["Progress", "train", "learn_merges", "tokens_from_merges", "resolve_pattern", "piece_counts"]
 
@@ -143,7 +144,8 @@ def _documents(data: str | Iterable[str]) -> Iterable[str]:
 def _check_str(doc: object) -> str:
     if not isinstance(doc, str):
         raise TypeError(f"every document must be a str, not {type(doc).__name__}")
-    return doc
+    # as everywhere else: surrogate pairs joined, a lone surrogate read as U+FFFD
+    return fix_surrogates(doc) if _SURROGATE.search(doc) else doc
 
 
 def piece_counts(data: str | Iterable[str], pat_str: str | PreTokenizer) -> Counter[str]:
