@@ -1,42 +1,24 @@
-"""BPE's merge loop for short pieces: in Python, and compiled when it is there.
+"""BPE's merge loop for short pieces, in Python (the compiled twin is ``_native/merge_loop.c``).
 
 ``Encoding`` encodes every piece it has not seen yet; that per-piece cost decides how
-fast a first pass over new text is.  ``_native/merge_loop.c`` is BPE's merge loop compiled
-(the same loop as :func:`_merge_short` below, for pieces of at most ``max_piece``
-bytes).  It is built by ``pip install`` when a C compiler is there and skipped
-otherwise; the pure-Python encoders then answer the same, only slower.  Setting the
-environment variable ``BPE_STREAM_PURE_PYTHON`` to a non-empty value (read when an
-encoding first needs the table) turns the compiled loop off.
+fast a first pass over new text is.  With the compiled core (:mod:`.native`) pieces are
+encoded in C: the same loop as :func:`_merge_short` below for short pieces, the
+backtracking encoder for long ones.  Without it (no C compiler, or
+``BPE_STREAM_PURE_PYTHON`` set) the functions here answer the same, only slower.
 """
 
 from __future__ import annotations
 
-import os
-
+from .native import compiled_available
 from .pairs import _is_valid_pair
 
 __all__ = ["compiled_available", "merge_table_for"]
 
-try:
-    from .._native._merge_loop import MergeTable
-except ImportError:  # not built: no C compiler at install time
-    MergeTable = None
-
-
-def compiled_available() -> bool:
-    """Whether the compiled merge loop was built and is not turned off."""
-    return MergeTable is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON")
-
 
 def merge_table_for(bpe):
-    """The compiled merge table of ``bpe`` (built once, kept on it), or None."""
-    if not compiled_available():
-        return None
-    table = bpe.__dict__.get("_merge_table")
-    if table is None:
-        # Two threads may both build it; either table is the same, one is kept.
-        table = bpe.__dict__.setdefault("_merge_table", MergeTable(bpe.tokens))
-    return table
+    """The compiled core of ``bpe`` (the object that encodes pieces in C), or None when
+    ``bpe`` runs in pure Python."""
+    return bpe._core
 
 
 # ASCII pieces of at most this many bytes that are not one token go through the merge

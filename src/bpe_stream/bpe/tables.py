@@ -1,38 +1,42 @@
-"""Building a vocabulary's tables (the construction check included).
+"""Building a vocabulary's tables (the construction check included), in pure Python.
 
-From the token list alone, in O(sum of token lengths^2) once per vocabulary (cached
-on disk by :mod:`bpe_stream.encoding.cache`):
+The compiled core builds the same tables in C (``_native/vocab.c``); this module is
+the reference it is tested against, and the path taken without a C compiler.  From
+the token list alone:
 
 * ``split_left[t], split_right[t]``: the pair BPE holds just before it produces ``t``
   when encoding ``token_bytes(t)`` alone: the unique split into two earlier tokens
   that the pair test accepts with only the tokens ranked below ``t``.  A token without
-  one does not encode to itself, and the vocabulary is rejected naming it;
+  one does not encode to itself, and the vocabulary is rejected naming it
+  (:func:`unreachable_error`; the compiled core lists such tokens, and the vocabulary
+  raises the same error for the first one).  O(sum of token lengths * pair tests);
 * ``next_prefix[t]``: the longest token that is a strict prefix of ``t`` (-1 if none);
 * ``continuation_masks[t]``: bit ``c`` set iff some suffix of ``t`` followed by byte
   ``c`` starts a token (the pair test's pre-filter);
+  both O(sum of token lengths^2) dict look-ups;
 * one Aho-Corasick automaton over all tokens (bytes as latin-1 ``str``, so automaton
-  offsets are byte offsets).
+  offsets are byte offsets), built on first use only (:func:`build_automaton`: 0.06 s
+  for cl100k, 0.15 s for o200k): the pure-Python encoders and a few streaming paths
+  read it, the compiled core never does.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import ahocorasick
-
 from .pairs import _is_valid_pair
-
-if TYPE_CHECKING:  # annotations only: the vocabulary module imports the encoders
-    from .vocabulary import BytePairEncoding
 
 
 def _latin1(data: bytes) -> str:
     return data.decode("latin-1")
 
 
-def _build_tables(bpe: BytePairEncoding) -> dict:
-    tokens = bpe.tokens
-    ranks = bpe.ranks
+def unreachable_error(rank: int, token: bytes) -> ValueError:
+    return ValueError(
+        f"token {rank} {token!r} does not encode to itself under BPE with the "
+        "tokens ranked before it, so the vocabulary breaks BPE's construction rule"
+    )
+
+
+def build_splits(tokens: list[bytes], ranks: dict[bytes, int]) -> tuple[list[int], list[int]]:
     ranks_get = ranks.get
     n = len(tokens)
     split_left = list(range(n))
@@ -55,14 +59,33 @@ def _build_tables(bpe: BytePairEncoding) -> dict:
                 split_right[rank] = right
                 break
         else:
-            raise ValueError(
-                f"token {rank} {token!r} does not encode to itself under BPE with the "
-                "tokens ranked before it, so the vocabulary breaks BPE's construction rule"
-            )
-    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+            raise unreachable_error(rank, token)
+    return split_left, split_right
+
+
+def check_splits(tokens: list[bytes], split_left, split_right) -> bool:
+    """Whether stored split tables are splits of their tokens into lower-ranked tokens
+    (what the pair test needs to terminate); the compiled core checks the same."""
+    n = len(tokens)
+    if len(split_left) != n or len(split_right) != n:
+        return False
     for rank, token in enumerate(tokens):
-        automaton.add_word(_latin1(token), rank)
-    automaton.make_automaton()
+        a, b = split_left[rank], split_right[rank]
+        if len(token) == 1:
+            if a != rank or b != rank:
+                return False
+        elif not (
+            isinstance(a, int) and isinstance(b, int) and 0 <= a < rank and 0 <= b < rank
+            and tokens[a] + tokens[b] == token
+        ):
+            return False
+    return True
+
+
+def derived_tables(tokens: list[bytes], ranks: dict[bytes, int]) -> tuple[list[int], list[int]]:
+    """``(next_prefix, continuation_masks)``."""
+    ranks_get = ranks.get
+    n = len(tokens)
     next_prefix = [-1] * n
     for rank, token in enumerate(tokens):
         for cut in range(len(token) - 1, 0, -1):
@@ -83,10 +106,26 @@ def _build_tables(bpe: BytePairEncoding) -> dict:
         for cut in range(len(token)):
             mask |= followers_get(token[cut:], 0)
         continuation_masks[rank] = mask
+    return next_prefix, continuation_masks
+
+
+def build_automaton(tokens: list[bytes]):
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for rank, token in enumerate(tokens):
+        automaton.add_word(_latin1(token), rank)
+    automaton.make_automaton()
+    return automaton
+
+
+def _build_tables(bpe) -> dict:
+    """Every table of ``bpe`` but the automaton (built on first use)."""
+    split_left, split_right = build_splits(bpe.tokens, bpe.ranks)
+    next_prefix, continuation_masks = derived_tables(bpe.tokens, bpe.ranks)
     return {
         "split_left": split_left,
         "split_right": split_right,
         "next_prefix": next_prefix,
         "continuation_masks": continuation_masks,
-        "automaton": automaton,
     }

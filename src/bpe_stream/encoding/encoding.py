@@ -79,7 +79,6 @@ class Encoding(PieceEncoder):
                 raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
             bpe = bpe_from_ranks(mergeable_ranks)
         self.bpe = bpe
-        self._mergeable_ranks = bpe.ranks
         special_tokens = dict(special_tokens or {})
         seen: dict[int, str] = {}
         for text, token in special_tokens.items():
@@ -130,6 +129,11 @@ class Encoding(PieceEncoder):
         save_encoding(self, path)
 
     # ------------------------------------------------------------- properties
+    @property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        # tiktoken's attribute name; made on first use (a count never needs it)
+        return self.bpe.ranks
+
     @property
     def n_vocab(self) -> int:
         return self.max_token_value + 1
@@ -293,7 +297,9 @@ def get_encoding(name: str) -> Encoding:
             return enc
         info = _BUNDLED[name]
         raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
-        bpe = load_or_build("sha256-" + info["sha256"], lambda: tokens_from_ranks(parse_tiktoken(raw)))
+        bpe = load_or_build(
+            "sha256-" + info["sha256"], lambda: tokens_from_ranks(parse_tiktoken(raw)), tiktoken_contents=raw
+        )
         enc = Encoding(name, pat_str=PATTERNS[name], bpe=bpe, special_tokens=info["special_tokens"])
         _encodings[name] = enc
         return enc

@@ -2,8 +2,9 @@
 
 Invariant: ``PieceEncoder(bpe, pat_str).encode_ordinary(text)`` equals tiktoken's
 ``encode_ordinary`` for the same ranks and pattern, token for token.  Pieces are
-encoded by the compiled merge loop when it is built (:mod:`bpe_stream.bpe.merge_loop`;
-pieces of up to 256 bytes), else by the Python merge loop or the backtracking encoder;
+encoded by the compiled core when it is built (:mod:`bpe_stream.bpe.native`: the merge
+loop for short pieces, the backtracking encoder for long ones, without the GIL), else
+by the Python merge loop or the backtracking encoder;
 because real text repeats its pieces (Zipf), a bounded per-encoding cache maps short
 pieces to their tokens, which makes ``count`` and ``encode`` cost about one regex
 split plus one dict lookup per piece.  With the compiled module and a bundled
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 from itertools import chain
 
-from ..bpe.backtracking import encode_backtracking
 from ..bpe.checks import _check_limit
 from ..bpe.merge_loop import (
     _SHORT_PIECE,
@@ -105,16 +105,16 @@ class PieceEncoder:
         else:
             self._splitter = PreSplitter(pat_str)
             self._split = self._splitter.findall
-        # The compiled merge loop also pre-splits ASCII text with the bundled patterns.
+        # The compiled core also pre-splits ASCII text with the bundled patterns.
         self._scan_kind = _SCAN_KINDS.get(pat_str, 0)
-        # The compiled merge loop (merge_loop.py), built at the first piece to encode so
-        # that loading stays as fast; None where it is not built or turned off.
+        # The compiled core of the vocabulary (merge loop, backtracking encoder, ASCII
+        # scanner); None where it is not built or turned off.
         self._merge_table = _NOT_BUILT
         self._pieces = _PieceCache(self._encode_piece)
         self._piece_counts = _PieceCountCache(self._pieces)
 
     def _compiled(self):
-        """The compiled merge table (built at first use), or None."""
+        """The compiled core, or None."""
         table = self._merge_table
         if table is _NOT_BUILT:
             table = self._merge_table = merge_table_for(self.bpe)
@@ -140,8 +140,7 @@ class PieceEncoder:
             tokens = table.encode(piece)
             if tokens is not None:
                 return tokens
-            # None: longer than the table's max_piece, or a byte that is no token
-            # (the path below raises the clear error naming it)
+            # None: a byte that is no token (the path below raises the clear error)
         data = piece.encode("utf-8")
         get = self.bpe.ranks.get
         token = get(data)
@@ -158,7 +157,7 @@ class PieceEncoder:
                 if None not in tokens:
                     return tokens
                 # a byte that is no token: the backtracking encoder raises the clear error
-        return tuple(encode_backtracking(self.bpe, data))
+        return tuple(self.bpe.encode(data))
 
     def split(self, text: str) -> list[str]:
         """The pre-split pieces of ``text`` (after surrogate fixing)."""

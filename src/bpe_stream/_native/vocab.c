@@ -1,0 +1,989 @@
+/* Building a Core: the vocabulary's tables, from its token list or from the stored
+parts of a cache entry (see core.h for what each table holds).
+
+Construction (Core(tokens)), the same rules as bpe/tables.py, in C:
+* split tables in rank order: the pair BPE holds just before producing token r is the
+  split (a, b) into two tokens ranked below r, tried longest a first, that the pair
+  test accepts with only the tokens below r; a token without one is "unreachable":
+  split -1, listed by unreachable(), and left out of every table the encoders read
+  (the hash look-ups, the tries, the masks), so later tokens are built without it;
+* the forward and reversed tries (one level at a time over the sorted tokens: the
+  nodes of depth d + 1 come out grouped by parent in the parents' order, which is
+  the breadth-first numbering core.h states), next_prefix (nearest token ancestor
+  in the forward trie), the continuation masks (for every suffix of a token that is
+  a trie node, the bytes of that node's children).
+Cost: O(sum over tokens of len * tries) for the splits (a few pair tests each),
+O(total bytes * log) for the tries, O(sum of len^2) trie steps for the masks.  o200k
+builds in about 0.2 s.
+
+From parts (Core.from_parts(blob, offsets, split_left, split_right)): the stored
+arrays are checked before anything reads them (offsets increasing within the blob,
+every split either -1/-1 or two lower-ranked usable tokens whose bytes make the
+token, single bytes split into themselves, no duplicate token), so a damaged or
+crafted file gives an error, never an out-of-bounds read or an endless loop; the
+other tables are rebuilt from them.
+*/
+#include "core.h"
+
+#include <stdlib.h>
+
+PyObject *
+missing_byte_error(const unsigned char *data, Py_ssize_t pos)
+{
+    PyErr_Format(PyExc_ValueError,
+                 "byte 0x%02x at offset %zd is not in the vocabulary, so it cannot be encoded",
+                 (unsigned)data[pos], pos);
+    return NULL;
+}
+
+static void
+trie_free(Trie *t)
+{
+    PyMem_RawFree(t->node);
+    PyMem_RawFree(t->label);
+    t->node = NULL;
+    t->label = NULL;
+    t->n_nodes = 0;
+}
+
+static void
+core_free_tables(Core *self)
+{
+    PyMem_RawFree(self->blob);
+    PyMem_RawFree(self->offset);
+    PyMem_RawFree(self->slots);
+    PyMem_RawFree(self->pair_rank);
+    PyMem_RawFree(self->split_left);
+    PyMem_RawFree(self->split_right);
+    PyMem_RawFree(self->next_prefix);
+    PyMem_RawFree(self->mask_id);
+    PyMem_RawFree(self->mask_table);
+    PyMem_RawFree(self->unreachable);
+    self->blob = NULL;
+    self->offset = NULL;
+    self->slots = NULL;
+    self->pair_rank = NULL;
+    self->split_left = self->split_right = self->next_prefix = NULL;
+    self->mask_id = NULL;
+    self->mask_table = NULL;
+    self->unreachable = NULL;
+    trie_free(&self->fwd);
+    trie_free(&self->rev);
+}
+
+static void
+Core_dealloc(Core *self)
+{
+    core_free_tables(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ------------------------------------------------------------------ hashing */
+
+/* Inserts every token into the hash and the direct tables; -1 with ValueError on a
+   duplicate token, -2 out of memory. */
+static int
+build_hash(Core *c, Py_ssize_t *dup_rank, Py_ssize_t *dup_of)
+{
+    Py_ssize_t n = c->n_tokens;
+    uint64_t size = 16;
+    while (size < 2 * (uint64_t)n)
+        size <<= 1;
+    c->slots = PyMem_RawMalloc((size_t)size * sizeof(int32_t));
+    c->pair_rank = PyMem_RawMalloc(65536 * sizeof(int32_t));
+    if (!c->slots || !c->pair_rank)
+        return -2;
+    c->mask = size - 1;
+    memset(c->slots, 0xff, (size_t)size * sizeof(int32_t));
+    for (int b = 0; b < 256; b++)
+        c->byte_rank[b] = NO_RANK;
+    for (int b = 0; b < 65536; b++)
+        c->pair_rank[b] = NO_RANK;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        Py_ssize_t len = tok_len(c, (int32_t)r);
+        const unsigned char *p = tok_bytes(c, (int32_t)r);
+        uint64_t i = hash_end(hash_feed(hash_start(len), p, len)) & c->mask;
+        for (;;) {
+            int32_t s = c->slots[i];
+            if (s < 0) {
+                c->slots[i] = (int32_t)r;
+                break;
+            }
+            if (tok_len(c, s) == len && memcmp(tok_bytes(c, s), p, (size_t)len) == 0) {
+                *dup_rank = r;
+                *dup_of = s;
+                return -1;
+            }
+            i = (i + 1) & c->mask;
+        }
+        if (len == 1)
+            c->byte_rank[p[0]] = (int32_t)r;
+        else if (len == 2)
+            c->pair_rank[(p[0] << 8) | p[1]] = (int32_t)r;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- splitting */
+
+static int
+build_splits(Core *c)
+{
+    Py_ssize_t n = c->n_tokens;
+    c->split_left = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    c->split_right = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    if (!c->split_left || !c->split_right)
+        return -2;
+    for (Py_ssize_t r = 0; r < n; r++)
+        c->split_left[r] = c->split_right[r] = (int32_t)r;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        Py_ssize_t len = tok_len(c, (int32_t)r);
+        if (len == 1)
+            continue;
+        const unsigned char *p = tok_bytes(c, (int32_t)r);
+        int found = 0;
+        for (Py_ssize_t cut = len - 1; cut > 0; cut--) {
+            int32_t left = rank_of(c, p, cut);
+            if (left >= r)
+                continue;
+            int32_t right = rank_of(c, p + cut, len - cut);
+            if (right >= r)
+                continue;
+            if (valid_pair_below(c, left, right, (int32_t)r)) {
+                c->split_left[r] = left;
+                c->split_right[r] = right;
+                found = 1;
+                break;
+            }
+        }
+        if (!found) {
+            c->split_left[r] = c->split_right[r] = -1;
+            c->n_unreachable++;
+        }
+    }
+    return 0;
+}
+
+static int
+list_unreachable(Core *c)
+{
+    c->n_unreachable = 0;
+    for (Py_ssize_t r = 0; r < c->n_tokens; r++)
+        c->n_unreachable += c->split_left[r] < 0;
+    c->unreachable = PyMem_RawMalloc((size_t)(c->n_unreachable + 1) * sizeof(int32_t));
+    if (!c->unreachable)
+        return -2;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t r = 0; r < c->n_tokens; r++)
+        if (c->split_left[r] < 0)
+            c->unreachable[k++] = (int32_t)r;
+    return 0;
+}
+
+/* -------------------------------------------------------------------- tries */
+
+typedef struct {
+    const unsigned char *blob;
+    const uint32_t *offset;
+} SortCtx;
+
+/* qsort has no context argument in C99: the blob is set for the duration of a sort,
+   under the GIL (construction holds it). */
+static SortCtx sort_ctx;
+
+static int
+cmp_tokens(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    uint32_t xa = sort_ctx.offset[x], xl = sort_ctx.offset[x + 1] - xa;
+    uint32_t ya = sort_ctx.offset[y], yl = sort_ctx.offset[y + 1] - ya;
+    int r = memcmp(sort_ctx.blob + xa, sort_ctx.blob + ya, xl < yl ? xl : yl);
+    if (r)
+        return r;
+    return xl < yl ? -1 : (xl > yl ? 1 : 0);
+}
+
+/* A trie over the strings blob[offset[r] : offset[r + 1]] of the usable tokens r. */
+static int
+build_trie(Trie *t, const Core *c, const unsigned char *blob, const uint32_t *offset)
+{
+    Py_ssize_t n = c->n_tokens;
+    Py_ssize_t total = offset[n];
+    int32_t *ids = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int32_t));
+    uint32_t *at = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
+    uint32_t *parent = PyMem_RawMalloc((size_t)(total + 1) * sizeof(uint32_t));
+    t->label = PyMem_RawMalloc((size_t)(total + 1));
+    t->node = PyMem_RawMalloc((size_t)(total + 2) * sizeof(TrieNode));
+    if (!ids || !at || !parent || !t->label || !t->node) {
+        PyMem_RawFree(ids);
+        PyMem_RawFree(at);
+        PyMem_RawFree(parent);
+        return -2;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t r = 0; r < n; r++)
+        if (c->split_left[r] >= 0)
+            ids[m++] = (int32_t)r;
+    sort_ctx.blob = blob;
+    sort_ctx.offset = offset;
+    qsort(ids, (size_t)m, sizeof(int32_t), cmp_tokens);
+    for (Py_ssize_t k = 0; k < m; k++)
+        at[k] = 0;
+    uint32_t nodes = 1;
+    t->label[0] = 0;
+    t->node[0].token = -1;
+    parent[0] = 0;
+    Py_ssize_t active = m;
+    for (Py_ssize_t d = 0; active > 0; d++) {
+        Py_ssize_t keep = 0;
+        uint32_t prev_parent = UINT32_MAX, prev_node = 0;
+        int prev_label = -1;
+        for (Py_ssize_t k = 0; k < active; k++) {
+            int32_t r = ids[k];
+            unsigned char b = blob[offset[r] + d];
+            uint32_t p = at[k], v;
+            if (p == prev_parent && b == prev_label) {
+                v = prev_node;
+            } else {
+                v = nodes++;
+                t->label[v] = b;
+                t->node[v].token = -1;
+                parent[v] = p;
+                prev_parent = p;
+                prev_label = b;
+                prev_node = v;
+            }
+            if ((Py_ssize_t)(offset[r + 1] - offset[r]) == d + 1) {
+                t->node[v].token = r;
+            } else {
+                ids[keep] = r;
+                at[keep] = v;
+                keep++;
+            }
+        }
+        active = keep;
+    }
+    /* the children of v start after the children of every node before v */
+    for (uint32_t v = 0; v <= nodes; v++)
+        t->node[v].first = 0;
+    t->node[nodes].token = -1;
+    for (uint32_t v = 1; v < nodes; v++)
+        t->node[parent[v] + 1].first++;
+    t->node[0].first = 1;
+    for (uint32_t v = 1; v <= nodes; v++)
+        t->node[v].first += t->node[v - 1].first;
+    memset(t->root, 0, sizeof(t->root));
+    for (uint32_t v = t->node[0].first; v < t->node[1].first; v++)
+        t->root[t->label[v]] = v;
+    t->n_nodes = nodes;
+    PyMem_RawFree(ids);
+    PyMem_RawFree(at);
+    PyMem_RawFree(parent);
+    /* shrink to the nodes made */
+    uint8_t *label = PyMem_RawRealloc(t->label, nodes);
+    TrieNode *node = PyMem_RawRealloc(t->node, (size_t)(nodes + 1) * sizeof(TrieNode));
+    if (label)
+        t->label = label;
+    if (node)
+        t->node = node;
+    return 0;
+}
+
+static int
+build_tries(Core *c)
+{
+    if (build_trie(&c->fwd, c, c->blob, c->offset) < 0)
+        return -2;
+    Py_ssize_t total = c->offset[c->n_tokens];
+    unsigned char *reversed = PyMem_RawMalloc((size_t)(total ? total : 1));
+    if (!reversed)
+        return -2;
+    for (Py_ssize_t r = 0; r < c->n_tokens; r++) {
+        uint32_t a = c->offset[r], b = c->offset[r + 1];
+        for (uint32_t i = a; i < b; i++)
+            reversed[i] = c->blob[a + b - 1 - i];
+    }
+    int rc = build_trie(&c->rev, c, reversed, c->offset);
+    PyMem_RawFree(reversed);
+    return rc;
+}
+
+/* next_prefix from the forward trie; the masks by walking every suffix of every
+   token, each stored once (an open-addressing set of the distinct masks). */
+static int
+build_prefixes_and_masks(Core *c)
+{
+    Py_ssize_t n = c->n_tokens;
+    const Trie *t = &c->fwd;
+    c->next_prefix = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    c->mask_id = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    int32_t *nearest = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(int32_t));
+    uint32_t cap = 64, used = 0;
+    uint32_t set_size = 256;
+    uint32_t *set = PyMem_RawMalloc(set_size * sizeof(uint32_t));
+    c->mask_table = PyMem_RawMalloc((size_t)cap * 4 * sizeof(uint64_t));
+    if (!c->next_prefix || !c->mask_id || !nearest || !set || !c->mask_table)
+        goto nomem;
+    for (Py_ssize_t r = 0; r < n; r++)
+        c->next_prefix[r] = -1;
+    /* nearest[v]: the token at v or at its nearest ancestor, -1 if none */
+    nearest[0] = -1;
+    for (uint32_t v = 0; v < t->n_nodes; v++) {
+        int32_t up = nearest[v];
+        if (t->node[v].token >= 0) {
+            c->next_prefix[t->node[v].token] = up;
+            up = t->node[v].token;
+        }
+        nearest[v] = up;
+        for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++)
+            nearest[ch] = up;
+    }
+    PyMem_RawFree(nearest);
+    nearest = NULL;
+    memset(set, 0xff, set_size * sizeof(uint32_t));
+    for (Py_ssize_t r = 0; r < n; r++) {
+        uint64_t m[4] = {0, 0, 0, 0};
+        if (c->split_left[r] >= 0) {
+            const unsigned char *p = tok_bytes(c, (int32_t)r);
+            Py_ssize_t len = tok_len(c, (int32_t)r);
+            for (Py_ssize_t i = 0; i < len; i++) {
+                uint32_t v = t->root[p[i]];
+                for (Py_ssize_t k = i + 1; v && k < len; k++)
+                    v = trie_child(t, v, p[k]);
+                if (!v)
+                    continue;
+                for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++)
+                    m[t->label[ch] >> 6] |= 1ULL << (t->label[ch] & 63);
+            }
+        }
+        uint64_t h = hash_end(hash_feed(hash_start(32), (const unsigned char *)m, 32));
+        uint32_t i = (uint32_t)h & (set_size - 1);
+        for (;;) {
+            uint32_t id = set[i];
+            if (id == UINT32_MAX) {
+                if (used == cap) {
+                    uint64_t *grown = PyMem_RawRealloc(c->mask_table, (size_t)cap * 8 * sizeof(uint64_t));
+                    if (!grown)
+                        goto nomem;
+                    c->mask_table = grown;
+                    cap *= 2;
+                }
+                memcpy(c->mask_table + 4 * (size_t)used, m, sizeof(m));
+                set[i] = id = used++;
+                c->mask_id[r] = id;
+                if (2 * used > set_size) { /* grow the set: re-insert every mask */
+                    uint32_t *bigger = PyMem_RawMalloc(2 * set_size * sizeof(uint32_t));
+                    if (!bigger)
+                        goto nomem;
+                    PyMem_RawFree(set);
+                    set = bigger;
+                    set_size *= 2;
+                    memset(set, 0xff, set_size * sizeof(uint32_t));
+                    for (uint32_t q = 0; q < used; q++) {
+                        uint64_t hq = hash_end(
+                            hash_feed(hash_start(32), (const unsigned char *)(c->mask_table + 4 * (size_t)q), 32));
+                        uint32_t j = (uint32_t)hq & (set_size - 1);
+                        while (set[j] != UINT32_MAX)
+                            j = (j + 1) & (set_size - 1);
+                        set[j] = q;
+                    }
+                }
+                break;
+            }
+            if (memcmp(c->mask_table + 4 * (size_t)id, m, sizeof(m)) == 0) {
+                c->mask_id[r] = id;
+                break;
+            }
+            i = (i + 1) & (set_size - 1);
+        }
+    }
+    c->n_masks = used;
+    PyMem_RawFree(set);
+    return 0;
+nomem:
+    PyMem_RawFree(nearest);
+    PyMem_RawFree(set);
+    return -2;
+}
+
+static int
+max_len_of(Core *c)
+{
+    c->max_token_len = 0;
+    for (Py_ssize_t r = 0; r < c->n_tokens; r++)
+        if (tok_len(c, (int32_t)r) > c->max_token_len)
+            c->max_token_len = tok_len(c, (int32_t)r);
+    return 0;
+}
+
+/* Everything after the blob (and, from parts, the splits): 0, or -1 with an exception. */
+static int
+finish(Core *c, int build_split_tables)
+{
+    Py_ssize_t dup_rank = -1, dup_of = -1;
+    max_len_of(c);
+    int rc = build_hash(c, &dup_rank, &dup_of);
+    if (rc == -1) {
+        PyObject *tok = PyBytes_FromStringAndSize((const char *)tok_bytes(c, (int32_t)dup_rank),
+                                                  tok_len(c, (int32_t)dup_rank));
+        if (tok) {
+            PyErr_Format(PyExc_ValueError, "token %zd %R duplicates token %zd", dup_rank, tok, dup_of);
+            Py_DECREF(tok);
+        }
+        return -1;
+    }
+    if (rc < 0)
+        goto nomem;
+    if (build_split_tables && build_splits(c) < 0)
+        goto nomem;
+    if (list_unreachable(c) < 0 || build_tries(c) < 0 || build_prefixes_and_masks(c) < 0)
+        goto nomem;
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static int
+Core_init(Core *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"tokens", NULL};
+    PyObject *tokens_arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &tokens_arg))
+        return -1;
+    if (self->blob != NULL) {
+        PyErr_SetString(PyExc_TypeError, "Core is already initialised");
+        return -1;
+    }
+    PyObject *tokens = PySequence_Fast(tokens_arg, "tokens must be a sequence of bytes");
+    if (tokens == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tokens);
+    PyObject **items = PySequence_Fast_ITEMS(tokens);
+    Py_ssize_t total = 0;
+    if (n >= NO_RANK - 1) {
+        PyErr_SetString(PyExc_ValueError, "too many tokens");
+        goto fail;
+    }
+    for (Py_ssize_t r = 0; r < n; r++) {
+        if (!PyBytes_Check(items[r])) {
+            PyErr_Format(PyExc_TypeError, "token %zd is %s, expected bytes", r, Py_TYPE(items[r])->tp_name);
+            goto fail;
+        }
+        if (PyBytes_GET_SIZE(items[r]) == 0) {
+            PyErr_Format(PyExc_ValueError, "token %zd is empty", r);
+            goto fail;
+        }
+        total += PyBytes_GET_SIZE(items[r]);
+        if (total >= UINT32_MAX / 2) {
+            PyErr_SetString(PyExc_ValueError, "the tokens hold too many bytes");
+            goto fail;
+        }
+    }
+    self->n_tokens = n;
+    self->blob = PyMem_RawMalloc((size_t)(total ? total : 1));
+    self->offset = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
+    if (!self->blob || !self->offset) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    uint32_t at = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        Py_ssize_t len = PyBytes_GET_SIZE(items[r]);
+        self->offset[r] = at;
+        memcpy(self->blob + at, PyBytes_AS_STRING(items[r]), (size_t)len);
+        at += (uint32_t)len;
+    }
+    self->offset[n] = at;
+    Py_DECREF(tokens);
+    if (finish(self, 1) < 0) {
+        core_free_tables(self);
+        return -1;
+    }
+    return 0;
+fail:
+    Py_DECREF(tokens);
+    core_free_tables(self);
+    return -1;
+}
+
+/* ------------------------------------------------------------- from parts */
+
+static int
+get_buffer(PyObject *o, Py_buffer *view, const char *what)
+{
+    if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) < 0) {
+        PyErr_Format(PyExc_TypeError, "%s must be a bytes-like object", what);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+Core_from_parts(PyTypeObject *type, PyObject *args)
+{
+    PyObject *o_blob, *o_off, *o_left, *o_right;
+    if (!PyArg_ParseTuple(args, "OOOO", &o_blob, &o_off, &o_left, &o_right))
+        return NULL;
+    Py_buffer blob, off, left, right;
+    int got = 0;
+    Core *c = NULL;
+    if (get_buffer(o_blob, &blob, "blob") < 0)
+        return NULL;
+    got = 1;
+    if (get_buffer(o_off, &off, "offsets") < 0)
+        goto done;
+    got = 2;
+    if (get_buffer(o_left, &left, "split_left") < 0)
+        goto done;
+    got = 3;
+    if (get_buffer(o_right, &right, "split_right") < 0)
+        goto done;
+    got = 4;
+    if (off.len % 4 || off.len < 4 || left.len % 4 || right.len != left.len ||
+        left.len / 4 != off.len / 4 - 1) {
+        PyErr_SetString(PyExc_ValueError, "stored tables: array sizes do not agree");
+        goto done;
+    }
+    Py_ssize_t n = left.len / 4;
+    const uint32_t *o = (const uint32_t *)off.buf;
+    if (o[0] != 0 || o[n] != (uint64_t)blob.len || blob.len >= UINT32_MAX / 2 || n >= NO_RANK - 1) {
+        PyErr_SetString(PyExc_ValueError, "stored tables: offsets do not span the blob");
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < n; r++)
+        if (o[r + 1] <= o[r]) {
+            PyErr_SetString(PyExc_ValueError, "stored tables: offsets are not increasing");
+            goto done;
+        }
+    c = (Core *)type->tp_alloc(type, 0);
+    if (c == NULL)
+        goto done;
+    c->n_tokens = n;
+    c->blob = PyMem_RawMalloc((size_t)(blob.len ? blob.len : 1));
+    c->offset = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
+    c->split_left = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    c->split_right = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    if (!c->blob || !c->offset || !c->split_left || !c->split_right) {
+        PyErr_NoMemory();
+        Py_CLEAR(c);
+        goto done;
+    }
+    memcpy(c->blob, blob.buf, (size_t)blob.len);
+    memcpy(c->offset, off.buf, (size_t)(n + 1) * sizeof(uint32_t));
+    memcpy(c->split_left, left.buf, (size_t)n * sizeof(int32_t));
+    memcpy(c->split_right, right.buf, (size_t)n * sizeof(int32_t));
+    for (Py_ssize_t r = 0; r < n; r++) {
+        int32_t a = c->split_left[r], b = c->split_right[r];
+        Py_ssize_t len = tok_len(c, (int32_t)r);
+        int ok;
+        if (len == 1)
+            ok = a == r && b == r;
+        else if (a == -1 || b == -1)
+            ok = a == -1 && b == -1;
+        else
+            ok = a >= 0 && b >= 0 && a < r && b < r && c->split_left[a] >= 0 && c->split_left[b] >= 0 &&
+                 tok_len(c, a) + tok_len(c, b) == len &&
+                 memcmp(tok_bytes(c, a), tok_bytes(c, (int32_t)r), (size_t)tok_len(c, a)) == 0 &&
+                 memcmp(tok_bytes(c, b), tok_bytes(c, (int32_t)r) + tok_len(c, a), (size_t)tok_len(c, b)) == 0;
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "stored tables: the split of token %zd is not a split of it", r);
+            Py_CLEAR(c);
+            goto done;
+        }
+    }
+    if (finish(c, 0) < 0)
+        Py_CLEAR(c);
+done:
+    if (got >= 4)
+        PyBuffer_Release(&right);
+    if (got >= 3)
+        PyBuffer_Release(&left);
+    if (got >= 2)
+        PyBuffer_Release(&off);
+    if (got >= 1)
+        PyBuffer_Release(&blob);
+    return (PyObject *)c;
+}
+
+/* ------------------------------------------------------- from a .tiktoken file */
+
+static int8_t b64_value[256];
+
+static void
+init_b64(void)
+{
+    memset(b64_value, -1, sizeof(b64_value));
+    const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 64; i++)
+        b64_value[(unsigned char)alphabet[i]] = (int8_t)i;
+}
+
+/* Decodes strict base64 (padding required, as base64.b64decode(validate=True))
+   from s[0:n] into out; the number of bytes, or -1. */
+static Py_ssize_t
+b64_decode(const unsigned char *s, Py_ssize_t n, unsigned char *out)
+{
+    if (n == 0 || n % 4)
+        return -1;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i += 4) {
+        int pad = 0;
+        uint32_t v = 0;
+        for (int q = 0; q < 4; q++) {
+            unsigned char ch = s[i + q];
+            int d;
+            if (ch == '=' && i + 4 == n && q >= 2) {
+                pad++;
+                d = 0;
+            } else {
+                if (pad)
+                    return -1;
+                d = b64_value[ch];
+                if (d < 0)
+                    return -1;
+            }
+            v = (v << 6) | (uint32_t)d;
+        }
+        out[k++] = (unsigned char)(v >> 16);
+        if (pad < 2)
+            out[k++] = (unsigned char)(v >> 8);
+        if (pad < 1)
+            out[k++] = (unsigned char)v;
+    }
+    return k;
+}
+
+/* Core.from_tiktoken(contents): the Core of a .tiktoken file's contents ("base64 rank"
+   per line), or None for anything but a plain well-formed file with ranks 0..n-1
+   each once (the Python reader then gives its error, or its answer). */
+static PyObject *
+Core_from_tiktoken(PyTypeObject *type, PyObject *arg)
+{
+    Py_buffer view;
+    init_b64();
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *s = view.buf;
+    Py_ssize_t len = view.len, lines = 0;
+    for (Py_ssize_t i = 0; i < len; i++)
+        lines += s[i] == '\n';
+    lines++;
+    /* every line decoded: at most 3/4 of its bytes */
+    unsigned char *bytes = PyMem_RawMalloc((size_t)len + 1);
+    uint32_t *start = PyMem_RawMalloc((size_t)(lines + 1) * sizeof(uint32_t));
+    uint32_t *length = PyMem_RawMalloc((size_t)(lines + 1) * sizeof(uint32_t));
+    int32_t *at_rank = PyMem_RawMalloc((size_t)(lines + 1) * sizeof(int32_t));
+    Core *c = NULL;
+    int ok = bytes && start && length && at_rank && len < UINT32_MAX / 2;
+    Py_ssize_t n = 0, used = 0;
+    if (ok) {
+        for (Py_ssize_t r = 0; r <= lines; r++)
+            at_rank[r] = -1;
+    }
+    for (Py_ssize_t i = 0; ok && i < len;) {
+        Py_ssize_t e = i;
+        while (e < len && s[e] != '\n')
+            e++;
+        Py_ssize_t a = i, b = e;
+        i = e + 1;
+        while (a < b && (s[b - 1] == '\r' || s[b - 1] == ' ' || s[b - 1] == '\t'))
+            b--;
+        while (a < b && (s[a] == ' ' || s[a] == '\t'))
+            a++;
+        if (a == b)
+            continue;
+        Py_ssize_t sp = a;
+        while (sp < b && s[sp] != ' ')
+            sp++;
+        Py_ssize_t d = sp;
+        while (d < b && s[d] == ' ')
+            d++;
+        if (sp == b || d == b) {
+            ok = 0;
+            break;
+        }
+        Py_ssize_t rank = 0;
+        for (Py_ssize_t q = d; q < b; q++) {
+            if (s[q] < '0' || s[q] > '9' || rank > (Py_ssize_t)lines) {
+                ok = 0;
+                break;
+            }
+            rank = rank * 10 + (s[q] - '0');
+        }
+        if (!ok || rank >= lines || at_rank[rank] >= 0) {
+            ok = 0;
+            break;
+        }
+        Py_ssize_t k = b64_decode(s + a, sp - a, bytes + used);
+        if (k <= 0) {
+            ok = 0;
+            break;
+        }
+        at_rank[rank] = (int32_t)n;
+        start[n] = (uint32_t)used;
+        length[n] = (uint32_t)k;
+        used += k;
+        n++;
+    }
+    for (Py_ssize_t r = 0; ok && r < n; r++)
+        if (at_rank[r] < 0)
+            ok = 0;
+    PyBuffer_Release(&view);
+    if (ok) {
+        c = (Core *)type->tp_alloc(type, 0);
+        if (c != NULL) {
+            c->n_tokens = n;
+            c->blob = PyMem_RawMalloc((size_t)(used ? used : 1));
+            c->offset = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
+            if (!c->blob || !c->offset) {
+                PyErr_NoMemory();
+                Py_CLEAR(c);
+            } else {
+                uint32_t off = 0;
+                for (Py_ssize_t r = 0; r < n; r++) {
+                    int32_t line = at_rank[r];
+                    c->offset[r] = off;
+                    memcpy(c->blob + off, bytes + start[line], length[line]);
+                    off += length[line];
+                }
+                c->offset[n] = off;
+                if (finish(c, 1) < 0) {
+                    /* a duplicate token: the Python reader says what is wrong */
+                    PyErr_Clear();
+                    Py_CLEAR(c);
+                }
+            }
+        }
+    }
+    PyMem_RawFree(bytes);
+    PyMem_RawFree(start);
+    PyMem_RawFree(length);
+    PyMem_RawFree(at_rank);
+    if (c == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
+    return (PyObject *)c;
+}
+
+/* --------------------------------------------------------------- accessors */
+
+static int
+ready(Core *self)
+{
+    if (self->offset == NULL) {
+        PyErr_SetString(PyExc_ValueError, "Core is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+int_list(const int32_t *a, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(a[i]);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *
+Core_parts(Core *self, PyObject *unused)
+{
+    if (!ready(self))
+        return NULL;
+    Py_ssize_t n = self->n_tokens;
+    return Py_BuildValue("(y#y#y#y#)", (const char *)self->blob, (Py_ssize_t)self->offset[n],
+                         (const char *)self->offset, (n + 1) * (Py_ssize_t)sizeof(uint32_t),
+                         (const char *)self->split_left, n * (Py_ssize_t)sizeof(int32_t),
+                         (const char *)self->split_right, n * (Py_ssize_t)sizeof(int32_t));
+}
+
+static PyObject *
+Core_tokens(Core *self, PyObject *unused)
+{
+    if (!ready(self))
+        return NULL;
+    PyObject *out = PyList_New(self->n_tokens);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t r = 0; r < self->n_tokens; r++) {
+        PyObject *v = PyBytes_FromStringAndSize((const char *)tok_bytes(self, (int32_t)r), tok_len(self, (int32_t)r));
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, r, v);
+    }
+    return out;
+}
+
+static PyObject *
+Core_token_lens(Core *self, PyObject *unused)
+{
+    if (!ready(self))
+        return NULL;
+    PyObject *out = PyList_New(self->n_tokens);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t r = 0; r < self->n_tokens; r++)
+        PyList_SET_ITEM(out, r, PyLong_FromSsize_t(tok_len(self, (int32_t)r)));
+    return out;
+}
+
+static PyObject *
+Core_split_left(Core *self, PyObject *unused)
+{
+    return ready(self) ? int_list(self->split_left, self->n_tokens) : NULL;
+}
+
+static PyObject *
+Core_split_right(Core *self, PyObject *unused)
+{
+    return ready(self) ? int_list(self->split_right, self->n_tokens) : NULL;
+}
+
+static PyObject *
+Core_next_prefix(Core *self, PyObject *unused)
+{
+    return ready(self) ? int_list(self->next_prefix, self->n_tokens) : NULL;
+}
+
+static PyObject *
+Core_unreachable(Core *self, PyObject *unused)
+{
+    return ready(self) ? int_list(self->unreachable, self->n_unreachable) : NULL;
+}
+
+static PyObject *
+Core_masks_bytes(Core *self, PyObject *unused)
+{
+    if (!ready(self))
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->n_tokens * 32);
+    if (out == NULL)
+        return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    for (Py_ssize_t r = 0; r < self->n_tokens; r++)
+        memcpy(p + 32 * r, self->mask_table + 4 * (size_t)self->mask_id[r], 32);
+    return out;
+}
+
+static PyObject *
+Core_rank(Core *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (!ready(self) || PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int32_t r = view.len > 0 ? rank_of(self, view.buf, view.len) : NO_RANK;
+    PyBuffer_Release(&view);
+    if (r == NO_RANK)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(r);
+}
+
+static PyObject *
+Core_is_valid_pair(Core *self, PyObject *args)
+{
+    int t1, t2;
+    if (!ready(self) || !PyArg_ParseTuple(args, "ii", &t1, &t2))
+        return NULL;
+    if (t1 < 0 || t2 < 0 || t1 >= self->n_tokens || t2 >= self->n_tokens || !usable(self, t1) ||
+        !usable(self, t2)) {
+        PyErr_SetString(PyExc_ValueError, "token id out of range (or unreachable)");
+        return NULL;
+    }
+    return PyBool_FromLong(valid_pair(self, t1, t2));
+}
+
+static PyObject *
+Core_memory_bytes(Core *self, PyObject *unused)
+{
+    if (!ready(self))
+        return NULL;
+    Py_ssize_t n = self->n_tokens;
+    size_t total = self->offset[n] + (n + 1) * 4 + (self->mask + 1) * 4 + 65536 * 4 + 3 * n * 4 + n * 4 +
+                   (size_t)self->n_masks * 32 + self->n_unreachable * 4;
+    const Trie *ts[2] = {&self->fwd, &self->rev};
+    for (int k = 0; k < 2; k++)
+        total += (size_t)ts[k]->n_nodes * 9 + 4;
+    return PyLong_FromSize_t(total);
+}
+
+static PyObject *
+Core_get_n_tokens(Core *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->n_tokens);
+}
+
+static PyObject *
+Core_get_max_token_len(Core *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->max_token_len);
+}
+
+static Py_ssize_t
+Core_len(Core *self)
+{
+    return self->n_tokens;
+}
+
+PyMethodDef vocab_methods[] = {
+    {"from_parts", (PyCFunction)Core_from_parts, METH_VARARGS | METH_CLASS,
+     "from_parts(blob, offsets, split_left, split_right) -> Core\n\n"
+     "A Core from stored arrays (offsets uint32, splits int32, native byte order),\n"
+     "checked before use; the other tables are rebuilt."},
+    {"from_tiktoken", (PyCFunction)Core_from_tiktoken, METH_O | METH_CLASS,
+     "from_tiktoken(contents: bytes) -> Core | None\n\n"
+     "The Core of a .tiktoken file's contents, or None if it is not a plain\n"
+     "well-formed file with ranks 0..n-1 each once (the Python reader then decides)."},
+    {"parts", (PyCFunction)Core_parts, METH_NOARGS,
+     "parts() -> (blob, offsets, split_left, split_right) as bytes (what from_parts takes)."},
+    {"tokens", (PyCFunction)Core_tokens, METH_NOARGS, "tokens() -> list[bytes] in rank order."},
+    {"token_lens", (PyCFunction)Core_token_lens, METH_NOARGS, "token_lens() -> list[int]."},
+    {"split_left", (PyCFunction)Core_split_left, METH_NOARGS, "split_left() -> list[int] (-1: unreachable)."},
+    {"split_right", (PyCFunction)Core_split_right, METH_NOARGS, "split_right() -> list[int] (-1: unreachable)."},
+    {"next_prefix", (PyCFunction)Core_next_prefix, METH_NOARGS, "next_prefix() -> list[int]."},
+    {"masks_bytes", (PyCFunction)Core_masks_bytes, METH_NOARGS,
+     "masks_bytes() -> bytes: the 256-bit continuation mask of each token, 32 bytes\n"
+     "each as four native-order 64-bit words (bit c of word c >> 6 for byte c)."},
+    {"unreachable", (PyCFunction)Core_unreachable, METH_NOARGS,
+     "unreachable() -> list[int]: tokens BPE cannot build from two lower-ranked tokens."},
+    {"rank", (PyCFunction)Core_rank, METH_O, "rank(token: bytes) -> int | None."},
+    {"is_valid_pair", (PyCFunction)Core_is_valid_pair, METH_VARARGS,
+     "is_valid_pair(t1, t2) -> bool: whether BPE keeps t1 and t2 adjacent."},
+    {"memory_bytes", (PyCFunction)Core_memory_bytes, METH_NOARGS, "Bytes held by the tables."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Core_getset[] = {
+    {"n_tokens", (getter)Core_get_n_tokens, NULL, "number of tokens", NULL},
+    {"max_token_len", (getter)Core_get_max_token_len, NULL, "bytes of the longest token", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods Core_as_sequence = {
+    .sq_length = (lenfunc)Core_len,
+};
+
+PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_stream._native._core.Core",
+    .tp_doc = "Core(tokens: Sequence[bytes]): a BPE vocabulary (token id == position) with\n"
+              "its tables built in C; read-only, shared by threads.",
+    .tp_basicsize = sizeof(Core),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_getset = Core_getset,
+    .tp_as_sequence = &Core_as_sequence,
+};
