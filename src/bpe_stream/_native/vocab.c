@@ -11,10 +11,11 @@ Construction (Core(tokens)), the same rules as bpe/tables.py, in C:
   nodes of depth d + 1 come out grouped by parent in the parents' order, which is
   the breadth-first numbering core.h states), next_prefix (nearest token ancestor
   in the forward trie), the continuation masks (for every suffix of a token that is
-  a trie node, the bytes of that node's children).
+  a trie node, i.e. along the node's chain of failure links, the bytes of that
+  node's children).
 Cost: O(sum over tokens of len * tries) for the splits (a few pair tests each),
-O(total bytes * log) for the tries, O(sum of len^2) trie steps for the masks.  o200k
-builds in about 0.2 s.
+O(total bytes * log) for the tries, O(trie nodes) amortized for the masks (failure
+links, as in Aho-Corasick).  o200k builds in about 0.25 s, from parts in about 0.15 s.
 
 From parts (Core.from_parts(blob, offsets, split_left, split_right)): the stored
 arrays are checked before anything reads them (offsets increasing within the blob,
@@ -318,6 +319,8 @@ build_prefixes_and_masks(Core *c)
     c->next_prefix = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
     c->mask_id = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(uint32_t));
     int32_t *nearest = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(int32_t));
+    uint32_t *fail = NULL, *node_of = NULL;
+    uint64_t *full = NULL;
     uint32_t cap = 64, used = 0;
     uint32_t set_size = 256;
     uint32_t *set = PyMem_RawMalloc(set_size * sizeof(uint32_t));
@@ -340,22 +343,52 @@ build_prefixes_and_masks(Core *c)
     }
     PyMem_RawFree(nearest);
     nearest = NULL;
+    /* The suffixes of a token that are trie nodes are the node of the token and its
+       chain of failure links (the Aho-Corasick construction: fail[v] is the node of
+       the longest proper suffix of v's string that is a trie node).  full[v] is the OR
+       of the children's bytes over that chain, filled breadth first (fail[v] is
+       shallower than v), so the mask of token t is full[node of t]. */
+    fail = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(uint32_t));
+    node_of = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    full = PyMem_RawMalloc((size_t)t->n_nodes * 4 * sizeof(uint64_t));
+    if (!fail || !node_of || !full)
+        goto nomem;
+    for (Py_ssize_t r = 0; r < n; r++)
+        node_of[r] = 0;
+    for (uint32_t v = 0; v < t->n_nodes; v++) {
+        uint64_t *f = full + 4 * (size_t)v;
+        f[0] = f[1] = f[2] = f[3] = 0;
+        if (t->node[v].token >= 0)
+            node_of[t->node[v].token] = v;
+        /* the root (the empty suffix) adds nothing: only non-empty suffixes count */
+        for (uint32_t ch = t->node[v].first; v != 0 && ch < t->node[v + 1].first; ch++)
+            f[t->label[ch] >> 6] |= 1ULL << (t->label[ch] & 63);
+        if (v == 0) {
+            fail[0] = 0;
+        } else {
+            const uint64_t *g = full + 4 * (size_t)fail[v];
+            f[0] |= g[0];
+            f[1] |= g[1];
+            f[2] |= g[2];
+            f[3] |= g[3];
+        }
+        for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++) {
+            unsigned char b = t->label[ch];
+            uint32_t x = v, to = 0;
+            while (x != 0) {
+                x = fail[x];
+                to = trie_child(t, x, b);
+                if (to)
+                    break;
+            }
+            fail[ch] = to;
+        }
+    }
     memset(set, 0xff, set_size * sizeof(uint32_t));
     for (Py_ssize_t r = 0; r < n; r++) {
         uint64_t m[4] = {0, 0, 0, 0};
-        if (c->split_left[r] >= 0) {
-            const unsigned char *p = tok_bytes(c, (int32_t)r);
-            Py_ssize_t len = tok_len(c, (int32_t)r);
-            for (Py_ssize_t i = 0; i < len; i++) {
-                uint32_t v = t->root[p[i]];
-                for (Py_ssize_t k = i + 1; v && k < len; k++)
-                    v = trie_child(t, v, p[k]);
-                if (!v)
-                    continue;
-                for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++)
-                    m[t->label[ch] >> 6] |= 1ULL << (t->label[ch] & 63);
-            }
-        }
+        if (c->split_left[r] >= 0)
+            memcpy(m, full + 4 * (size_t)node_of[r], sizeof(m));
         uint64_t h = hash_end(hash_feed(hash_start(32), (const unsigned char *)m, 32));
         uint32_t i = (uint32_t)h & (set_size - 1);
         for (;;) {
@@ -399,10 +432,16 @@ build_prefixes_and_masks(Core *c)
     }
     c->n_masks = used;
     PyMem_RawFree(set);
+    PyMem_RawFree(fail);
+    PyMem_RawFree(node_of);
+    PyMem_RawFree(full);
     return 0;
 nomem:
     PyMem_RawFree(nearest);
     PyMem_RawFree(set);
+    PyMem_RawFree(fail);
+    PyMem_RawFree(node_of);
+    PyMem_RawFree(full);
     return -2;
 }
 
