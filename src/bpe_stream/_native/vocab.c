@@ -309,71 +309,111 @@ build_tries(Core *c)
     return rc;
 }
 
-/* next_prefix from the forward trie; the masks by walking every suffix of every
-   token, each stored once (an open-addressing set of the distinct masks). */
+/* The distinct masks: an open-addressing set over c->mask_table. */
+typedef struct {
+    uint32_t *set;
+    uint32_t size, used, cap;
+} MaskSet;
+
+static uint32_t
+mask_hash(const uint64_t *m)
+{
+    return (uint32_t)hash_end(hash_feed(hash_start(32), (const unsigned char *)m, 32));
+}
+
+/* The id of mask m (added if new); UINT32_MAX out of memory. */
+static uint32_t
+intern_mask(Core *c, MaskSet *ms, const uint64_t *m)
+{
+    uint32_t i = mask_hash(m) & (ms->size - 1);
+    for (;;) {
+        uint32_t id = ms->set[i];
+        if (id == UINT32_MAX)
+            break;
+        if (memcmp(c->mask_table + 4 * (size_t)id, m, 32) == 0)
+            return id;
+        i = (i + 1) & (ms->size - 1);
+    }
+    if (ms->used == ms->cap) {
+        uint64_t *grown = PyMem_RawRealloc(c->mask_table, (size_t)ms->cap * 8 * sizeof(uint64_t));
+        if (!grown)
+            return UINT32_MAX;
+        c->mask_table = grown;
+        ms->cap *= 2;
+    }
+    uint32_t id = ms->used++;
+    memcpy(c->mask_table + 4 * (size_t)id, m, 32);
+    ms->set[i] = id;
+    if (2 * ms->used > ms->size) { /* grow the set: re-insert every mask */
+        uint32_t *bigger = PyMem_RawMalloc(2 * (size_t)ms->size * sizeof(uint32_t));
+        if (!bigger)
+            return UINT32_MAX;
+        PyMem_RawFree(ms->set);
+        ms->set = bigger;
+        ms->size *= 2;
+        memset(ms->set, 0xff, ms->size * sizeof(uint32_t));
+        for (uint32_t q = 0; q < ms->used; q++) {
+            uint32_t j = mask_hash(c->mask_table + 4 * (size_t)q) & (ms->size - 1);
+            while (ms->set[j] != UINT32_MAX)
+                j = (j + 1) & (ms->size - 1);
+            ms->set[j] = q;
+        }
+    }
+    return id;
+}
+
+/* next_prefix and the masks in one breadth-first pass over the forward trie.
+
+   The suffixes of a token that are trie nodes are the node of the token and its
+   chain of failure links (the Aho-Corasick construction: fail[v] is the node of the
+   longest proper suffix of v's string that is a trie node).  full[v] is the OR of
+   the children's bytes over that chain (the root, the empty suffix, adds nothing),
+   filled breadth first (fail[v] is shallower than v), so the mask of the token at v
+   is full[v]. */
 static int
 build_prefixes_and_masks(Core *c)
 {
     Py_ssize_t n = c->n_tokens;
     const Trie *t = &c->fwd;
+    static const uint64_t zero[4] = {0, 0, 0, 0};
+    MaskSet ms = {NULL, 256, 0, 64};
     c->next_prefix = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int32_t));
     c->mask_id = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    c->mask_table = PyMem_RawMalloc((size_t)ms.cap * 4 * sizeof(uint64_t));
+    ms.set = PyMem_RawMalloc(ms.size * sizeof(uint32_t));
     int32_t *nearest = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(int32_t));
-    uint32_t *fail = NULL, *node_of = NULL;
-    uint64_t *full = NULL;
-    uint32_t cap = 64, used = 0;
-    uint32_t set_size = 256;
-    uint32_t *set = PyMem_RawMalloc(set_size * sizeof(uint32_t));
-    c->mask_table = PyMem_RawMalloc((size_t)cap * 4 * sizeof(uint64_t));
-    if (!c->next_prefix || !c->mask_id || !nearest || !set || !c->mask_table)
-        goto nomem;
-    for (Py_ssize_t r = 0; r < n; r++)
+    uint32_t *fail = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(uint32_t));
+    uint64_t *full = PyMem_RawMalloc((size_t)t->n_nodes * 4 * sizeof(uint64_t));
+    int rc = -2;
+    if (!c->next_prefix || !c->mask_id || !c->mask_table || !ms.set || !nearest || !fail || !full)
+        goto out;
+    memset(ms.set, 0xff, ms.size * sizeof(uint32_t));
+    uint32_t zero_id = intern_mask(c, &ms, zero);
+    for (Py_ssize_t r = 0; r < n; r++) {
         c->next_prefix[r] = -1;
-    /* nearest[v]: the token at v or at its nearest ancestor, -1 if none */
-    nearest[0] = -1;
-    for (uint32_t v = 0; v < t->n_nodes; v++) {
-        int32_t up = nearest[v];
-        if (t->node[v].token >= 0) {
-            c->next_prefix[t->node[v].token] = up;
-            up = t->node[v].token;
-        }
-        nearest[v] = up;
-        for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++)
-            nearest[ch] = up;
+        c->mask_id[r] = zero_id; /* unreachable tokens are in no trie */
     }
-    PyMem_RawFree(nearest);
-    nearest = NULL;
-    /* The suffixes of a token that are trie nodes are the node of the token and its
-       chain of failure links (the Aho-Corasick construction: fail[v] is the node of
-       the longest proper suffix of v's string that is a trie node).  full[v] is the OR
-       of the children's bytes over that chain, filled breadth first (fail[v] is
-       shallower than v), so the mask of token t is full[node of t]. */
-    fail = PyMem_RawMalloc((size_t)t->n_nodes * sizeof(uint32_t));
-    node_of = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(uint32_t));
-    full = PyMem_RawMalloc((size_t)t->n_nodes * 4 * sizeof(uint64_t));
-    if (!fail || !node_of || !full)
-        goto nomem;
-    for (Py_ssize_t r = 0; r < n; r++)
-        node_of[r] = 0;
+    nearest[0] = -1;
+    fail[0] = 0;
     for (uint32_t v = 0; v < t->n_nodes; v++) {
+        /* nearest[v]: the token at v's nearest strict ancestor, -1 if none */
+        int32_t up = nearest[v];
+        int32_t tok = t->node[v].token;
         uint64_t *f = full + 4 * (size_t)v;
-        f[0] = f[1] = f[2] = f[3] = 0;
-        if (t->node[v].token >= 0)
-            node_of[t->node[v].token] = v;
-        /* the root (the empty suffix) adds nothing: only non-empty suffixes count */
-        for (uint32_t ch = t->node[v].first; v != 0 && ch < t->node[v + 1].first; ch++)
-            f[t->label[ch] >> 6] |= 1ULL << (t->label[ch] & 63);
         if (v == 0) {
-            fail[0] = 0;
+            f[0] = f[1] = f[2] = f[3] = 0;
         } else {
             const uint64_t *g = full + 4 * (size_t)fail[v];
-            f[0] |= g[0];
-            f[1] |= g[1];
-            f[2] |= g[2];
-            f[3] |= g[3];
+            f[0] = g[0];
+            f[1] = g[1];
+            f[2] = g[2];
+            f[3] = g[3];
         }
         for (uint32_t ch = t->node[v].first; ch < t->node[v + 1].first; ch++) {
             unsigned char b = t->label[ch];
+            if (v != 0)
+                f[b >> 6] |= 1ULL << (b & 63);
+            nearest[ch] = tok >= 0 ? tok : up;
             uint32_t x = v, to = 0;
             while (x != 0) {
                 x = fail[x];
@@ -383,66 +423,22 @@ build_prefixes_and_masks(Core *c)
             }
             fail[ch] = to;
         }
-    }
-    memset(set, 0xff, set_size * sizeof(uint32_t));
-    for (Py_ssize_t r = 0; r < n; r++) {
-        uint64_t m[4] = {0, 0, 0, 0};
-        if (c->split_left[r] >= 0)
-            memcpy(m, full + 4 * (size_t)node_of[r], sizeof(m));
-        uint64_t h = hash_end(hash_feed(hash_start(32), (const unsigned char *)m, 32));
-        uint32_t i = (uint32_t)h & (set_size - 1);
-        for (;;) {
-            uint32_t id = set[i];
-            if (id == UINT32_MAX) {
-                if (used == cap) {
-                    uint64_t *grown = PyMem_RawRealloc(c->mask_table, (size_t)cap * 8 * sizeof(uint64_t));
-                    if (!grown)
-                        goto nomem;
-                    c->mask_table = grown;
-                    cap *= 2;
-                }
-                memcpy(c->mask_table + 4 * (size_t)used, m, sizeof(m));
-                set[i] = id = used++;
-                c->mask_id[r] = id;
-                if (2 * used > set_size) { /* grow the set: re-insert every mask */
-                    uint32_t *bigger = PyMem_RawMalloc(2 * set_size * sizeof(uint32_t));
-                    if (!bigger)
-                        goto nomem;
-                    PyMem_RawFree(set);
-                    set = bigger;
-                    set_size *= 2;
-                    memset(set, 0xff, set_size * sizeof(uint32_t));
-                    for (uint32_t q = 0; q < used; q++) {
-                        uint64_t hq = hash_end(
-                            hash_feed(hash_start(32), (const unsigned char *)(c->mask_table + 4 * (size_t)q), 32));
-                        uint32_t j = (uint32_t)hq & (set_size - 1);
-                        while (set[j] != UINT32_MAX)
-                            j = (j + 1) & (set_size - 1);
-                        set[j] = q;
-                    }
-                }
-                break;
-            }
-            if (memcmp(c->mask_table + 4 * (size_t)id, m, sizeof(m)) == 0) {
-                c->mask_id[r] = id;
-                break;
-            }
-            i = (i + 1) & (set_size - 1);
+        if (tok >= 0) {
+            c->next_prefix[tok] = up;
+            uint32_t id = intern_mask(c, &ms, f);
+            if (id == UINT32_MAX)
+                goto out;
+            c->mask_id[tok] = id;
         }
     }
-    c->n_masks = used;
-    PyMem_RawFree(set);
-    PyMem_RawFree(fail);
-    PyMem_RawFree(node_of);
-    PyMem_RawFree(full);
-    return 0;
-nomem:
+    c->n_masks = ms.used;
+    rc = 0;
+out:
+    PyMem_RawFree(ms.set);
     PyMem_RawFree(nearest);
-    PyMem_RawFree(set);
     PyMem_RawFree(fail);
-    PyMem_RawFree(node_of);
     PyMem_RawFree(full);
-    return -2;
+    return rc;
 }
 
 static int
