@@ -36,13 +36,13 @@ import os
 import stat
 import struct
 import sys
-import tempfile
 import threading
 import zlib
 from array import array
 from pathlib import Path
 
 from .._version import __version__
+from ..bpe.cache_dir import cache_dir, write_atomically
 from ..bpe.native import Core, compiled_available
 from ..bpe.ranks import tokens_from_ranks
 from ..bpe.vocabulary import BytePairEncoding
@@ -57,14 +57,6 @@ _HEADER = struct.Struct("<8sIIQII")  # magic, format, n, blob length, crc32, key
 _lock = threading.Lock()
 # In-process memo: building is done once per process per vocabulary.
 _built: dict[str, BytePairEncoding] = {}
-
-
-def cache_dir() -> Path | None:
-    configured = os.environ.get("BPE_STREAM_CACHE_DIR")
-    if configured is not None:
-        return Path(configured) if configured else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bpe-stream"
 
 
 def tokens_digest(tokens: list[bytes]) -> str:
@@ -177,22 +169,7 @@ def _write(path: Path, key: str, bpe: BytePairEncoding) -> None:
     key_bytes = key.encode("ascii")
     payload = b"".join([key_bytes, offsets, left, right, blob])
     header = _HEADER.pack(_MAGIC, _TABLES_FORMAT, len(bpe), len(blob), zlib.crc32(payload), len(key_bytes))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".bin")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(header)
-                f.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError:
-        pass  # a read-only or full cache directory only costs speed
+    write_atomically(path, [header, payload])  # a read-only or full directory only costs speed
 
 
 def load_or_build(key: str, tokens_factory, tiktoken_contents: bytes | None = None) -> BytePairEncoding:

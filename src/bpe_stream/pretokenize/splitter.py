@@ -159,7 +159,7 @@ class PreSplitter:
 
     def __init__(self, pat_str: str):
         self.pat_str = pat_str
-        self.pattern = compile_pattern(pat_str)
+        self.pattern = compile_pattern(pat_str, lazy=True)
         self.ascii_pattern = None
         if pat_str in PATTERNS.values():
             translated = _ASCII_PATTERNS.get(pat_str) or _ascii_translation(pat_str)
