@@ -397,3 +397,65 @@ def test_shared_objects_stay_exact_under_threads():
             t.join()
         assert results == expected
         assert enc.count_batch(texts, num_threads=5) == expected
+
+
+# ------------------------------------------------------------------ start-up
+
+
+def test_a_count_needs_no_python_tables_and_no_regex(tmp_path):
+    # A fresh process that loads a bundled encoding and counts ASCII text compiles no
+    # regex and makes none of the Python tables (they are made on first access).
+    import subprocess
+    import sys
+
+    script = (
+        "import gc, bpe_stream\n"
+        "from bpe_stream.pretokenize.unicode import LazyPattern\n"
+        "enc = bpe_stream.get_encoding('o200k_base')\n"
+        "assert enc.count('hello world, hello there') == 5\n"
+        "compiled = [o for o in gc.get_objects() if isinstance(o, LazyPattern) and o._pattern is not None]\n"
+        "made = sorted(k for k in ('tokens', 'ranks', 'split_left', 'continuation_masks', 'automaton')"
+        " if k in enc.bpe.__dict__)\n"
+        "print(len(compiled), made)\n"
+    )
+    env = dict(os.environ, BPE_STREAM_CACHE_DIR=str(tmp_path))
+    env.pop("BPE_STREAM_PURE_PYTHON", None)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "0 []"
+
+
+def test_lazy_patterns_match_like_compiled_ones():
+    from bpe_stream.pretokenize.unicode import LazyPattern, compile_regex
+
+    lazy = LazyPattern(r"\p{L}+|\s+", 0)
+    assert lazy._pattern is None
+    assert lazy.findall("ab c") == ["ab", " ", "c"]
+    assert lazy._pattern is not None and lazy.compiled() is lazy._pattern
+    assert [m.span() for m in lazy.finditer("x y")] == [(0, 1), (1, 2), (2, 3)]
+    clone = pickle.loads(pickle.dumps(compile_regex(r"\d+")))
+    assert clone.match("123").group() == "123"
+    with pytest.raises(ValueError, match="invalid pre-split pattern"):
+        Encoding("bad", pat_str="(", mergeable_ranks={b"a": 0})
+
+
+def test_regex_class_store_is_data_and_damage_is_ignored(tmp_path, monkeypatch):
+    import json
+
+    from bpe_stream.pretokenize import unicode
+
+    monkeypatch.setenv("BPE_STREAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(unicode, "_stored", None)
+    unicode._installed_ranges.cache_clear()
+    try:
+        first = unicode._installed_ranges(r"\p{Lu}")
+        path = unicode._store_path()
+        stored = json.loads(path.read_text())
+        assert [tuple(r) for r in stored[r"\p{Lu}"]] == list(first)
+        for damaged in ["{", json.dumps({r"\p{Lu}": [[5, 3]]}), json.dumps({r"\p{Lu}": "x"}), "[]"]:
+            path.write_text(damaged)
+            monkeypatch.setattr(unicode, "_stored", None)
+            unicode._installed_ranges.cache_clear()
+            assert unicode._installed_ranges(r"\p{Lu}") == first
+    finally:
+        unicode._installed_ranges.cache_clear()

@@ -439,7 +439,7 @@ Core_split_ascii(Core *self, PyObject *args)
 }
 
 /* Release the GIL for stretches at least this long. */
-#define NOGIL_STRETCH 2048
+#define NOGIL_STRETCH 512
 
 /* count_ascii (encode 0) and encode_ascii (encode 1).  The pieces are split and
    encoded in C without the GIL; a piece C does not take (a byte that is no token) is
