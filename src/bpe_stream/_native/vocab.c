@@ -15,7 +15,8 @@ Construction (Core(tokens)), the same rules as bpe/tables.py, in C:
   node's children).
 Cost: O(sum over tokens of len * tries) for the splits (a few pair tests each),
 O(total bytes) for the tries (counting sorts), O(trie nodes) amortized for the masks (failure
-links, as in Aho-Corasick).  o200k builds in about 0.25 s, from parts in about 0.15 s.
+links, as in Aho-Corasick).  o200k builds in about 0.15 s, from parts in about 0.09 s,
+without the GIL.
 
 From parts (Core.from_parts(blob, offsets, split_left, split_right)): the stored
 arrays are checked before anything reads them (offsets increasing within the blob,
@@ -467,13 +468,32 @@ max_len_of(Core *c)
     return 0;
 }
 
-/* Everything after the blob (and, from parts, the splits): 0, or -1 with an exception. */
+/* Everything after the blob (and, from parts, the splits), without the GIL (the
+   core is not shared yet): 0, -1 on a duplicate token (*dup_rank, *dup_of), -2 out of
+   memory. */
+static int
+finish_tables(Core *c, int build_split_tables, Py_ssize_t *dup_rank, Py_ssize_t *dup_of)
+{
+    max_len_of(c);
+    int rc = build_hash(c, dup_rank, dup_of);
+    if (rc < 0)
+        return rc;
+    if (build_split_tables && build_splits(c) < 0)
+        return -2;
+    if (list_unreachable(c) < 0 || build_tries(c) < 0 || build_prefixes_and_masks(c) < 0)
+        return -2;
+    return 0;
+}
+
+/* finish_tables with the GIL released: 0, or -1 with an exception. */
 static int
 finish(Core *c, int build_split_tables)
 {
     Py_ssize_t dup_rank = -1, dup_of = -1;
-    max_len_of(c);
-    int rc = build_hash(c, &dup_rank, &dup_of);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = finish_tables(c, build_split_tables, &dup_rank, &dup_of);
+    Py_END_ALLOW_THREADS
     if (rc == -1) {
         PyObject *tok = PyBytes_FromStringAndSize((const char *)tok_bytes(c, (int32_t)dup_rank),
                                                   tok_len(c, (int32_t)dup_rank));
@@ -483,16 +503,11 @@ finish(Core *c, int build_split_tables)
         }
         return -1;
     }
-    if (rc < 0)
-        goto nomem;
-    if (build_split_tables && build_splits(c) < 0)
-        goto nomem;
-    if (list_unreachable(c) < 0 || build_tries(c) < 0 || build_prefixes_and_masks(c) < 0)
-        goto nomem;
+    if (rc < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     return 0;
-nomem:
-    PyErr_NoMemory();
-    return -1;
 }
 
 static int
