@@ -314,5 +314,6 @@ extern PyMethodDef backtracking_methods[];
 extern PyMethodDef prefix_table_methods[];
 int merge_loop_init(PyObject *module);
 int prefix_table_init(PyObject *module);
+int search_init(PyObject *module);
 
 #endif

@@ -20,6 +20,7 @@ static const Part PARTS[] = {
     {backtracking_methods, NULL},               /* backtracking.c: raw BPE of bytes */
     {merge_loop_methods, merge_loop_init},      /* merge_loop.c: pieces, ASCII scanning */
     {prefix_table_methods, prefix_table_init},  /* prefix_table.c: table pass, intervals */
+    {NULL, search_init},                        /* search.c: bisect over int arrays */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["Core", "compiled_available"]
+from bisect import bisect_right as _bisect_right
+
+__all__ = ["Core", "compiled_available", "bisect_right_array"]
 
 try:
     from .._native._core import Core
+    from .._native._core import bisect_right as _bisect_right_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
+    _bisect_right_c = None
+
+#: ``bisect.bisect_right`` for an ``array('i')`` / ``array('q')``: in C when built (no
+#: Python int per probe), else the standard one.
+bisect_right_array = _bisect_right_c if _bisect_right_c is not None and not os.environ.get(
+    "BPE_STREAM_PURE_PYTHON") else _bisect_right
 
 
 def compiled_available() -> bool:

@@ -1,0 +1,65 @@
+/* Binary search over a buffer of machine integers (the text interval index keeps its
+piece starts in an array('i') or array('q')).
+
+Invariant: bisect_right(a, x) is bisect.bisect_right(a, x) for a sorted array of 4- or
+8-byte signed integers: the number of items <= x.  Complexity: O(log n) integer
+comparisons; no Python object is made per probe (bisect on an array makes one per
+probe, about 25 ns each: a fifth of an interval query).
+*/
+#include "core.h"
+
+static PyObject *
+bisect_right_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "bisect_right(array, x) takes two arguments");
+        return NULL;
+    }
+    long long x = PyLong_AsLongLong(args[1]);
+    if (x == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    Py_ssize_t lo = 0, hi;
+    const char *f = view.format ? view.format : "B";
+    if (view.itemsize == 4 && (f[0] == 'i' || f[0] == 'l')) {
+        const int32_t *a = view.buf;
+        hi = view.len / 4;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) >> 1;
+            if (x < a[mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+    } else if (view.itemsize == 8 && (f[0] == 'q' || f[0] == 'l')) {
+        const int64_t *a = view.buf;
+        hi = view.len / 8;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) >> 1;
+            if (x < a[mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+    } else {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "bisect_right needs an array of 4- or 8-byte signed integers");
+        return NULL;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(lo);
+}
+
+static PyMethodDef search_functions[] = {
+    {"bisect_right", (PyCFunction)(void (*)(void))bisect_right_array, METH_FASTCALL,
+     "bisect_right(array, x) -> int: bisect.bisect_right over an array('i') or array('q')."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+search_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, search_functions);
+}
