@@ -459,3 +459,22 @@ def test_regex_class_store_is_data_and_damage_is_ignored(tmp_path, monkeypatch):
             assert unicode._installed_ranges(r"\p{Lu}") == first
     finally:
         unicode._installed_ranges.cache_clear()
+
+
+@given(values=st.lists(st.integers(-(2**31), 2**31 - 1), max_size=300), probes=st.lists(st.integers(-(2**32), 2**32), max_size=30))
+@settings(max_examples=examples(200), deadline=None)
+def test_bisect_right_array_equals_bisect(values, probes):
+    from array import array
+    from bisect import bisect_right
+
+    from bpe_stream.bpe.native import bisect_right_array
+
+    values.sort()
+    for code in "iq":
+        a = array(code, values)
+        for x in probes + values:
+            if code == "i" and not -(2**31) <= x < 2**31:
+                continue
+            assert bisect_right_array(a, x) == bisect_right(a, x)
+    with pytest.raises(TypeError):
+        bisect_right_array(array("d", [1.0]), 1)
