@@ -8,7 +8,7 @@ slower)."""
 from setuptools import Extension, setup
 
 _NATIVE = "src/bpe_stream/_native/"
-_PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c"]
+_PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c", "batch.c"]
 
 setup(
     ext_modules=[

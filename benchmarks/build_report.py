@@ -21,6 +21,11 @@ SECTIONS = [
     ("Chunkers (issue 4)", "results_chunkers.md"),
     ("Chunking adversarial inputs (issue 4)", "results_chunk_adversarial.md"),
     ("Training (issue 5)", "results_train.md"),
+    ("Native core: one long piece", "results_long_piece.md"),
+    ("Native core: raw BPE over bytes", "results_raw_bytes.md"),
+    ("Native core: first run in a fresh process, and memory", "results_first_run.md"),
+    ("Native core: batches on 1 and 2 threads", "results_batch.md"),
+    ("Native core: IntervalCounter queries", "results_interval.md"),
 ]
 
 

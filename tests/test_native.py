@@ -478,3 +478,29 @@ def test_bisect_right_array_equals_bisect(values, probes):
             assert bisect_right_array(a, x) == bisect_right(a, x)
     with pytest.raises(TypeError):
         bisect_right_array(array("d", [1.0]), 1)
+
+
+def test_ascii_batch_in_c_equals_one_by_one():
+    from bpe_stream.pretokenize.patterns import PATTERNS
+
+    enc = get_encoding("o200k_base")
+    core = enc._compiled()
+    rng = random.Random(8)
+    source = corpus_text("code_python_black.py.txt")
+    texts = [source[a : a + rng.randrange(0, 3000)] for a in (rng.randrange(len(source) - 3000) for _ in range(60))]
+    texts = [t for t in texts if t.isascii()] + ["", " " * 5000, "x" * 3000]
+    for threads in (1, 2, 5):
+        assert core.ascii_batch(texts, 2, threads, False) == [enc.count(t) for t in texts]
+        assert core.ascii_batch(texts, 2, threads, True) == [enc.encode_ordinary(t) for t in texts]
+    with pytest.raises(ValueError, match="not an ASCII str"):
+        core.ascii_batch(["ok", "caf\u00e9"], 2, 2, False)
+    # mixed batches through the Encoding: ASCII in C, the rest in Python, order kept
+    mixed = texts[:10] + ["caf\u00e9 \u4e2d\u6587", "\ud83d\ude00 pair", "lone \ud800 surrogate"] + texts[10:20]
+    assert enc.count_batch(mixed, num_threads=3) == [enc.count(t) for t in mixed]
+    assert enc.encode_ordinary_batch(mixed, num_threads=2) == [enc.encode_ordinary(t) for t in mixed]
+    # a text C does not take (a byte that is no token) gets the Python path's error
+    readme = Encoding("readme", pat_str=PATTERNS["cl100k_base"], mergeable_ranks={t: i for i, t in enumerate(README_TOKENS)})
+    assert readme._compiled().ascii_batch(["abacb", "abz", "ab ca"], 1, 2, False) == [3, None, None]
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        readme.count_batch(["abacb", "abz"], num_threads=2)
+    assert readme.count_batch(["abacb", "ba"], num_threads=2) == [readme.count("abacb"), readme.count("ba")]

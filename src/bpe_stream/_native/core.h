@@ -315,5 +315,7 @@ extern PyMethodDef prefix_table_methods[];
 int merge_loop_init(PyObject *module);
 int prefix_table_init(PyObject *module);
 int search_init(PyObject *module);
+extern PyMethodDef batch_methods[];
+int batch_init(PyObject *module);
 
 #endif

@@ -21,6 +21,7 @@ static const Part PARTS[] = {
     {merge_loop_methods, merge_loop_init},      /* merge_loop.c: pieces, ASCII scanning */
     {prefix_table_methods, prefix_table_init},  /* prefix_table.c: table pass, intervals */
     {NULL, search_init},                        /* search.c: bisect over int arrays */
+    {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -200,14 +200,15 @@ class Encoding(PieceEncoder):
 
     # ------------------------------------------------------------ batches
     # tiktoken's names and semantics: results in input order, each equal to the call on
-    # that text alone.  The work is spread over a thread pool; the compiled core
-    # releases the GIL while it splits and encodes ASCII stretches and long pieces, so
-    # threads run in parallel there (the regex split of other text holds the GIL).
-    # Every object they share is read-only or a dict cache filled on a miss with the
-    # value the miss computed (any thread's value is the same), so results stay exact.
+    # that text alone.  ASCII texts (with a bundled pattern and the compiled core) go to
+    # Core.ascii_batch: split and encoded in C on num_threads threads without the GIL.
+    # The others are spread over a thread pool (the compiled core releases the GIL on
+    # ASCII stretches and long pieces there; the regex split of other text holds it).
+    # Every object the threads share is read-only or a dict cache filled on a miss with
+    # the value the miss computed (any thread's value is the same), so results stay exact.
     def encode_ordinary_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[list[int]]:
         """``[encode_ordinary(t) for t in texts]``, on ``num_threads`` threads."""
-        return _map_threads(self.encode_ordinary, texts, num_threads)
+        return self._batch(texts, num_threads, True, self.encode_ordinary)
 
     def encode_batch(
         self,
@@ -222,11 +223,39 @@ class Encoding(PieceEncoder):
         encoder = functools.partial(
             self.encode, allowed_special=allowed_special, disallowed_special=disallowed_special
         )
-        return _map_threads(encoder, texts, num_threads)
+        if allowed_special == "all" or set(allowed_special) & self.special_tokens_set:
+            return _map_threads(encoder, texts, num_threads)
+        # no special token allowed: the checks in order (the first text that fails
+        # raises, as one by one), then the texts as ordinary text
+        texts = _batch_list(texts, num_threads)
+        if disallowed_special == "all":
+            disallowed_special = self.special_tokens_set
+        if disallowed_special:
+            search = _special_token_regex(frozenset(disallowed_special)).search
+            for text in texts:
+                if not isinstance(text, str) or search(text) is not None:
+                    encoder(text)  # raises the TypeError or the ValueError
+        return self._batch(texts, num_threads, True, self.encode_ordinary)
 
     def count_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[int]:
         """``[count(t) for t in texts]``, on ``num_threads`` threads."""
-        return _map_threads(self.count, texts, num_threads)
+        return self._batch(texts, num_threads, False, self.count)
+
+    def _batch(self, texts, num_threads: int, encode: bool, one) -> list:
+        texts = _batch_list(texts, num_threads)
+        core = self._compiled()
+        if core is None or not self._scan_kind or len(texts) < 2:
+            return _map_threads(one, texts, num_threads)
+        fixed = [check_text(t) for t in texts]
+        at = [k for k, t in enumerate(fixed) if t.isascii()]
+        results: list = [None] * len(texts)
+        for k, r in zip(at, core.ascii_batch([fixed[k] for k in at], self._scan_kind, num_threads, encode)):
+            results[k] = r
+        # the rest (not ASCII, or a text C did not take: the Python path raises its error)
+        rest = [k for k, r in enumerate(results) if r is None]
+        for k, r in zip(rest, _map_threads(one, [fixed[k] for k in rest], num_threads)):
+            results[k] = r
+        return results
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         if isinstance(text_or_bytes, str):
@@ -288,18 +317,23 @@ class Encoding(PieceEncoder):
         return text[i if offs is None else offs[i] :]
 
 
-def _map_threads(fn, texts: Iterable[str], num_threads: int) -> list:
-    """``[fn(t) for t in texts]`` on up to ``num_threads`` threads.  Each thread takes one
-    contiguous share of the texts (about equal in characters) and loops over it: one
-    task per thread, so the pool's per-task cost (tens of microseconds under the GIL)
-    does not eat the parallel part on short texts."""
+def _batch_list(texts: Iterable[str], num_threads: int) -> list:
+    """The texts of a batch as a list, after the checks of the batch arguments."""
     if isinstance(texts, str):
         raise TypeError("expected an iterable of str, got a single str")
     if isinstance(num_threads, bool) or not isinstance(num_threads, int):
         raise TypeError(f"num_threads must be an int, got {type(num_threads).__name__}")
     if num_threads < 1:
         raise ValueError(f"num_threads must be >= 1, got {num_threads}")
-    texts = list(texts)
+    return texts if type(texts) is list else list(texts)
+
+
+def _map_threads(fn, texts: Iterable[str], num_threads: int) -> list:
+    """``[fn(t) for t in texts]`` on up to ``num_threads`` threads.  Each thread takes one
+    contiguous share of the texts (about equal in characters) and loops over it: one
+    task per thread, so the pool's per-task cost (tens of microseconds under the GIL)
+    does not eat the parallel part on short texts."""
+    texts = _batch_list(texts, num_threads)
     threads = min(num_threads, len(texts))
     if threads <= 1:
         return [fn(t) for t in texts]
