@@ -26,6 +26,7 @@ SECTIONS = [
     ("Native core: first run in a fresh process, and memory", "results_first_run.md"),
     ("Native core: batches on 1 and 2 threads", "results_batch.md"),
     ("Native core: IntervalCounter queries", "results_interval.md"),
+    ("Native core: compiled vs pure Python", "results_pure_python.md"),
 ]
 
 
