@@ -101,7 +101,9 @@ def test_unreachable_tokens_are_listed_and_rejected_alike():
     assert core.unreachable() == [5]
     assert core.split_left()[5] == -1 and core.split_right()[5] == -1
     assert core.rank(b"bbbabb") is None  # left out of the tables the encoders read
-    assert core.encode_bytes(b"bbbabb") == [2, 1, 0, 2]
+    assert core.encode_bytes(b"bbbabb") == [2, 1, 0, 2]  # raw BPE: the merges
+    assert core.encode(b"bbbabb") == (5,)  # a whole pre-split piece equal to the token
+    assert core.encode(b"abbbabb") == (0, 2, 1, 0, 2)
     messages = []
     for native in (True, False):
         with pytest.raises(ValueError, match="does not encode to itself") as info:

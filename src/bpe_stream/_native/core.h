@@ -125,7 +125,30 @@ usable(const Core *c, int32_t r)
     return c->split_left[r] >= 0;
 }
 
-/* The rank of the token with bytes p[0:n], or NO_RANK. */
+/* The rank of the token with bytes p[0:n], unreachable tokens included, or NO_RANK
+   (a whole pre-split piece equal to a token is that token, as in tiktoken). */
+static inline int32_t
+rank_of_any(const Core *c, const unsigned char *p, Py_ssize_t n)
+{
+    if (n == 1)
+        return c->byte_rank[p[0]];
+    if (n == 2)
+        return c->pair_rank[(p[0] << 8) | p[1]];
+    if (n > c->max_token_len)
+        return NO_RANK;
+    uint64_t i = hash_end(hash_feed(hash_start(n), p, n)) & c->mask;
+    for (;;) {
+        int32_t r = c->slots[i];
+        if (r < 0)
+            return NO_RANK;
+        if (tok_len(c, r) == n && memcmp(tok_bytes(c, r), p, (size_t)n) == 0)
+            return r;
+        i = (i + 1) & c->mask;
+    }
+}
+
+/* The rank of the token with bytes p[0:n] in the BPE tables (unreachable tokens left
+   out), or NO_RANK. */
 static inline int32_t
 rank_of(const Core *c, const unsigned char *p, Py_ssize_t n)
 {

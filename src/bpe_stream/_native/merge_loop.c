@@ -1,7 +1,9 @@
 /* BPE of one piece: the merge loop for short pieces, the backtracking encoder for
 long ones; and the ASCII fast path (split with ascii_split.h, encode in C).
 
-Invariant: encode_any(core, piece) returns exactly what BPE's definition gives
+Invariant: encode_any(core, piece) is the piece's token when the whole piece is one
+(unreachable tokens included, as tiktoken looks the piece up first), else exactly
+what BPE's definition gives
 (repeatedly merge the adjacent pair whose concatenation is the lowest-ranked token,
 the leftmost such pair on equal ranks, until no adjacent pair forms a token).  For
 at most SHORT_PIECE bytes it runs that definition (the merge loop; the Python twin
@@ -71,7 +73,7 @@ encode_any(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t *out)
 {
     if (n == 0)
         return 0;
-    int32_t whole = rank_of(c, data, n);
+    int32_t whole = rank_of_any(c, data, n);
     if (whole != NO_RANK) {
         out[0] = whole;
         return 1;
@@ -90,7 +92,7 @@ count_any(const Core *c, const unsigned char *data, Py_ssize_t n)
     int32_t out[SHORT_PIECE];
     if (n == 0)
         return 0;
-    if (rank_of(c, data, n) != NO_RANK)
+    if (rank_of_any(c, data, n) != NO_RANK)
         return 1;
     if (first_missing_byte(c, data, n) >= 0)
         return -1;
