@@ -250,17 +250,26 @@ class Encoding(PieceEncoder):
         at = [k for k, t in enumerate(fixed) if t.isascii()]
         rest = [k for k, t in enumerate(fixed) if not t.isascii()]
         results: list = [None] * len(texts)
-        # The ASCII texts in C on num_threads threads (started first, without the GIL),
-        # the others meanwhile in this thread: their regex split holds the GIL, so more
-        # Python threads would only queue for it (measured slower on multilingual text).
-        with ThreadPoolExecutor(1) as pool:
-            done = pool.submit(core.ascii_batch, [fixed[k] for k in at], self._scan_kind, num_threads, encode)
+        ascii_texts = [fixed[k] for k in at]
+        if num_threads == 1 or not rest or not at:
+            # one thread: everything here, in order; else only one kind of text
+            ascii_results = core.ascii_batch(ascii_texts, self._scan_kind, num_threads, encode)
             for k in rest:
                 results[k] = one(fixed[k])
-            for k, r in zip(at, done.result()):
-                # None: a text C did not take (a byte that is no token): the Python path
-                # raises its error
-                results[k] = one(fixed[k]) if r is None else r
+        else:
+            # The ASCII texts in C on num_threads threads (started first, without the
+            # GIL), the others meanwhile in this thread: their regex split holds the GIL,
+            # so more Python threads would only queue for it (measured slower on
+            # multilingual text).
+            with ThreadPoolExecutor(1) as pool:
+                done = pool.submit(core.ascii_batch, ascii_texts, self._scan_kind, num_threads, encode)
+                for k in rest:
+                    results[k] = one(fixed[k])
+                ascii_results = done.result()
+        for k, r in zip(at, ascii_results):
+            # None: a text C did not take (a byte that is no token): the Python path
+            # raises its error
+            results[k] = one(fixed[k]) if r is None else r
         return results
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
