@@ -506,3 +506,36 @@ def test_ascii_batch_in_c_equals_one_by_one():
     with pytest.raises(ValueError, match="not in the vocabulary"):
         readme.count_batch(["abacb", "abz"], num_threads=2)
     assert readme.count_batch(["abacb", "ba"], num_threads=2) == [readme.count("abacb"), readme.count("ba")]
+
+
+def _differing_chars(name):
+    from bpe_stream.pretokenize.patterns import PATTERNS, _rust_dollar_to_python
+    from bpe_stream.pretokenize.unicode import differing_bitmap
+
+    bits = differing_bitmap(_rust_dollar_to_python(PATTERNS[name]))
+    if bits is None:
+        return bits, []
+    return bits, [chr(c) for c in range(0x110000) if (bits[c >> 3] >> (c & 7)) & 1][::97]
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@given(data=st.data())
+@settings(max_examples=examples(200), deadline=None)
+def test_unicode_split_equals_the_rewritten_pattern(name, data):
+    # The pattern as written is used only on stretches without a character the
+    # installed regex classes differently; the pieces are the rewritten pattern's.
+    from bpe_stream.bpe.native import _first_in_bitmap_py, first_in_bitmap
+
+    enc = get_encoding(name)
+    bits, differing = _differing_chars(name)
+    alphabet = ["a", "Z", " ", "\n", "1", "!", "'s", "\u4e2d", "\u00e9", "\u0301", "\u3000", "\U0001F600", "\u0416", "\u0436"]
+    if differing:
+        alphabet += data.draw(st.lists(st.sampled_from(differing), min_size=1, max_size=4))
+    text = "".join(data.draw(st.lists(st.sampled_from(alphabet), max_size=60)))
+    splitter = enc._splitter
+    assert splitter.unicode_findall(text, 0, len(text)) == splitter.pattern.findall(text)
+    assert splitter.findall(text) == splitter.pattern.findall(text)
+    if bits is not None:
+        for a, b in [(0, len(text)), (len(text) // 2, len(text))]:
+            assert first_in_bitmap(text, a, b, bits) == _first_in_bitmap_py(text, a, b, bits)
+    assert enc.count(text) == len(tiktoken_oracle(name).encode_ordinary(text))

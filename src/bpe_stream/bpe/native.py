@@ -14,14 +14,16 @@ import os
 
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap"]
 
 try:
     from .._native._core import Core
     from .._native._core import bisect_right as _bisect_right_c
+    from .._native._core import first_in_bitmap as _first_in_bitmap_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
+    _first_in_bitmap_c = None
 
 #: ``bisect.bisect_right`` for an ``array('i')`` / ``array('q')``: in C when built (no
 #: Python int per probe), else the standard one.
@@ -32,3 +34,17 @@ bisect_right_array = _bisect_right_c if _bisect_right_c is not None and not os.e
 def compiled_available() -> bool:
     """Whether the compiled core was built and is not turned off."""
     return Core is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON")
+
+
+def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
+    for i in range(start, end):
+        c = ord(text[i])
+        if (bits[c >> 3] >> (c & 7)) & 1:
+            return i
+    return -1
+
+
+#: The first index in ``text[start:end]`` whose code point has its bit set in ``bits``
+#: (0x110000 bits), or -1: in C when built, else in Python.
+first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not os.environ.get(
+    "BPE_STREAM_PURE_PYTHON") else _first_in_bitmap_py

@@ -42,7 +42,7 @@ import regex
 from ..bpe.cache_dir import cache_dir, write_atomically
 from ._unicode_data import RANGES
 
-__all__ = ["compile_regex", "reference_ranges", "corrections"]
+__all__ = ["compile_regex", "reference_ranges", "corrections", "differing_bitmap"]
 
 _GROUPS = {
     "L": ("Lu", "Ll", "Lt", "Lm", "Lo"),
@@ -328,6 +328,32 @@ def compile_regex(pattern: str, flags: int = 0) -> LazyPattern:
     (True, False)
     """
     return LazyPattern(pattern, flags)
+
+
+@functools.lru_cache(maxsize=64)
+def differing_bitmap(pattern: str) -> bytes | None:
+    """Bit ``c`` set for every code point ``c`` on which the installed ``regex`` and the
+    reference engines class differently for some class ``pattern`` uses (0x110000 bits);
+    None if they agree on all of them (the pattern is then compiled unchanged).
+
+    Why: a text holding none of these characters is split the same by the pattern as
+    written (with the installed classes) and by its rewrite, and the rewrite's set
+    operations cost about 20x per character (one 1 MB run of CJK letters: 53 ms
+    against 2.7 ms)."""
+    ranges = []
+    for m in _PROPERTY.finditer(pattern):
+        name = "White_Space" if m.group(4) else (m.group(2) or m.group(3))
+        if reference_ranges(name) is None:
+            continue
+        extra, missing = _difference(name)
+        ranges += [*extra, *missing]
+    if not ranges:
+        return None
+    bits = bytearray(0x110000 // 8)
+    for lo, hi in ranges:
+        for c in range(lo, hi + 1):
+            bits[c >> 3] |= 1 << (c & 7)
+    return bytes(bits)
 
 
 def _rewrite(pattern: str) -> str | None:

@@ -175,7 +175,7 @@ class PieceEncoder:
         if text.isascii():
             return table.encode_ascii(text, 0, len(text), kind, tokens_of)
         out: list[int] = []
-        slow = self._splitter.pattern.findall
+        slow = self._splitter.unicode_findall
         for is_ascii, start, end in self._splitter.stretches(text):
             if is_ascii:
                 out += table.encode_ascii(text, start, end, kind, tokens_of)
@@ -197,7 +197,7 @@ class PieceEncoder:
         if text.isascii():
             return table.count_ascii(text, 0, len(text), kind, fallback)
         total = 0
-        slow = self._splitter.pattern.findall
+        slow = self._splitter.unicode_findall
         for is_ascii, start, end in self._splitter.stretches(text):
             if is_ascii:
                 total += table.count_ascii(text, start, end, kind, fallback)
