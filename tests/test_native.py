@@ -539,3 +539,32 @@ def test_unicode_split_equals_the_rewritten_pattern(name, data):
         for a, b in [(0, len(text)), (len(text) // 2, len(text))]:
             assert first_in_bitmap(text, a, b, bits) == _first_in_bitmap_py(text, a, b, bits)
     assert enc.count(text) == len(tiktoken_oracle(name).encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_tiktoken_file_parsed_in_c_equals_python(name):
+    from bpe_stream.bpe.ranks import parse_tiktoken, tokens_from_ranks
+    from bpe_stream.encoding.registry import bundled_tiktoken_bytes
+
+    raw = bundled_tiktoken_bytes(name)
+    core = Core.from_tiktoken(raw)
+    assert core.tokens() == tokens_from_ranks(parse_tiktoken(raw))
+    assert core.split_left() == get_encoding(name).bpe.split_left
+
+
+def test_tiktoken_parser_in_c_leaves_odd_files_to_python():
+    from bpe_stream.bpe.ranks import parse_tiktoken, tokens_from_ranks
+
+    good = b"YQ== 0\nYg== 1\nYWI= 2\n"
+    assert Core.from_tiktoken(good).tokens() == tokens_from_ranks(parse_tiktoken(good)) == [b"a", b"b", b"ab"]
+    assert Core.from_tiktoken(b"YQ== 0\r\n\nYg==  1\n").tokens() == [b"a", b"b"]
+    for odd in [b"YQ== 0\nYQ== 1\n",  # a duplicate token
+                b"YQ== 1\n",  # ranks not 0..n-1
+                b"YQ== 0\nYg== 0\n",  # a rank twice
+                b"YQ 0\n",  # bad padding
+                b"Y!== 0\n",  # not base64
+                b" 0\n",  # no token
+                b"YQ==\n",  # no rank
+                b"YQ== x\n",  # not a number
+                b"YQ== 0 7\n"]:  # a third field
+        assert Core.from_tiktoken(odd) is None, odd
