@@ -36,12 +36,20 @@ def compiled_available() -> bool:
     return Core is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON")
 
 
+_BITMAP_CHARS: dict = {}  # id(bitmap) -> (bitmap, frozenset of its characters)
+
+
 def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
-    for i in range(start, end):
-        c = ord(text[i])
-        if (bits[c >> 3] >> (c & 7)) & 1:
-            return i
-    return -1
+    entry = _BITMAP_CHARS.get(id(bits))
+    if entry is None or entry[0] is not bits:
+        chars = frozenset(
+            chr(8 * i + k) for i, byte in enumerate(bits) if byte for k in range(8) if (byte >> k) & 1
+        )
+        entry = _BITMAP_CHARS[id(bits)] = (bits, chars)
+    chars = entry[1]
+    if chars.isdisjoint(text[start:end]):  # C speed: the usual answer
+        return -1
+    return next(i for i in range(start, end) if text[i] in chars)
 
 
 #: The first index in ``text[start:end]`` whose code point has its bit set in ``bits``
