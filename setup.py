@@ -1,8 +1,9 @@
 """Only for the optional compiled core; all other metadata is in pyproject.toml.
 
-``optional=True``: without a C compiler the build skips the extension and the package
-falls back to its pure-Python path (same answers, 4-7x slower on a first pass over new
-text).  setuptools skips an optional extension silently, so ``build_ext`` here says so
+One extension, ``bpe_stream._native._core``, built from the C files listed here (one
+per algorithm, registered in ``module.c``).  ``optional=True``: without a C compiler
+the build skips it and the package falls back to its pure-Python path (same answers,
+slower).  setuptools skips an optional extension silently, so ``build_ext`` here says so
 out loud: a warning block on stderr at build time, and a marker file
 (``_native/NOT_COMPILED``) that makes ``import bpe_stream`` warn once, where the user
 sees it (pip hides a successful build's output).  Wheels (cibuildwheel, see
@@ -61,12 +62,16 @@ class build_ext_loudly(build_ext):
         self._failed = ""
 
 
+_NATIVE = "src/bpe_stream/_native/"
+_PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c", "batch.c"]
+
 setup(
     ext_modules=[
         Extension(
-            "bpe_stream._native._merge_loop",
-            ["src/bpe_stream/_native/merge_loop.c"],
-            depends=["src/bpe_stream/_native/ascii_split.h"],
+            "bpe_stream._native._core",
+            [_NATIVE + part for part in _PARTS],
+            depends=[_NATIVE + "core.h", _NATIVE + "ascii_split.h"],
+            extra_compile_args=["-O2"],
             optional=True,
         )
     ],

@@ -25,6 +25,12 @@ SECTIONS = [
     ("Chunkers", "results_chunkers.md"),
     ("Chunking adversarial inputs", "results_chunk_adversarial.md"),
     ("Training", "results_train.md"),
+    ("Native core: one long piece", "results_long_piece.md"),
+    ("Native core: raw BPE over bytes", "results_raw_bytes.md"),
+    ("Native core: first run in a fresh process, and memory", "results_first_run.md"),
+    ("Native core: batches on 1 and 2 threads", "results_batch.md"),
+    ("Native core: IntervalCounter queries", "results_interval.md"),
+    ("Native core: compiled vs pure Python", "results_pure_python.md"),
 ]
 # The summary's first part ends where this heading starts; the contents go there.
 REST_STARTS = "\n## Targets\n"

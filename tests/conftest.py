@@ -128,20 +128,19 @@ ENCODING_NAMES = ["cl100k_base", "o200k_base"]
 # tiktoken reads it from files the package does not ship).
 TIKTOKEN_NAMES = ["r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 
-# The two ways an Encoding encodes the pieces it has not seen: the compiled merge loop
-# with its ASCII pre-split scanner (bpe_stream/_merge_loop.c), and pure Python.
+# The two implementations of every table and encoder: the compiled core
+# (bpe_stream/_native/_core: merge loop, ASCII pre-split scanner, backtracking encoder,
+# table pass, interval index) and pure Python.
 IMPLEMENTATIONS = ["compiled", "python"]
 
 
 def encoding_with(name: str, implementation: str):
     """The bundled encoding ``name``, its pieces encoded by ``implementation``."""
     from bpe_stream import get_encoding
-    from bpe_stream.bpe.merge_loop import compiled_available
-
     enc = get_encoding(name)
     if implementation == "compiled":
-        if not compiled_available():
-            pytest.skip("the compiled merge loop is not built (or BPE_STREAM_PURE_PYTHON is set)")
+        if not enc.bpe.native:
+            pytest.skip("the compiled core is not built (or BPE_STREAM_PURE_PYTHON is set)")
         return enc
     return pure_python_twin(enc)
 
@@ -150,8 +149,8 @@ def encoding_with(name: str, implementation: str):
 def _twin(enc):
     from bpe_stream import Encoding
 
-    twin = Encoding(enc.name, pat_str=enc.pat_str, bpe=enc.bpe, special_tokens=enc.special_tokens)
-    twin._merge_table = None  # never builds the compiled table: every piece in Python
+    twin = Encoding(enc.name, pat_str=enc.pat_str, bpe=enc.bpe._python_twin(), special_tokens=enc.special_tokens)
+    assert twin._compiled() is None  # every table and encoder in pure Python
     return twin
 
 

@@ -1,4 +1,4 @@
-"""The compiled merge loop and ASCII pre-split scanner (bpe_stream/_merge_loop.c).
+"""The compiled core's piece encoder and ASCII pre-split scanner (_native/merge_loop.c).
 
 Each answers a question the pure-Python code also answers, so each is checked against
 an independent reference: the merge loop against the naive O(n^2) BPE of conftest, the
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from test_vocabulary import random_vocabulary
 
 from bpe_stream import Encoding, get_encoding
-from bpe_stream.bpe.merge_loop import MergeTable, compiled_available
+from bpe_stream.bpe.native import Core as MergeTable, compiled_available
 from bpe_stream.pretokenize.patterns import PATTERNS, compile_pattern
 from bpe_stream.pretokenize.splitter import PreSplitter
 
@@ -37,7 +37,7 @@ def test_compiled_loop_is_built_in_ci():
     # would leave every test below skipped and the speed claims untested.
     if not os.environ.get("CI"):
         pytest.skip("only checked in CI")
-    assert MergeTable is not None, "bpe_stream._merge_loop was not built"
+    assert MergeTable is not None, "bpe_stream._native._core was not built"
     assert not os.environ.get("BPE_STREAM_PURE_PYTHON")
 
 
@@ -144,11 +144,10 @@ def test_merge_table_on_readme_vocabulary_and_piece_limit(text):
     ranks = {t: i for i, t in enumerate(README_TOKENS)}
     data = text.encode()
     got = table.encode(data)
-    if len(data) > 256:  # the linear backtracking encoder takes long pieces
-        assert got is None
-    else:
-        assert got == tuple(naive_bpe(ranks, data))
-        assert table.encode(text) == got  # str and bytes alike
+    # short pieces by the merge loop, long ones by the backtracking encoder
+    assert got == tuple(naive_bpe(ranks, data))
+    assert table.encode(text) == got  # str and bytes alike
+    assert table.count(text) == len(got)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
@@ -166,9 +165,7 @@ def test_merge_table_on_corpus_pieces(name):
     for piece in sorted(pieces):
         data = piece.encode()
         got = table.encode(piece)
-        if len(data) > 256:
-            assert got is None
-        elif len(data) <= 24:
+        if len(data) <= 24:
             assert got == tuple(naive_bpe(ranks, data)), piece
         else:
             assert list(got) == enc.bpe.encode(data, method="heap"), piece
@@ -199,8 +196,8 @@ def test_merge_table_rejects_bad_tokens():
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 @pytest.mark.parametrize("text", [" " * 1000, "x" * 700, "ab" * 400 + "\n", "1" * 900, "!" * 300 + " a",
                                   "  " * 200 + "\n" * 300, "Hello " * 100 + "\t" * 400])
-def test_long_pieces_take_the_fallback(name, text):
-    # pieces over 256 bytes go back to Python (linear backtracking), counted exactly
+def test_long_pieces_are_exact(name, text):
+    # pieces over the merge loop's length go through the backtracking encoder
     enc = get_encoding(name)
     expected = tiktoken_oracle(name).encode_ordinary(text)
     assert enc.count(text) == len(expected)
@@ -242,11 +239,15 @@ def test_pure_python_twin_answers_the_same(name):
 
 
 def test_environment_variable_turns_it_off(monkeypatch):
+    # read when a vocabulary is built
     monkeypatch.setenv("BPE_STREAM_PURE_PYTHON", "1")
-    enc = get_encoding("cl100k_base")
-    fresh = Encoding("fresh", pat_str=enc.pat_str, bpe=enc.bpe)
+    from bpe_stream import BytePairEncoding
+
+    bpe = BytePairEncoding.from_tokens(README_TOKENS)
+    assert not bpe.native and bpe._core is None
+    fresh = Encoding("fresh", pat_str=None, bpe=bpe)
     assert fresh._compiled() is None
-    assert fresh.count("hello world") == 2
+    assert fresh.count("abacb") == 3
 
 
 def test_encoding_pickles_without_the_table():
@@ -262,20 +263,20 @@ def test_a_skipped_build_warns_once_at_import_unless_pure_python_is_chosen(tmp_p
     import importlib.resources
     import warnings
 
-    from bpe_stream.bpe import merge_loop
+    from bpe_stream.bpe import native
 
     (tmp_path / "NOT_COMPILED").write_text("CompileError: no compiler\n")
     monkeypatch.setattr(importlib.resources, "files", lambda package: tmp_path)
     monkeypatch.delenv("BPE_STREAM_PURE_PYTHON", raising=False)
     with pytest.warns(RuntimeWarning, match="without its compiled core .*CompileError: no compiler"):
-        merge_loop._warn_not_compiled()
+        native._warn_not_compiled()
     monkeypatch.setenv("BPE_STREAM_PURE_PYTHON", "1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        merge_loop._warn_not_compiled()  # chosen on purpose: quiet
+        native._warn_not_compiled()  # chosen on purpose: quiet
         monkeypatch.delenv("BPE_STREAM_PURE_PYTHON")
         (tmp_path / "NOT_COMPILED").unlink()
-        merge_loop._warn_not_compiled()  # built (or never tried): quiet
+        native._warn_not_compiled()  # built (or never tried): quiet
 
 
 def test_setup_py_marks_a_skipped_optional_extension(tmp_path, monkeypatch):

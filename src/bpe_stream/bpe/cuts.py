@@ -4,7 +4,9 @@ Invariant: ``bytes_split_at(bpe, data, m, start)`` is the largest ``j >= start``
 ``count(data[start:j]) <= m`` over *all* ``j`` (counts are not monotonic), and
 ``bytes_split_at_start`` the smallest ``i`` with ``count(data[i:]) <= m``.
 
-Bytes are fed in chunks to a raw appendable (per-prefix last token and count).  BPE's
+Bytes are fed in chunks to a raw appendable (per-prefix last token and count), or with
+the compiled core to a :class:`~bpe_stream.bpe.table.PrefixTable` (the same counts,
+filled in C).  BPE's
 encoding of any longer prefix has a token boundary in every window of
 ``max_token_len`` positions, so its count is at least ``1 + min`` of the counts over
 the last window; once that minimum reaches the budget no later prefix fits and the
@@ -17,6 +19,7 @@ from __future__ import annotations
 from .appendable import BytesAppendable
 from .checks import _check_budget, _check_start
 from .prependable import BytesPrependable
+from .table import PrefixTable
 
 __all__ = ["bytes_split_at", "bytes_split_at_start"]
 
@@ -47,6 +50,10 @@ def bytes_split_at(bpe, data: bytes, max_tokens: int, start: int = 0) -> int:
     n = len(data) - start
     if n <= budget:  # every token covers at least one byte
         return len(data)
+    if bpe._core is not None:
+        table = PrefixTable(bpe, data[start:] if start else data)
+        best = _scan_prefix_counts(table, lambda p, q: table.extend_to(q), n, budget, bpe.max_token_len)
+        return start + best
     ba = BytesAppendable(bpe)
     best = _scan_prefix_counts(
         ba, lambda p, q: ba.append(data[start + p : start + q]), n, budget, bpe.max_token_len

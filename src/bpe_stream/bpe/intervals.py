@@ -19,6 +19,11 @@ encodings never re-synchronise (e.g. some long runs of one repeated byte), which
 periodic shortcut (:class:`_PeriodicRun`) answers in O(1) for periodic runs.
 Memory: ``last`` stored as the token *length* (one byte) plus three 4-byte arrays:
 13 bytes per input byte, plus the data.  Build: one table pass plus two linear loops.
+
+With the compiled core the index is built in C (``Core.interval_index``, the same
+arrays) and a query first runs the greedy and table steps there (about a
+microsecond); only a query that meets no ancestor within a bounded stretch comes
+back to the Python steps below (periodic runs, the memo of slow queries).
 """
 
 from __future__ import annotations
@@ -142,6 +147,16 @@ def _table_pass(bpe, data: bytes, latin: str):
     runs once the last ``max_token_len`` positions repeat)."""
     n = len(data)
     token_lens = bpe.token_lens
+    core = bpe._core
+    if core is not None:
+        zeros = bytes(4 * (n + 1))
+        last_c, counts_c = array("i", zeros), array("i", zeros)
+        done = core.table_fill(data, last_c, counts_c, 0, n, 1, 0)[0]
+        if done != n:
+            raise bpe.missing_byte_error(data, done)
+        lens = [token_lens[t] for t in last_c]
+        lens[0] = 0
+        return lens, counts_c.tolist()
     masks = bpe.continuation_masks
     lens = [0] * (n + 1)
     counts = [0] * (n + 1)
@@ -185,7 +200,39 @@ def _table_pass(bpe, data: bytes, latin: str):
 class _BytesIntervals:
     def __init__(self, bpe: BytePairEncoding, data: bytes):
         self.bpe = bpe
-        self.data = data
+        self.data = bytes(data)
+        data = self.data
+        # Long periodic runs (unit of 1-4 bytes repeated): encodings of substrings starting at
+        # different phases may never re-synchronise with the whole text's, so they are counted
+        # from the prefix counts of the repeated unit instead (O(1) after a one-time O(run)).
+        runs = [m for m in _PERIODIC.finditer(data) if m.end() - m.start() >= _MIN_RUN]
+        self.run_starts = [m.start() for m in runs]
+        self.run_ends = [m.end() for m in runs]
+        self.run_units = [len(m.group(1)) for m in runs]
+        core = bpe._core
+        self._index = None
+        if core is not None:
+            # the index in C; the Python arrays below only if a query comes back here
+            self._index = core.interval_index(data)
+            return
+        self._build_python()
+
+    def __getattr__(self, name):
+        # the Python arrays of an index built in C, made when a query first needs them
+        if name in ("_latin", "lens", "depth", "tree_id", "tree_end") and self.__dict__.get("_index") is not None:
+            lens, depth, tree_id, tree_end = self._index.arrays()
+            self.lens = array("B" if self.bpe.max_token_len < 256 else "H")
+            self.lens.frombytes(lens)
+            for attr, raw in (("depth", depth), ("tree_id", tree_id), ("tree_end", tree_end)):
+                a = array("I")
+                a.frombytes(raw)
+                setattr(self, attr, a)
+            self._latin = self.data.decode("latin-1")
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _build_python(self) -> None:
+        bpe, data = self.bpe, self.data
         self._latin = data.decode("latin-1")
         n = len(data)
         lens, depth = _table_pass(bpe, data, self._latin)
@@ -208,16 +255,11 @@ class _BytesIntervals:
         self.depth = array("I", depth)
         self.tree_id = array("I", tree_id)
         self.tree_end = array("I", tree_end)
-        # Long periodic runs (unit of 1-4 bytes repeated): encodings of substrings starting at
-        # different phases may never re-synchronise with the whole text's, so they are counted
-        # from the prefix counts of the repeated unit instead (O(1) after a one-time O(run)).
-        runs = [m for m in _PERIODIC.finditer(data) if m.end() - m.start() >= _MIN_RUN]
-        self.run_starts = [m.start() for m in runs]
-        self.run_ends = [m.end() for m in runs]
-        self.run_units = [len(m.group(1)) for m in runs]
 
     def memory_bytes(self) -> int:
-        return sum(a.itemsize * len(a) for a in (self.lens, self.depth, self.tree_id, self.tree_end))
+        arrays = [self.__dict__[a] for a in ("lens", "depth", "tree_id", "tree_end") if a in self.__dict__]
+        own = sum(a.itemsize * len(a) for a in arrays)
+        return own + (self._index.memory_bytes() if self._index is not None else 0)
 
     def _count_memo(self, i: int, j: int) -> int:
         memo = self.__dict__.setdefault("_memo", {})
@@ -250,6 +292,10 @@ class _BytesIntervals:
                     if P and re_ - i >= run.n0 + P:
                         m = (re_ - i - run.n0) // P
                         return self._count_memo(i + m * P, j) + m * run.d
+        if self._index is not None:
+            c = self._index.count(i, j)
+            if c >= 0:
+                return c
         bpe = self.bpe
         token_lens = bpe.token_lens
         masks = bpe.continuation_masks

@@ -1,65 +1,23 @@
-"""BPE's merge loop for short pieces: in Python, and compiled when it is there.
+"""BPE's merge loop for short pieces, in Python (the compiled twin is ``_native/merge_loop.c``).
 
 ``Encoding`` encodes every piece it has not seen yet; that per-piece cost decides how
-fast a first pass over new text is.  ``_native/merge_loop.c`` is BPE's merge loop compiled
-(the same loop as :func:`_merge_short` below, for pieces of at most ``max_piece``
-bytes).  It is built by ``pip install`` when a C compiler is there and skipped
-otherwise; the pure-Python encoders then answer the same, only slower.  Setting the
-environment variable ``BPE_STREAM_PURE_PYTHON`` to a non-empty value (read when an
-encoding first needs the table) turns the compiled loop off.
+fast a first pass over new text is.  With the compiled core (:mod:`.native`) pieces are
+encoded in C: the same loop as :func:`_merge_short` below for short pieces, the
+backtracking encoder for long ones.  Without it (no C compiler, or
+``BPE_STREAM_PURE_PYTHON`` set) the functions here answer the same, only slower.
 """
 
 from __future__ import annotations
 
-import os
+from .native import compiled_available
 
 __all__ = ["compiled_available", "merge_table_for"]
 
 
-def _warn_not_compiled() -> None:
-    """One warning when the build skipped the compiled core (setup.py leaves a marker
-    then); none when it was turned off on purpose (``BPE_STREAM_PURE_PYTHON``)."""
-    import importlib.resources
-    import warnings
-
-    try:
-        marker = importlib.resources.files("bpe_stream._native").joinpath("NOT_COMPILED")
-        reason = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
-    except (OSError, ModuleNotFoundError):  # pragma: no cover - unusual installs
-        reason = None
-    if reason is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
-        return
-    warnings.warn(
-        "bpe-stream was installed without its compiled core (the build could not compile "
-        f"it: {reason}); the answers are the same, a first pass over new text is 4-7x "
-        "slower. Install a C compiler and reinstall, or install a wheel; set "
-        "BPE_STREAM_PURE_PYTHON=1 to run pure Python without this warning.",
-        RuntimeWarning,
-        stacklevel=2,
-    )
-
-
-try:
-    from .._native._merge_loop import MergeTable
-except ImportError:  # not built: no C compiler at install time
-    MergeTable = None
-    _warn_not_compiled()
-
-
-def compiled_available() -> bool:
-    """Whether the compiled merge loop was built and is not turned off."""
-    return MergeTable is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON")
-
-
 def merge_table_for(bpe):
-    """The compiled merge table of ``bpe`` (built once, kept on it), or None."""
-    if not compiled_available():
-        return None
-    table = bpe.__dict__.get("_merge_table")
-    if table is None:
-        # Two threads may both build it; either table is the same, one is kept.
-        table = bpe.__dict__.setdefault("_merge_table", MergeTable(bpe.tokens))
-    return table
+    """The compiled core of ``bpe`` (the object that encodes pieces in C), or None when
+    ``bpe`` runs in pure Python."""
+    return bpe._core
 
 
 # ASCII pieces of at most this many bytes that are not one token go through the merge

@@ -32,6 +32,8 @@ prefix can fit.
 
 from __future__ import annotations
 
+from array import array
+
 from .pairs import _valid_pair_memo
 
 
@@ -42,24 +44,38 @@ class PrefixTable:
     soon as it is not needed, which ``count_till_limit`` and ``split_at`` use.
     """
 
-    __slots__ = ("bpe", "data", "n", "last", "counts", "done", "_matches", "_per", "_eq")
+    __slots__ = ("bpe", "data", "n", "last", "counts", "done", "_matches", "_per", "_eq", "_core")
 
     def __init__(self, bpe, data: bytes):
         self.bpe = bpe
         self.data = data
         self.n = len(data)
-        self.last = [0] * (self.n + 1)
-        self.counts = [0] * (self.n + 1)
         self.done = 0  # table is filled for prefixes 0..done
-        self._matches = bpe.automaton.iter(data.decode("latin-1"))
         self._per = 1  # periodic shortcut (see the module docstring)
         self._eq = 0
+        self._core = bpe._core
+        if self._core is not None:
+            zeros = bytes(4 * (self.n + 1))
+            self.last = array("i", zeros)
+            self.counts = array("i", zeros)
+            self._matches = None
+        else:
+            self.last = [0] * (self.n + 1)
+            self.counts = [0] * (self.n + 1)
+            self._matches = bpe.automaton.iter(data.decode("latin-1"))
 
     def extend_to(self, target: int) -> int:
         """Fill the table for every prefix length up to ``target``; returns ``done``."""
         if target <= self.done:
             return self.done
         bpe = self.bpe
+        if self._core is not None:
+            self.done, self._per, self._eq = self._core.table_fill(
+                self.data, self.last, self.counts, self.done, min(target, self.n), self._per, self._eq
+            )
+            if self.done < target:
+                raise bpe.missing_byte_error(self.data, self.done)
+            return self.done
         token_lens = bpe.token_lens
         masks = bpe.continuation_masks
         M = bpe.max_token_len

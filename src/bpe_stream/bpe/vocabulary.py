@@ -19,8 +19,16 @@ Everything the encoders need is derived from the token list once:
   ``a`` followed by ``b``'s first byte; if that bit is clear the pair is valid
   without unwinding anything (true for ~85 % of adjacent pairs on prose).
 * one Aho-Corasick automaton over all tokens (bytes mapped to ``str`` through
-  latin-1, so automaton offsets are byte offsets), used for leftmost-longest
-  matching and for all overlapping matches.
+  latin-1, so automaton offsets are byte offsets), used by the pure-Python
+  encoders for leftmost-longest matching and for all overlapping matches (built
+  on first use).
+
+Two implementations hold these tables.  With the compiled core (:mod:`.native`) the
+tables live in C arrays (``_native/vocab.c``, built in about 0.3 s for o200k) and
+``encode``/``count`` run there without the GIL; the Python attributes above
+(``tokens``, ``ranks``, ``split_left``, ...) are then made from the C arrays on first
+access, so that a process that only counts never holds them.  Without it every
+table is a Python list built by :mod:`.tables`.  Both give the same answers.
 
 ``is_valid_token_pair(a, b)`` answers whether BPE keeps ``a`` and ``b`` adjacent when
 encoding ``token_bytes(a) + token_bytes(b)``.  It unwinds the merge history of the
@@ -29,8 +37,8 @@ boundary would have been merged earlier than the merge that actually happened.
 A token sequence in which every adjacent pair is valid *is* the BPE encoding of
 its bytes (proof in ``docs/design/correctness.md``), which is what every encoder here relies on.
 
-Building the tables costs O(sum of token lengths^2) once; they are cached on disk
-by :mod:`bpe_stream.encoding.cache`.
+Building the tables costs O(sum of token lengths^2) once; the split tables are
+cached on disk by :mod:`bpe_stream.encoding.cache` (plain arrays).
 """
 
 from __future__ import annotations
@@ -43,14 +51,31 @@ from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
+from .native import Core, compiled_available
 from .pairs import pair_test
 from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
-from .tables import UnreachableTokens, _build_tables
+from .tables import (
+    UnreachableTokens,
+    _build_tables,
+    build_automaton,
+    check_splits,
+    classify_waiting,
+    derived_tables,
+    tokens_holding,
+    unreachable_error,
+)
 
 __all__ = ["BytePairEncoding", "METHODS"]
 
 METHODS = ("backtracking", "table", "heap", "greedy", "minimal")
+
+# Attributes made on first access (from the compiled core's arrays, or for the
+# automaton from the token list): see BytePairEncoding.__getattr__.
+_LAZY = frozenset(
+    ["tokens", "ranks", "token_lens", "split_left", "split_right", "next_prefix", "continuation_masks", "automaton",
+     "pair_ok"]
+)
 
 
 class BytePairEncoding:
@@ -72,7 +97,10 @@ class BytePairEncoding:
         ids: Sequence[int] | None = None,
         unreachable: dict[bytes, int] | None = None,
         _tables: dict | None = None,
+        native: bool | None = None,
     ):
+        if native is None:
+            native = compiled_available()
         tokens = list(tokens)
         #: for a vocabulary read from a rank table (see :meth:`from_rank_table`): the table's
         #: id of each token (None: the position), and the tokens BPE never produces from their
@@ -81,31 +109,125 @@ class BytePairEncoding:
         self.unreachable: dict[bytes, int] = dict(unreachable or {})
         if self.ids is not None and len(self.ids) != len(tokens):
             raise ValueError(f"{len(self.ids)} ids for {len(tokens)} tokens")
-        self.tokens: list[bytes] = tokens
-        self.ranks: dict[bytes, int] = {}
         for rank, token in enumerate(tokens):
             if not isinstance(token, (bytes, bytearray)):
                 raise TypeError(f"token {rank} is {type(token).__name__}, expected bytes")
+            if type(token) is not bytes:
+                tokens[rank] = bytes(token)
+        self._core = None
+        if native:
+            self._init_core(tokens, _tables)
+            return
+        self.tokens: list[bytes] = tokens
+        self.ranks: dict[bytes, int] = {}
+        for rank, token in enumerate(tokens):
             if not token:
                 raise ValueError(f"token {rank} is empty")
             if token in self.ranks:
-                raise ValueError(
-                    f"token {rank} {bytes(token)!r} duplicates token {self.ranks[token]}"
-                )
-            self.ranks[bytes(token)] = rank
+                raise ValueError(f"token {rank} {token!r} duplicates token {self.ranks[token]}")
+            self.ranks[token] = rank
+        self._n = len(tokens)
         self.token_lens: list[int] = [len(t) for t in tokens]
-        self.max_token_len: int = max(self.token_lens, default=0)
-        if _tables is None:
+        self.max_token_len = max(self.token_lens, default=0)
+        if _tables is None or not check_splits(tokens, _tables.get("split_left", ()), _tables.get("split_right", ()),
+                                               frozenset(_tables.get("exceptional", ()))):
             _tables = _build_tables(self)
+        elif "next_prefix" not in _tables or "continuation_masks" not in _tables:
+            next_prefix, masks = derived_tables(tokens, self.ranks)
+            _tables = dict(_tables, next_prefix=next_prefix, continuation_masks=masks)
         #: tokens whose merge time is not their rank (see bpe.pairs); empty for most vocabularies
         self.exceptional: frozenset[int] = frozenset(_tables.get("exceptional", ()))
-        self.split_left: list[int] = _tables["split_left"]
-        self.split_right: list[int] = _tables["split_right"]
-        self.next_prefix: list[int] = _tables["next_prefix"]
-        self.continuation_masks: list[int] = _tables["continuation_masks"]
-        self.automaton = _tables["automaton"]
+        self.split_left: list[int] = list(_tables["split_left"])
+        self.split_right: list[int] = list(_tables["split_right"])
+        self.next_prefix: list[int] = list(_tables["next_prefix"])
+        self.continuation_masks: list[int] = list(_tables["continuation_masks"])
         #: ``pair_ok(a, b)``: the pair test of this vocabulary (without the mask pre-filter)
         self.pair_ok = pair_test(self)
+
+    def _init_core(self, tokens: list[bytes], _tables: dict | None) -> None:
+        """The compiled core of ``tokens``: from stored split tables when they check, else
+        built in C; the tokens its first pass leaves are decided as :func:`tables._splits`
+        decides them (``UnreachableTokens`` for those BPE never builds)."""
+        core = None
+        exceptional: frozenset[int] = frozenset()
+        if _tables is not None and "split_left" in _tables:
+            exceptional = frozenset(_tables.get("exceptional", ()))
+            core = _core_from_splits(tokens, _tables["split_left"], _tables["split_right"], exceptional)
+        if core is None:
+            core = Core(tokens)
+            core, exceptional = _settle(core, tokens)
+        self._core = core
+        self._n = len(core)
+        self.max_token_len: int = core.max_token_len
+        self.exceptional = exceptional
+
+    def __getattr__(self, name):
+        # Only reached when the attribute is not set: the tables of the compiled core
+        # as Python lists, and the automaton, made on first access and kept.
+        if name not in _LAZY:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        core = self.__dict__.get("_core")
+        if name == "automaton":
+            value = build_automaton(self.tokens)
+        elif core is None:
+            raise AttributeError(name)
+        elif name == "tokens":
+            value = core.tokens()
+        elif name == "ranks":
+            value = {token: rank for rank, token in enumerate(self.tokens)}
+        elif name == "token_lens":
+            value = core.token_lens()
+        elif name == "continuation_masks":
+            value = _masks_from_bytes(core.masks_bytes())
+        elif name == "pair_ok":
+            value = core.is_valid_pair
+        else:
+            value = getattr(core, name)()
+        # Two threads may both make it; the values are equal and one is kept.
+        return self.__dict__.setdefault(name, value)
+
+    @classmethod
+    def _from_core(cls, core, *, ids=None, unreachable=None, exceptional=None) -> "BytePairEncoding":
+        """A vocabulary around a built compiled core (``exceptional``: the tokens flagged
+        in it; None: settle the tokens its first pass left, ``UnreachableTokens`` if some
+        never build)."""
+        if exceptional is None:
+            core, exceptional = _settle(core, None)
+        self = cls.__new__(cls)
+        self.ids = None if ids is None else list(ids)
+        self.unreachable = dict(unreachable or {})
+        self._core = core
+        self._n = len(core)
+        self.max_token_len = core.max_token_len
+        self.exceptional = frozenset(exceptional)
+        return self
+
+    @property
+    def native(self) -> bool:
+        """Whether this vocabulary's tables and encoders are the compiled core's."""
+        return self._core is not None
+
+    def _python_twin(self) -> "BytePairEncoding":
+        """The same vocabulary with every table and encoder in pure Python (kept)."""
+        if self._core is None:
+            return self
+        twin = self.__dict__.get("_twin")
+        if twin is None:
+            twin = BytePairEncoding(
+                self.tokens,
+                ids=self.ids,
+                unreachable=self.unreachable,
+                _tables={
+                    "exceptional": self.exceptional,
+                    "split_left": self.split_left,
+                    "split_right": self.split_right,
+                    "next_prefix": self.next_prefix,
+                    "continuation_masks": self.continuation_masks,
+                },
+                native=False,
+            )
+            twin = self.__dict__.setdefault("_twin", twin)
+        return twin
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -158,32 +280,26 @@ class BytePairEncoding:
             )
 
     def __getstate__(self):
-        state = {"tokens": self.tokens, "tables": self._tables()}
+        # Data only: the tokens and the split tables (the rest is rebuilt from them).
+        state = {"tokens": self.tokens, "tables": {"split_left": self.split_left, "split_right": self.split_right,
+                                                   "exceptional": sorted(self.exceptional)}}
         if self.ids is not None or self.unreachable:
             state["ids"], state["unreachable"] = self.ids, self.unreachable
         return state
 
     def __setstate__(self, state):
+        # Pickles of 0.1.0 also hold the other tables and an automaton: not needed.
+        tables = state.get("tables") or {}
         self.__init__(state["tokens"], ids=state.get("ids"), unreachable=state.get("unreachable"),
-                      _tables=state["tables"])
-
-    def _tables(self) -> dict:
-        return {
-            "exceptional": self.exceptional,
-            "split_left": self.split_left,
-            "split_right": self.split_right,
-            "next_prefix": self.next_prefix,
-            "continuation_masks": self.continuation_masks,
-            "automaton": self.automaton,
-        }
+                      _tables={k: tables[k] for k in ("split_left", "split_right", "exceptional") if k in tables})
 
     # ------------------------------------------------------------------ queries
     def __len__(self) -> int:
-        return len(self.tokens)
+        return self._n
 
     def __repr__(self) -> str:
         extra = f", {len(self.unreachable)} unreachable" if self.unreachable else ""
-        return f"<BytePairEncoding with {len(self.tokens)} tokens{extra}>"
+        return f"<BytePairEncoding with {self._n} tokens{extra}>"
 
     def token_bytes(self, token: int) -> bytes:
         return self.tokens[token]
@@ -207,6 +323,8 @@ class BytePairEncoding:
 
     def is_valid_token_pair(self, token1: int, token2: int) -> bool:
         """Whether BPE keeps ``token1`` and ``token2`` adjacent in the encoding of their bytes."""
+        if self._core is not None:
+            return self._core.is_valid_pair(token1, token2)
         if not (self.continuation_masks[token1] >> self.tokens[token2][0]) & 1:
             return True
         return self.pair_ok(token1, token2)
@@ -221,6 +339,8 @@ class BytePairEncoding:
         """
         data = _check_bytes(data)
         if method == "backtracking":
+            if self._core is not None:
+                return self._core.encode_bytes(data)
             return encode_backtracking(self, data)
         if method == "table":
             return encode_table(self, data)
@@ -234,6 +354,8 @@ class BytePairEncoding:
 
     def count(self, data: bytes) -> int:
         """Number of tokens in BPE's encoding of ``data``."""
+        if self._core is not None:
+            return self._core.count_bytes(_check_bytes(data))
         return len(encode_backtracking(self, _check_bytes(data)))
 
     def count_till_limit(self, data: bytes, limit: int) -> int | None:
@@ -257,3 +379,66 @@ class BytePairEncoding:
         return ValueError(
             f"byte 0x{data[pos]:02x} at offset {pos} is not in the vocabulary, so it cannot be encoded"
         )
+
+
+def _core_from_splits(tokens: list[bytes], split_left, split_right, exceptional=frozenset()):
+    """A compiled core from the tokens and stored split tables (checked there), or None
+    if they do not fit (then the tables are built anew)."""
+    from array import array
+
+    offsets = array("I", [0])
+    at = 0
+    for token in tokens:
+        at += len(token)
+        offsets.append(at)
+    flags = None
+    if exceptional:
+        flags = bytearray(len(tokens))
+        for r in exceptional:
+            flags[r] = 1
+    try:
+        return Core.from_parts(
+            b"".join(tokens), offsets.tobytes(), array("i", split_left).tobytes(), array("i", split_right).tobytes(),
+            None if flags is None else bytes(flags),
+        )
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return None
+
+
+def _settle(core, tokens: list[bytes] | None):
+    """``(core, exceptional)``: the tokens the C first pass left (split -1) decided as
+    :func:`.tables._splits` decides them.  Its first pass treats them as absent, so every
+    token that holds one is decided again by BPE's merge loop (:func:`.tables.classify_waiting`;
+    one decided again needlessly only takes the slower pair test).  ``UnreachableTokens``
+    names the tokens BPE never builds; without them the core is final."""
+    from array import array
+
+    waiting = core.unreachable()
+    if not waiting:
+        return core, frozenset()
+    if tokens is None:
+        tokens = core.tokens()
+    ranks = {t: r for r, t in enumerate(tokens)}
+    left, right = core.split_left(), core.split_right()
+    todo = tokens_holding(tokens, [tokens[w] for w in waiting])
+    exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
+    if unreachable:
+        raise unreachable_error(sorted(unreachable), tokens)
+    flags = bytearray(len(tokens))
+    for r in exceptional:
+        flags[r] = 1
+    blob, offsets, _, _ = core.parts()
+    core = Core.from_parts(blob, offsets, array("i", left).tobytes(), array("i", right).tobytes(), bytes(flags))
+    return core, frozenset(exceptional)
+
+
+def _masks_from_bytes(raw: bytes) -> list[int]:
+    """The core's masks (four native-order 64-bit words per token) as Python ints."""
+    import sys
+
+    if sys.byteorder == "little":
+        return [int.from_bytes(raw[i : i + 32], "little") for i in range(0, len(raw), 32)]
+    return [
+        sum(int.from_bytes(raw[i + 8 * w : i + 8 * w + 8], "big") << (64 * w) for w in range(4))
+        for i in range(0, len(raw), 32)
+    ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Collection, Iterable
 from typing import AbstractSet, Any, Literal
 
@@ -92,14 +93,13 @@ class Encoding(PieceEncoder):
                 raise TypeError("Encoding needs mergeable_ranks (or a BytePairEncoding as bpe=)")
             bpe = bpe_from_ranks(mergeable_ranks)
         self.bpe = bpe
-        if mergeable_ranks is None:
-            mergeable_ranks = bpe.ranks if bpe.ids is None and not bpe.unreachable else {
-                **dict(zip(bpe.tokens, bpe.ids if bpe.ids is not None else range(len(bpe)))), **bpe.unreachable}
-        self._mergeable_ranks = mergeable_ranks
+        # the rank table as given (tiktoken's ``_mergeable_ranks``; made from bpe on first use
+        # when not given: a count never needs it)
+        self._given_ranks = mergeable_ranks
         # the vocabulary's ids (its ranks), and bytes by id for decoding
-        ids = range(len(bpe)) if bpe.ids is None else bpe.ids
         self._decoder = None
         if bpe.ids is not None or bpe.unreachable:
+            ids = range(len(bpe)) if bpe.ids is None else bpe.ids
             self._decoder = {**dict(zip(ids, bpe.tokens)), **{t: b for b, t in bpe.unreachable.items()}}
         special_tokens = dict(special_tokens or {})
         for text, token in special_tokens.items():
@@ -175,6 +175,8 @@ class Encoding(PieceEncoder):
         (``reason``), HF's merge loop encodes every piece."""
         self._merge_rules = (merges, unlisted, whole_pieces, reason)
         self._whole = {**self.bpe.unreachable, **unlisted} if whole_pieces else {}
+        if self._whole or merges is not None:
+            self._scan_kind = 0  # the compiled ASCII scanner knows neither (see PieceEncoder)
         if unlisted:
             self._decoder = {**(self._decoder or dict(zip(range(len(self.bpe)), self.bpe.tokens))),
                              **{t: b for b, t in unlisted.items()}}
@@ -206,6 +208,19 @@ class Encoding(PieceEncoder):
         save_encoding(self, path)
 
     # ------------------------------------------------------------- properties
+    @property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        # tiktoken's attribute name; made on first use (a count never needs it)
+        ranks = self.__dict__.get("_given_ranks")
+        if ranks is None:
+            bpe = self.bpe
+            if bpe.ids is None and not bpe.unreachable:
+                return bpe.ranks
+            ranks = {**dict(zip(bpe.tokens, bpe.ids if bpe.ids is not None else range(len(bpe)))),
+                     **bpe.unreachable}
+            self.__dict__["_given_ranks"] = ranks
+        return ranks
+
     @property
     def n_vocab(self) -> int:
         return self.max_token_value + 1
@@ -295,8 +310,79 @@ class Encoding(PieceEncoder):
         out.extend(self.encode_ordinary(text[start:]))
         return out
 
-    def encode_batch(self, texts: Iterable[str], **kwargs) -> list[list[int]]:
-        return [self.encode(t, **kwargs) for t in texts]
+    # ------------------------------------------------------------ batches
+    # tiktoken's names and semantics: results in input order, each equal to the call on
+    # that text alone.  ASCII texts (with a bundled pattern and the compiled core) go to
+    # Core.ascii_batch: split and encoded in C on num_threads threads without the GIL.
+    # The others are spread over a thread pool (the compiled core releases the GIL on
+    # ASCII stretches and long pieces there; the regex split of other text holds it).
+    # Every object the threads share is read-only or a dict cache filled on a miss with
+    # the value the miss computed (any thread's value is the same), so results stay exact.
+    def encode_ordinary_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[list[int]]:
+        """``[encode_ordinary(t) for t in texts]``, on ``num_threads`` threads."""
+        return self._batch(texts, num_threads, True, self.encode_ordinary)
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
+        """``[encode(t, allowed_special=..., disallowed_special=...) for t in texts]``,
+        on ``num_threads`` threads."""
+        encoder = functools.partial(
+            self.encode, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
+        if allowed_special == "all" or set(allowed_special) & self.special_tokens_set:
+            return _map_threads(encoder, texts, num_threads)
+        # no special token allowed: the checks in order (the first text that fails
+        # raises, as one by one), then the texts as ordinary text
+        texts = _batch_list(texts, num_threads)
+        if disallowed_special == "all":
+            disallowed_special = self.special_tokens_set
+        if disallowed_special:
+            search = _special_token_regex(frozenset(disallowed_special)).search
+            for text in texts:
+                if not isinstance(text, str) or search(text) is not None:
+                    encoder(text)  # raises the TypeError or the ValueError
+        return self._batch(texts, num_threads, True, self.encode_ordinary)
+
+    def count_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[int]:
+        """``[count(t) for t in texts]``, on ``num_threads`` threads."""
+        return self._batch(texts, num_threads, False, self.count)
+
+    def _batch(self, texts, num_threads: int, encode: bool, one) -> list:
+        texts = _batch_list(texts, num_threads)
+        core = self._compiled()
+        if core is None or not self._scan_kind or len(texts) < 2:
+            return _map_threads(one, texts, num_threads)
+        fixed = [check_text(t) for t in texts]
+        at = [k for k, t in enumerate(fixed) if t.isascii()]
+        rest = [k for k, t in enumerate(fixed) if not t.isascii()]
+        results: list = [None] * len(texts)
+        ascii_texts = [fixed[k] for k in at]
+        if num_threads == 1 or not rest or not at:
+            # one thread: everything here, in order; else only one kind of text
+            ascii_results = core.ascii_batch(ascii_texts, self._scan_kind, num_threads, encode)
+            for k in rest:
+                results[k] = one(fixed[k])
+        else:
+            # The ASCII texts in C on num_threads threads (started first, without the
+            # GIL), the others meanwhile in this thread: their regex split holds the GIL,
+            # so more Python threads would only queue for it (measured slower on
+            # multilingual text).
+            with ThreadPoolExecutor(1) as pool:
+                done = pool.submit(core.ascii_batch, ascii_texts, self._scan_kind, num_threads, encode)
+                for k in rest:
+                    results[k] = one(fixed[k])
+                ascii_results = done.result()
+        for k, r in zip(at, ascii_results):
+            # None: a text C did not take (a byte that is no token): the Python path
+            # raises its error
+            results[k] = one(fixed[k]) if r is None else r
+        return results
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         if isinstance(text_or_bytes, str):
@@ -369,6 +455,44 @@ class Encoding(PieceEncoder):
         return text[i if offs is None else offs[i] :]
 
 
+def _batch_list(texts: Iterable[str], num_threads: int) -> list:
+    """The texts of a batch as a list, after the checks of the batch arguments."""
+    if isinstance(texts, str):
+        raise TypeError("expected an iterable of str, got a single str")
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+        raise TypeError(f"num_threads must be an int, got {type(num_threads).__name__}")
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+    return texts if type(texts) is list else list(texts)
+
+
+def _map_threads(fn, texts: Iterable[str], num_threads: int) -> list:
+    """``[fn(t) for t in texts]`` on up to ``num_threads`` threads.  Each thread takes one
+    contiguous share of the texts (about equal in characters) and loops over it: one
+    task per thread, so the pool's per-task cost (tens of microseconds under the GIL)
+    does not eat the parallel part on short texts."""
+    texts = _batch_list(texts, num_threads)
+    threads = min(num_threads, len(texts))
+    if threads <= 1:
+        return [fn(t) for t in texts]
+    sizes = [len(t) if isinstance(t, str) else 0 for t in texts]
+    total = sum(sizes) or 1
+    bounds = [0]
+    acc = 0
+    for k, size in enumerate(sizes):
+        acc += size
+        if len(bounds) < threads and acc * threads >= total * len(bounds) and k + 1 < len(texts):
+            bounds.append(k + 1)
+    bounds.append(len(texts))
+
+    def share(a: int, b: int) -> list:
+        return [fn(t) for t in texts[a:b]]
+
+    with ThreadPoolExecutor(len(bounds) - 1) as pool:
+        parts = list(pool.map(share, bounds[:-1], bounds[1:]))
+    return [x for part in parts for x in part]
+
+
 @functools.lru_cache(maxsize=128)
 def _special_token_regex(tokens: frozenset[str]) -> "regex.Pattern[str]":
     # Longest first so that a special token that is a prefix of another loses.
@@ -433,7 +557,10 @@ def get_encoding(name: str) -> Encoding:
             return enc
         info = _BUNDLED[name]
         raw = bundled_tiktoken_bytes(name)  # verified on every load, cache hit or not
-        bpe = load_or_build("sha256-" + info["sha256"], lambda: BytePairEncoding.from_rank_table(parse_tiktoken(raw)))
+        bpe = load_or_build(
+            "sha256-" + info["sha256"], lambda: BytePairEncoding.from_rank_table(parse_tiktoken(raw)),
+            tiktoken_contents=raw,
+        )
         enc = Encoding(name, pretokenizer=info["pretokenizer"], bpe=bpe, special_tokens=info["special_tokens"],
                        explicit_n_vocab=info.get("explicit_n_vocab"))
         _encodings[name] = enc

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 
 import regex
 
-from .patterns import CL100K_PATTERN, O200K_PATTERN, compile_pattern
+from .patterns import CL100K_PATTERN, O200K_PATTERN, _rust_dollar_to_python, compile_pattern
 from .unicode import compile_regex
 
 __all__ = [
@@ -176,9 +176,9 @@ class PreTokenizer:
         :class:`SplitPattern` (chains; text a regex leaves unmatched kept as pieces)."""
         c = self._compiled.get("split")
         if c is None:
-            main = compile_dialect(self.pattern, self.dialect)
+            main = compile_dialect(self.pattern, self.dialect, lazy=self.known)
             if self.pre_splits or (self.dialect == "hf" and not self.known):
-                c = SplitPattern([compile_dialect(p, self.dialect) for p in self.pre_splits] + [main])
+                c = SplitPattern([compile_dialect(p, self.dialect, lazy=self.known) for p in self.pre_splits] + [main])
             else:
                 c = main
             self._compiled["split"] = c
@@ -202,13 +202,18 @@ def _rebuild(fields: dict) -> PreTokenizer:
 
 
 # ------------------------------------------------------------------ dialects
-def compile_dialect(pattern: str, dialect: str):
+def compile_dialect(pattern: str, dialect: str, lazy: bool = False):
     """Compile ``pattern`` as the ``dialect``'s engine reads it, with the reference
-    engines' Unicode classes (:mod:`bpe_stream.pretokenize.unicode`)."""
+    engines' Unicode classes (:mod:`bpe_stream.pretokenize.unicode`).  ``lazy`` (for the
+    family's members, known to compile): compiled on first use, so that loading an
+    encoding compiles nothing a count does not need."""
     if dialect == "tiktoken":
-        return compile_pattern(pattern)  # $ is the end of the text
+        if lazy:
+            return compile_regex(_rust_dollar_to_python(pattern))  # $ is the end of the text
+        return compile_pattern(pattern)
     if dialect == "hf":
-        return compile_regex(_onig_to_python(pattern))
+        compiled = compile_regex(_onig_to_python(pattern))
+        return compiled if lazy else compiled.compiled()
     raise ValueError(f"unknown regex dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
 
 

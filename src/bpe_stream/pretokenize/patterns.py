@@ -94,11 +94,14 @@ def _rust_dollar_to_python(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def compile_pattern(pat_str: str) -> "regex.Pattern[str]":
-    """Compile a tiktoken pattern string for the ``regex`` module."""
+def compile_pattern(pat_str: str, *, lazy: bool = False) -> "regex.Pattern[str]":
+    """Compile a tiktoken pattern string for the ``regex`` module.  With ``lazy`` (for
+    the bundled patterns, known to compile) the pattern is compiled on first use."""
     if not isinstance(pat_str, str):
         raise TypeError(f"pattern must be a str, got {type(pat_str).__name__}")
-    try:
+    if lazy and pat_str in PATTERNS.values():
         return compile_regex(_rust_dollar_to_python(pat_str))
+    try:
+        return compile_regex(_rust_dollar_to_python(pat_str)).compiled()
     except regex.error as e:
         raise ValueError(f"invalid pre-split pattern {pat_str!r}: {e}") from e

@@ -68,9 +68,10 @@ class IntervalCounter:
 
     def count(self, start: int, end: int) -> int:
         """``count(text[start:end])``, exactly."""
-        for v in (start, end):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"offsets must be ints, got {type(v).__name__}")
+        if type(start) is not int or type(end) is not int:  # noqa: E721 (bool is no offset)
+            for v in (start, end):
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise TypeError(f"offsets must be ints, got {type(v).__name__}")
         if not 0 <= start <= end <= self._n:
             raise ValueError(f"need 0 <= start <= end <= {self._n}, got {start}, {end}")
         index = self._fixed_index

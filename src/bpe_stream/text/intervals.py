@@ -62,6 +62,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
+from ..bpe.native import bisect_right_array as bisect_array
 from ..pretokenize.fast_split import (
     AP,
     LAST_LM_LO_MARK,
@@ -282,8 +283,8 @@ class _TextIntervals:
         cum = self.cum
         fast = self.fast
         wc = self.wc
-        ki = bisect_right(starts, i) - 1
-        kj = bisect_right(starts, j - 1) - 1
+        ki = bisect_array(starts, i) - 1
+        kj = bisect_array(starts, j - 1) - 1
         s_i = starts[ki]
         if ki == kj and fast is not None:
             c = self._within(ki, i, j)
@@ -346,7 +347,7 @@ class _TextIntervals:
             a, b = m.span()
             if a > e:
                 break
-            k = bisect_right(starts, a) - 1
+            k = bisect_array(starts, a) - 1
             if starts[k] == a and a > i:
                 return c + cum[ke] - cum[k] + tailc
             c += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
@@ -370,7 +371,7 @@ class _TextIntervals:
                 nw -= 1
         if nw < lo and lo > 0:
             # a long whitespace run: step back over whole pieces (a run is covered by few of them)
-            k = bisect_right(starts, nw) - 1
+            k = bisect_array(starts, nw) - 1
             while k > 0 and (self._all_ws(starts[k], starts[k + 1]) or text[starts[k]] in self.ws):
                 k -= 1
             nw = starts[k]
@@ -382,7 +383,7 @@ class _TextIntervals:
             while u > 0 and _UPPER_WORD_CHAR.match(text, u - 1):
                 u -= 1
             limit = min(limit, u)
-        ke = bisect_right(starts, limit) - 1
+        ke = bisect_array(starts, limit) - 1
         if ke < 0 or limit < 0:
             return -1, 0
         e = starts[ke]
@@ -543,7 +544,7 @@ class _TextIntervals:
         if p == rs:
             return self.count(i, p) + self._ws_only(x, p, j)
         # p ends the whole-text punctuation piece k holding text[rs-1] and its newlines
-        k = bisect_right(self.starts, rs - 1) - 1
+        k = bisect_array(self.starts, rs - 1) - 1
         if p >= j:
             return self._into_punct_piece(i, k, j)  # text[i:j] ends inside that piece
         head = self._into_punct_piece(i, k, p)

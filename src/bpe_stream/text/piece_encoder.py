@@ -2,8 +2,9 @@
 
 Invariant: ``PieceEncoder(bpe, pat_str).encode_ordinary(text)`` equals tiktoken's
 ``encode_ordinary`` for the same ranks and pattern, token for token.  Pieces are
-encoded by the compiled merge loop when it is built (:mod:`bpe_stream.bpe.merge_loop`;
-pieces of up to 256 bytes), else by the Python merge loop or the backtracking encoder;
+encoded by the compiled core when it is built (:mod:`bpe_stream.bpe.native`: the merge
+loop for short pieces, the backtracking encoder for long ones, without the GIL), else
+by the Python merge loop or the backtracking encoder;
 because real text repeats its pieces (Zipf), a bounded per-encoding cache maps short
 pieces to their tokens, which makes ``count`` and ``encode`` cost about one regex
 split plus one dict lookup per piece.  With the compiled module and a bundled
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 from itertools import chain
 
-from ..bpe.backtracking import encode_backtracking
 from ..bpe.checks import _check_limit
 from ..bpe.merge_loop import (
     _SHORT_PIECE,
@@ -127,11 +127,12 @@ class PieceEncoder:
             self._pattern = self._splitter.pattern
             self._split = self._splitter.findall
             self._normalize = pretokenizer.normalize if pretokenizer.normalizer else None
-        # The compiled merge loop also pre-splits ASCII text with the bundled patterns.
+        # The compiled core also pre-splits ASCII text with the bundled patterns.
+        # (not where whole pieces may be tokens the core leaves out: see _encode_piece)
         self._scan_kind = _SCAN_KINDS.get(self.pat_str, 0) if self._splitter is not None and \
-            self._splitter.ascii_pattern is not None else 0
-        # The compiled merge loop (merge_loop.py), built at the first piece to encode so
-        # that loading stays as fast; None where it is not built or turned off.
+            self._splitter.ascii_pattern is not None and not self._whole else 0
+        # The compiled core of the vocabulary (merge loop, backtracking encoder, ASCII
+        # scanner); None where it is not built or turned off.
         self._merge_table = _NOT_BUILT
         self._pieces = _PieceCache(self._encode_piece)
         self._piece_counts = _PieceCountCache(self._pieces)
@@ -148,7 +149,7 @@ class PieceEncoder:
             )
 
     def _compiled(self):
-        """The compiled merge table (built at first use), or None."""
+        """The compiled core, or None."""
         table = self._merge_table
         if table is _NOT_BUILT:
             table = self._merge_table = merge_table_for(self.bpe)
@@ -188,8 +189,7 @@ class PieceEncoder:
             tokens = table.encode(piece)
             if tokens is not None:
                 return tokens
-            # None: longer than the table's max_piece, or a byte that is no token
-            # (the path below raises the clear error naming it)
+            # None: a byte that is no token (the path below raises the clear error)
         data = piece.encode("utf-8")
         get = self.bpe.ranks.get
         token = get(data)
@@ -206,7 +206,7 @@ class PieceEncoder:
                 if None not in tokens:
                     return tokens
                 # a byte that is no token: the backtracking encoder raises the clear error
-        return tuple(encode_backtracking(self.bpe, data))
+        return tuple(self.bpe.encode(data))
 
     def _text(self, text) -> str:
         """``text`` as the encoder sees it: checked, surrogates fixed, normalized (the
@@ -230,7 +230,7 @@ class PieceEncoder:
         if text.isascii():
             return table.encode_ascii(text, 0, len(text), kind, tokens_of)
         out: list[int] = []
-        slow = self._splitter.pattern.findall
+        slow = self._splitter.unicode_findall
         for is_ascii, start, end in self._splitter.stretches(text):
             if is_ascii:
                 out += table.encode_ascii(text, start, end, kind, tokens_of)
@@ -252,7 +252,7 @@ class PieceEncoder:
         if text.isascii():
             return table.count_ascii(text, 0, len(text), kind, fallback)
         total = 0
-        slow = self._splitter.pattern.findall
+        slow = self._splitter.unicode_findall
         for is_ascii, start, end in self._splitter.stretches(text):
             if is_ascii:
                 total += table.count_ascii(text, start, end, kind, fallback)

@@ -1,0 +1,362 @@
+/* The compiled BPE core: the vocabulary object every C part works on, and the
+inline helpers they share (hashing token bytes, the pair test, trie steps).
+
+Core (the Python type bpe_stream._native._core.Core) holds, for a vocabulary whose
+token id == rank:
+
+* blob/offset: the token bytes, token r is blob[offset[r] : offset[r + 1]];
+* slots: open addressing over token bytes (a rank, or -1 if empty), plus byte_rank
+  (one byte) and pair_rank (two bytes) as direct tables;
+* split_left/split_right: the pair BPE holds just before it makes each token
+  ((r, r) for a single byte; -1 for a token BPE cannot build from its parts, an
+  "unreachable" token: it is left out of every table the encoders read);
+* next_prefix: the longest token that is a strict prefix of each token (-1 if none);
+* masks: 256 bits per token, bit c set iff some suffix of the token followed by
+  byte c starts a token (the pair test's pre-filter: a clear bit means valid);
+  stored once per distinct mask (2,193 in cl100k, 2,752 in o200k: 88 KB that stay
+  in cache) with a 4-byte mask id per token;
+* fwd / rev: byte tries over the (reachable) tokens and over the reversed tokens;
+* exc: the exceptional tokens (bpe/pairs.py), those whose merge time is not their rank
+  (a part ranks above them, or their history holds such a token): the unwinding gives
+  up where one takes part, and BPE's merge loop on the pair's bytes decides.
+
+Trie invariant: nodes are numbered breadth first with the children of a node
+contiguous and sorted by their byte, so the children of v are the nodes
+node[v].first .. node[v + 1].first - 1; node 0 is the root (root[b] is its child by byte b,
+0 if none); node[v].token is the token spelled by the path to v, or -1.  Stepping is a
+binary search over at most 256 sorted labels (a few on average).  Size: one node
+per distinct token prefix (o200k: 422k forward, 490k reversed), 9 bytes each.
+
+The object is immutable after construction: every routine reads it without the
+GIL and works on its own buffers, so one Core is shared safely by all threads.
+*/
+#ifndef BPE_CORE_H
+#define BPE_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NO_RANK INT32_MAX
+
+typedef struct {
+    uint32_t first;   /* the children of v are first .. node[v + 1].first - 1 */
+    int32_t token;    /* the token spelled by the path to v, or -1 */
+} TrieNode;
+
+typedef struct {
+    uint32_t n_nodes;
+    TrieNode *node;   /* n_nodes + 1 entries (the last one only ends the children) */
+    uint8_t *label;   /* label[v]: the byte on the edge into v */
+    uint32_t root[256];
+} Trie;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n_tokens;
+    Py_ssize_t max_token_len;
+    unsigned char *blob;
+    uint32_t *offset;     /* n_tokens + 1 entries */
+    int32_t *slots;       /* mask + 1 entries */
+    uint64_t mask;
+    int32_t byte_rank[256];
+    int32_t *pair_rank;   /* 65536 entries */
+    int32_t *split_left;
+    int32_t *split_right;
+    int32_t *next_prefix;
+    uint32_t *mask_id;    /* the continuation mask of token r is mask_table[4 * mask_id[r]:][:4] */
+    uint64_t *mask_table; /* the distinct masks (a few thousand), 4 words each */
+    uint32_t n_masks;
+    Trie fwd;
+    Trie rev;
+    int32_t *unreachable; /* ranks of tokens BPE cannot build, in rank order */
+    Py_ssize_t n_unreachable;
+    uint8_t *exc;         /* exc[r] != 0: token r is exceptional (NULL: none is) */
+} Core;
+
+extern PyTypeObject CoreType;
+
+static inline int
+Core_Check(PyObject *o)
+{
+    return PyObject_TypeCheck(o, &CoreType);
+}
+
+static inline Py_ssize_t
+tok_len(const Core *c, int32_t t)
+{
+    return (Py_ssize_t)(c->offset[t + 1] - c->offset[t]);
+}
+
+static inline const unsigned char *
+tok_bytes(const Core *c, int32_t t)
+{
+    return c->blob + c->offset[t];
+}
+
+/* FNV-1a seeded with the length, with a final mix; fed in parts so that the rank of
+   a concatenation needs no copy. */
+static inline uint64_t
+hash_start(Py_ssize_t n)
+{
+    return 0xcbf29ce484222325ULL ^ ((uint64_t)n * 0x9e3779b97f4a7c15ULL);
+}
+
+static inline uint64_t
+hash_feed(uint64_t h, const unsigned char *p, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static inline uint64_t
+hash_end(uint64_t h)
+{
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+/* A token is in the tables unless it is unreachable (split_left == -1). */
+static inline int
+usable(const Core *c, int32_t r)
+{
+    return c->split_left[r] >= 0;
+}
+
+/* The rank of the token with bytes p[0:n], unreachable tokens included, or NO_RANK
+   (a whole pre-split piece equal to a token is that token, as in tiktoken). */
+static inline int32_t
+rank_of_any(const Core *c, const unsigned char *p, Py_ssize_t n)
+{
+    if (n == 1)
+        return c->byte_rank[p[0]];
+    if (n == 2)
+        return c->pair_rank[(p[0] << 8) | p[1]];
+    if (n > c->max_token_len)
+        return NO_RANK;
+    uint64_t i = hash_end(hash_feed(hash_start(n), p, n)) & c->mask;
+    for (;;) {
+        int32_t r = c->slots[i];
+        if (r < 0)
+            return NO_RANK;
+        if (tok_len(c, r) == n && memcmp(tok_bytes(c, r), p, (size_t)n) == 0)
+            return r;
+        i = (i + 1) & c->mask;
+    }
+}
+
+/* The rank of the token with bytes p[0:n] in the BPE tables (unreachable tokens left
+   out), or NO_RANK. */
+static inline int32_t
+rank_of(const Core *c, const unsigned char *p, Py_ssize_t n)
+{
+    int32_t r;
+    if (n == 1) {
+        r = c->byte_rank[p[0]];
+    } else if (n == 2) {
+        r = c->pair_rank[(p[0] << 8) | p[1]];
+    } else {
+        if (n > c->max_token_len)
+            return NO_RANK;
+        uint64_t i = hash_end(hash_feed(hash_start(n), p, n)) & c->mask;
+        for (;;) {
+            r = c->slots[i];
+            if (r < 0)
+                return NO_RANK;
+            if (tok_len(c, r) == n && memcmp(tok_bytes(c, r), p, (size_t)n) == 0)
+                break;
+            i = (i + 1) & c->mask;
+        }
+    }
+    return (r != NO_RANK && usable(c, r)) ? r : NO_RANK;
+}
+
+/* The rank of the token with the bytes of a followed by those of b, or NO_RANK. */
+static inline int32_t
+concat_rank(const Core *c, int32_t a, int32_t b)
+{
+    Py_ssize_t la = tok_len(c, a), lb = tok_len(c, b), n = la + lb;
+    if (n > c->max_token_len)
+        return NO_RANK;
+    const unsigned char *pa = tok_bytes(c, a), *pb = tok_bytes(c, b);
+    int32_t r;
+    if (n == 2) {
+        r = c->pair_rank[(pa[0] << 8) | pb[0]];
+    } else {
+        uint64_t i = hash_end(hash_feed(hash_feed(hash_start(n), pa, la), pb, lb)) & c->mask;
+        for (;;) {
+            r = c->slots[i];
+            if (r < 0)
+                return NO_RANK;
+            if (tok_len(c, r) == n && memcmp(tok_bytes(c, r), pa, (size_t)la) == 0 &&
+                memcmp(tok_bytes(c, r) + la, pb, (size_t)lb) == 0)
+                break;
+            i = (i + 1) & c->mask;
+        }
+    }
+    return (r != NO_RANK && usable(c, r)) ? r : NO_RANK;
+}
+
+/* Whether BPE keeps t1 and t2 adjacent in the encoding of their bytes, with only the
+   tokens ranked below limit (the Python reference is bpe/pairs.py _is_valid_pair,
+   which states the argument): 1 or 0; -1 (undecided) where an exceptional token takes
+   part (_unwind).  Unwinds the two merge trees from the latest merge backwards: a pair
+   across the boundary merged earlier than the merge that actually happened means BPE
+   would not produce this pair.  Terminates: every step replaces a multi-byte token by
+   a strictly lower-ranked part (exceptional tokens, whose parts may rank above them,
+   are never stepped into). */
+static inline int
+valid_pair_below(const Core *c, int32_t t1, int32_t t2, int32_t limit)
+{
+    const uint8_t *exc = c->exc;
+    for (;;) {
+        if (exc != NULL && (exc[t1] || exc[t2]))
+            return -1;
+        int32_t combined = concat_rank(c, t1, t2);
+        if (combined != NO_RANK && exc != NULL && exc[combined])
+            return -1;
+        if (combined < limit)
+            return 0;
+        if (t1 > t2) {
+            limit = t1;
+            t1 = c->split_right[t1];
+            if (t1 == limit) {
+                limit = t2 + 1;
+                t2 = c->split_left[t2];
+                if (t2 + 1 == limit)
+                    return 1;
+            }
+        } else {
+            limit = t2 + 1;
+            t2 = c->split_left[t2];
+            if (t2 + 1 == limit) {
+                limit = t1;
+                t1 = c->split_right[t1];
+                if (t1 == limit)
+                    return 1;
+            }
+        }
+    }
+}
+
+/* vocab.c: the pair test by BPE's merge loop on the bytes of t1 followed by those of
+   t2 (valid iff the loop ends in exactly t1, t2); for the pairs the unwinding leaves
+   undecided.  Quadratic in the pair's bytes, at most 2 * max_token_len of them. */
+int valid_pair_by_merge_loop(const Core *c, int32_t t1, int32_t t2);
+
+/* The pair test as the encoders use it: the continuation mask first (a clear bit is
+   a valid pair without unwinding anything), then the unwinding, then (for pairs near
+   exceptional tokens) the merge loop. */
+static inline int
+valid_pair(const Core *c, int32_t t1, int32_t t2)
+{
+    unsigned char b = tok_bytes(c, t2)[0];
+    if (!((c->mask_table[4 * (size_t)c->mask_id[t1] + (b >> 6)] >> (b & 63)) & 1))
+        return 1;
+    int v = valid_pair_below(c, t1, t2, (int32_t)c->n_tokens);
+    return v >= 0 ? v : valid_pair_by_merge_loop(c, t1, t2);
+}
+
+static inline uint32_t
+trie_child(const Trie *t, uint32_t v, unsigned char b)
+{
+    if (v == 0)
+        return t->root[b];
+    uint32_t lo = t->node[v].first, hi = t->node[v + 1].first;
+    while (hi - lo > 4) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (t->label[mid] < b)
+            lo = mid + 1;
+        else if (t->label[mid] > b)
+            hi = mid;
+        else
+            return mid;
+    }
+    for (; lo < hi; lo++) {
+        if (t->label[lo] == b)
+            return lo;
+        if (t->label[lo] > b)
+            return 0;
+    }
+    return 0;
+}
+
+/* The longest token starting at data[pos] (within data[0:n]), or -1. */
+static inline int32_t
+longest_at(const Core *c, const unsigned char *data, Py_ssize_t pos, Py_ssize_t n)
+{
+    const Trie *t = &c->fwd;
+    int32_t best = -1;
+    uint32_t v = t->root[data[pos]];
+    Py_ssize_t i = pos + 1;
+    while (v) {
+        if (t->node[v].token >= 0)
+            best = t->node[v].token;
+        if (i == n)
+            break;
+        v = trie_child(t, v, data[i++]);
+    }
+    return best;
+}
+
+/* The tokens ending at data[p] (exclusive end p, not reaching before lo), shortest
+   first, into out (max_token_len entries); their number. */
+static inline int
+tokens_ending_at(const Core *c, const unsigned char *data, Py_ssize_t lo, Py_ssize_t p, int32_t *out)
+{
+    const Trie *t = &c->rev;
+    int k = 0;
+    uint32_t v = t->root[data[p - 1]];
+    Py_ssize_t i = p - 1;
+    while (v) {
+        if (t->node[v].token >= 0)
+            out[k++] = t->node[v].token;
+        if (i == lo)
+            break;
+        v = trie_child(t, v, data[--i]);
+    }
+    return k;
+}
+
+/* The first byte of data[0:n] that is no token (and so in no token), or -1. */
+static inline Py_ssize_t
+first_missing_byte(const Core *c, const unsigned char *data, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (c->byte_rank[data[i]] == NO_RANK)
+            return i;
+    return -1;
+}
+
+/* Raises the ValueError the Python path raises for a byte that is no token. */
+PyObject *missing_byte_error(const unsigned char *data, Py_ssize_t pos);
+
+/* backtracking.c: BPE of data[0:n] (every byte a token, n >= 1) into out (n entries);
+   the number of tokens, or -1 if out of memory (no exception set; no GIL needed). */
+Py_ssize_t bt_encode(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t *out);
+/* The same, only counted; -1 if out of memory. */
+Py_ssize_t bt_count(const Core *c, const unsigned char *data, Py_ssize_t n);
+
+/* merge_loop.c: BPE of one piece, the merge loop for short pieces and the
+   backtracking encoder for long ones; -1 if a byte is no token, -2 out of memory. */
+Py_ssize_t encode_any(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t *out);
+Py_ssize_t count_any(const Core *c, const unsigned char *data, Py_ssize_t n);
+
+/* Parts of the module, registered by module.c (one line each). */
+extern PyMethodDef vocab_methods[];
+extern PyMethodDef merge_loop_methods[];
+extern PyMethodDef backtracking_methods[];
+extern PyMethodDef prefix_table_methods[];
+int merge_loop_init(PyObject *module);
+int prefix_table_init(PyObject *module);
+int search_init(PyObject *module);
+extern PyMethodDef batch_methods[];
+int batch_init(PyObject *module);
+
+#endif

@@ -1,0 +1,85 @@
+"""The compiled core, when it is built: one place that says whether it is used.
+
+``_native/_core`` (C, built by ``pip install`` when a C compiler is there) holds a
+vocabulary's tables and the encoders that read them: the backtracking encoder, the
+table pass and interval index, the merge loop and the ASCII pre-split scanner.  Every
+routine has a pure-Python twin in this package that gives the same answers; the tests
+run both.  Setting the environment variable ``BPE_STREAM_PURE_PYTHON`` to a non-empty
+value (read when a vocabulary is built) turns the compiled core off.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bisect import bisect_right as _bisect_right
+
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap"]
+
+try:
+    from .._native._core import Core
+    from .._native._core import bisect_right as _bisect_right_c
+    from .._native._core import first_in_bitmap as _first_in_bitmap_c
+except ImportError:  # not built: no C compiler at install time
+    Core = None
+    _bisect_right_c = None
+    _first_in_bitmap_c = None
+
+
+def _warn_not_compiled() -> None:
+    """One warning when the build skipped the compiled core (setup.py leaves a marker
+    then); none when it was turned off on purpose (``BPE_STREAM_PURE_PYTHON``)."""
+    import importlib.resources
+    import warnings
+
+    try:
+        marker = importlib.resources.files("bpe_stream._native").joinpath("NOT_COMPILED")
+        reason = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    except (OSError, ModuleNotFoundError):  # pragma: no cover - unusual installs
+        reason = None
+    if reason is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return
+    warnings.warn(
+        "bpe-stream was installed without its compiled core (the build could not compile "
+        f"it: {reason}); the answers are the same, a first pass over new text is 4-25x "
+        "slower. Install a C compiler and reinstall, or install a wheel; set "
+        "BPE_STREAM_PURE_PYTHON=1 to run pure Python without this warning.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+if Core is None:
+    _warn_not_compiled()
+
+#: ``bisect.bisect_right`` for an ``array('i')`` / ``array('q')``: in C when built (no
+#: Python int per probe), else the standard one.
+bisect_right_array = _bisect_right_c if _bisect_right_c is not None and not os.environ.get(
+    "BPE_STREAM_PURE_PYTHON") else _bisect_right
+
+
+def compiled_available() -> bool:
+    """Whether the compiled core was built and is not turned off."""
+    return Core is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON")
+
+
+_BITMAP_CHARS: dict = {}  # id(bitmap) -> (bitmap, frozenset of its characters)
+
+
+def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
+    entry = _BITMAP_CHARS.get(id(bits))
+    if entry is None or entry[0] is not bits:
+        chars = frozenset(
+            chr(8 * i + k) for i, byte in enumerate(bits) if byte for k in range(8) if (byte >> k) & 1
+        )
+        entry = _BITMAP_CHARS[id(bits)] = (bits, chars)
+    chars = entry[1]
+    if chars.isdisjoint(text[start:end]):  # C speed: the usual answer
+        return -1
+    return next(i for i in range(start, end) if text[i] in chars)
+
+
+#: The first index in ``text[start:end]`` whose code point has its bit set in ``bits``
+#: (0x110000 bits), or -1: in C when built, else in Python.
+first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not os.environ.get(
+    "BPE_STREAM_PURE_PYTHON") else _first_in_bitmap_py
