@@ -274,3 +274,112 @@ def test_any_bytes_load_or_raise_a_clear_error(tmp_path_factory, content):
         bpe_stream.load(path, pattern="gpt2")
     except ValueError:
         pass  # every refusal is a ValueError naming the problem
+
+
+# ------------------------------------------------------------ loaded files are parsed once
+
+
+@pytest.fixture
+def file_cache(tmp_path, monkeypatch):
+    """A fresh cache directory in which any file counts as settled (see load._SETTLE_NS)."""
+    from bpe_stream.encoding import load as load_module
+
+    monkeypatch.setenv("BPE_STREAM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(load_module, "_SETTLE_NS", -1)
+    return load_module
+
+
+def _no_reading(monkeypatch, load_module):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the file was parsed again")
+
+    monkeypatch.setattr(load_module, "read_vocabulary", refuse)
+
+
+@pytest.mark.parametrize("layout", ["gpt2", "split-string-nfc", "digits-then-gpt2"])
+def test_a_loaded_file_is_parsed_once_and_loads_back_the_same(tmp_path, monkeypatch, file_cache, layout):
+    text = _trained(layout)
+    cold = _load(tmp_path, text)
+    _no_reading(monkeypatch, file_cache)
+    warm = bpe_stream.load(tmp_path / "tokenizer.json")
+    hf = _cached_hf(layout)
+    for t in _sample_texts():
+        assert warm.encode(t, allowed_special="all") == hf.encode(t, add_special_tokens=False).ids, t[:60]
+    assert warm.vocabulary_info() == cold.vocabulary_info()
+    assert warm._mergeable_ranks == cold._mergeable_ranks and warm.n_vocab == cold.n_vocab
+    assert warm.special_tokens == cold.special_tokens and warm.pretokenizer == cold.pretokenizer
+    assert warm.decode(list(range(cold.n_vocab))) == cold.decode(list(range(cold.n_vocab)))
+    cold.save(tmp_path / "cold.bpe")
+    warm.save(tmp_path / "warm.bpe")
+    assert (tmp_path / "cold.bpe").read_bytes() == (tmp_path / "warm.bpe").read_bytes()
+
+
+def test_unlisted_tokens_survive_the_file_cache(tmp_path, monkeypatch, file_cache):
+    data = json.loads(_trained("gpt2"))
+    data["model"]["vocab"]["Ġzyzzyvas"] = max(data["model"]["vocab"].values()) + 1  # no merge makes it
+    data["model"]["ignore_merges"] = True
+    text = json.dumps(data)
+    cold = _load(tmp_path, text)
+    assert cold.vocabulary_info()["engine"] == "rank order"
+    _no_reading(monkeypatch, file_cache)
+    warm = bpe_stream.load(tmp_path / "tokenizer.json")
+    hf = Tokenizer.from_str(text)
+    for t in [" zyzzyvas", "a zyzzyvas b", " zyzzyvasx", *_sample_texts()[:6]]:
+        assert warm.encode_ordinary(t) == cold.encode_ordinary(t) == hf.encode(t, add_special_tokens=False).ids
+    assert warm.decode([data["model"]["vocab"]["Ġzyzzyvas"]]) == " zyzzyvas"
+    assert warm._mergeable_ranks == cold._mergeable_ranks
+
+
+def test_the_file_cache_follows_the_file_and_the_arguments(tmp_path, monkeypatch, file_cache):
+    import os
+
+    path = tmp_path / "tokenizer.json"
+    text = json.dumps(json.loads(_trained("gpt2")), ensure_ascii=False)
+    path.write_text(text, encoding="utf-8")
+    first = bpe_stream.load(path)
+    # another file of the same size in the same place (two ids swapped): read again
+    data = json.loads(text)
+    vocab = data["model"]["vocab"]
+    a, b = "Ġthe", "Ġand"
+    assert len(str(vocab[a])) == len(str(vocab[b]))
+    vocab[a], vocab[b] = vocab[b], vocab[a]
+    changed = json.dumps(data, ensure_ascii=False)
+    before = os.stat(path)
+    path.write_text(changed, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+    assert os.path.getsize(path) == before.st_size
+    second = bpe_stream.load(path)
+    hf = Tokenizer.from_str(changed)
+    assert second.encode_ordinary(" the and") == hf.encode(" the and").ids != first.encode_ordinary(" the and")
+    # other arguments, another entry
+    named = bpe_stream.load(path, name="mine")
+    assert named.name == "mine" and second.name != "mine"
+    assert bpe_stream.load(path).name == second.name
+    # a damaged entry is rebuilt from the file
+    entries = list((tmp_path / "cache").glob("file-*"))
+    assert entries
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[:-7])
+    assert bpe_stream.load(path).encode_ordinary(" the and") == hf.encode(" the and").ids
+
+
+def test_a_file_written_just_now_is_not_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_STREAM_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "tokenizer.json"
+    path.write_text(_trained("gpt2"), encoding="utf-8")
+    bpe_stream.load(path)
+    # a second write within the clock tick could keep size and times: such a file waits
+    assert not list((tmp_path / "cache").glob("file-*"))
+
+
+def test_tiktoken_files_are_cached_per_pattern(tmp_path, monkeypatch, file_cache):
+    ranks = {bytes([b]): b for b in range(256)} | {b" w": 256, b"or": 257, b"ld": 258, b" wor": 259, b"12": 260}
+    path = tmp_path / "v.tiktoken"
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()))
+    gpt2 = bpe_stream.load(path, pattern="gpt2")
+    digits = bpe_stream.load(path, pattern="qwen2")
+    assert gpt2.encode_ordinary(" world 123") != digits.encode_ordinary(" world 123")
+    _no_reading(monkeypatch, file_cache)
+    assert bpe_stream.load(path, pattern="gpt2").encode_ordinary(" world 123") == gpt2.encode_ordinary(" world 123")
+    assert bpe_stream.load(path, pattern="qwen2").encode_ordinary(" world 123") == digits.encode_ordinary(" world 123")
+    assert bpe_stream.load(path, pattern="qwen2").pretokenizer == digits.pretokenizer

@@ -310,12 +310,12 @@ def test_damaged_cache_entries_are_ignored(tmp_path, monkeypatch):
     import zlib
 
     header = cache._HEADER
-    magic, fmt, n, blob_len, crc, key_len, flags, m, ublob_len = header.unpack(good[: header.size])
+    magic, fmt, n, blob_len, crc, key_len, flags, m, ublob_len, meta_len = header.unpack(good[: header.size])
     payload = bytearray(good[header.size :])
     left_at = key_len + 4 * (n + 1)
     big = [r for r, t in enumerate(tokens) if len(t) > 1][-1]
     payload[left_at + 4 * big : left_at + 4 * big + 4] = struct.pack("<i", big)
-    crafted = header.pack(magic, fmt, n, blob_len, zlib.crc32(bytes(payload)), key_len, flags, m, ublob_len)
+    crafted = header.pack(magic, fmt, n, blob_len, zlib.crc32(bytes(payload)), key_len, flags, m, ublob_len, meta_len)
     crafted += bytes(payload)
     path.write_bytes(crafted)
     for pure in ("", "1"):

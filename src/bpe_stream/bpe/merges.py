@@ -37,9 +37,7 @@ def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
 def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
     """None if rank-order BPE with ``bpe`` (built in :func:`order_by_merges` order) gives
     HF's encodings for ``merges``; else the reason it does not."""
-    index: dict[tuple[bytes, bytes], int] = {}
-    for i, pair in enumerate(merges):
-        index.setdefault(pair, i)
+    index = _first_index(merges)
     tokens, left, right = bpe.tokens, bpe.split_left, bpe.split_right
     last = -1
     for t in range(len(tokens)):
@@ -62,6 +60,12 @@ def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
+def _first_index(merges: list[tuple[bytes, bytes]]) -> dict[tuple[bytes, bytes], int]:
+    """Each listed pair's first position in ``merges`` (the dict is built from the end, so
+    the first occurrence is the one kept)."""
+    return dict(zip(reversed(merges), range(len(merges) - 1, -1, -1)))
+
+
 class MergesBPE:
     """HF's BPE on bytes: ``encode(data)`` merges the listed pair that comes first."""
 
@@ -69,9 +73,7 @@ class MergesBPE:
 
     def __init__(self, ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
         self.ranks = ranks
-        self.pairs: dict[tuple[bytes, bytes], int] = {}
-        for i, pair in enumerate(merges):
-            self.pairs.setdefault(pair, i)
+        self.pairs: dict[tuple[bytes, bytes], int] = _first_index(merges)
 
     def parts(self, data: bytes) -> list[bytes]:
         """The parts HF's BPE leaves (heap of (merge index, position); stale entries skipped)."""

@@ -24,7 +24,7 @@ the token list alone:
 
 from __future__ import annotations
 
-import re
+import ahocorasick
 
 from .pairs import _is_valid_pair, _unwind, merge_loop_parts
 
@@ -86,12 +86,18 @@ def classify_waiting(tokens: list[bytes], ranks_get, waiting, split_left, split_
 
 def tokens_holding(tokens: list[bytes], inner) -> set[int]:
     """The ranks of the tokens whose bytes hold one of ``inner`` (those included)."""
-    inner = sorted(set(inner), key=len, reverse=True)
+    inner = set(inner)
     if not inner:
         return set()
-    finder = re.compile(b"|".join(re.escape(t) for t in inner))
-    search = finder.search
-    return {r for r, t in enumerate(tokens) if search(t) is not None}
+    # One Aho-Corasick pass per token (bytes read as Latin-1 code points, one per byte):
+    # O(total token bytes); a regex alternation of the inner tokens retries every one of
+    # them at every position.
+    finder = ahocorasick.Automaton()
+    for t in inner:
+        finder.add_word(t.decode("latin-1"), 0)
+    finder.make_automaton()
+    find = finder.iter
+    return {r for r, t in enumerate(tokens) if next(find(t.decode("latin-1")), None) is not None}
 
 
 def check_splits(tokens: list[bytes], split_left, split_right, exceptional=frozenset()) -> bool:

@@ -8,7 +8,8 @@ in a fraction of that.  An entry holds only data, read with :mod:`struct` and
     header   magic b"BPESTRM\\0", format (u32), number of tokens n (u32),
              blob length (u64), CRC-32 of everything after the header (u32),
              key length (u32), flags (u32: 1 = ids present), number of
-             unreachable tokens m (u32), their blob length (u64)   [48 bytes]
+             unreachable tokens m (u32), their blob length (u64), metadata
+             length (u64)   [56 bytes]
     key      the entry's key, ASCII
     offsets  (n + 1) x u32: token r is blob[offsets[r]:offsets[r + 1]]
     left     n x i32, right n x i32: the split tables
@@ -17,6 +18,8 @@ in a fraction of that.  An entry holds only data, read with :mod:`struct` and
     ids      n x u32, with flag 1: the vocabulary's id of each token
     unreachable  (m + 1) x u32 offsets, m x u32 ids, then their bytes: the tokens
              BPE never builds, kept for whole pieces
+    meta     UTF-8 JSON, for an entry of a loaded file: what the encoding holds
+             beside the tables (name, pre-tokenizer, special tokens, HF's rules)
 
 all little-endian.  An entry is read only if it is a regular file (opened without
 following a symlink, without blocking on a FIFO) whose size is exactly what its
@@ -57,9 +60,9 @@ __all__ = ["bpe_from_ordered", "bpe_from_ranks", "bpe_from_tokens", "cache_dir",
 
 _MAGIC = b"BPESTRM\0"
 # Bumped whenever the set or layout of stored tables (or of the entry) changes.
-_TABLES_FORMAT = 5
-# magic, format, n, blob length, crc32, key length, flags, m, unreachable blob length
-_HEADER = struct.Struct("<8sIIQIIIIQ")
+_TABLES_FORMAT = 6
+# magic, format, n, blob length, crc32, key length, flags, m, unreachable blob length, meta length
+_HEADER = struct.Struct("<8sIIQIIIIQQ")
 _HAS_IDS = 1
 
 _lock = threading.Lock()
@@ -110,13 +113,13 @@ def _read_entry(path: Path, key: str):
             return None
         with os.fdopen(os.dup(fd), "rb") as f:
             header = f.read(_HEADER.size)
-            magic, fmt, n, blob_len, crc, key_len, entry_flags, m, ublob_len = _HEADER.unpack(header)
+            magic, fmt, n, blob_len, crc, key_len, entry_flags, m, ublob_len, meta_len = _HEADER.unpack(header)
             if magic != _MAGIC or fmt != _TABLES_FORMAT:
                 return None
             sizes = {
                 "key": key_len, "offsets": 4 * (n + 1), "left": 4 * n, "right": 4 * n, "blob": blob_len,
                 "exc": n, "ids": 4 * n if entry_flags & _HAS_IDS else 0,
-                "u_offsets": 4 * (m + 1), "u_ids": 4 * m, "u_blob": ublob_len,
+                "u_offsets": 4 * (m + 1), "u_ids": 4 * m, "u_blob": ublob_len, "meta": meta_len,
             }
             expected = _HEADER.size + sum(sizes.values())
             if st.st_size != expected:
@@ -149,10 +152,19 @@ def _slices(blob: bytes, offsets: array, count: int) -> list[bytes] | None:
     return [blob[offsets[r] : offsets[r + 1]] for r in range(count)]
 
 
-def _read(path: Path, key: str) -> BytePairEncoding | None:
+def _read(path: Path, key: str, with_meta: bool = False):
+    """The vocabulary of the entry (with ``with_meta``: ``(vocabulary, meta bytes)``), or
+    None."""
     s = _read_entry(path, key)
     if s is None:
         return None
+    bpe = _bpe_of(s)
+    if with_meta:
+        return None if bpe is None else (bpe, s["meta"])
+    return bpe
+
+
+def _bpe_of(s: dict) -> BytePairEncoding | None:
     n, m = s["n"], s["m"]
     ids = _le_array("I", s["ids"]).tolist() if s["has_ids"] else None
     u_tokens = _slices(s["u_blob"], _le_array("I", s["u_offsets"]), m)
@@ -176,7 +188,7 @@ def _read(path: Path, key: str) -> BytePairEncoding | None:
         return None
 
 
-def _write(path: Path, key: str, bpe: BytePairEncoding) -> None:
+def _write(path: Path, key: str, bpe: BytePairEncoding, meta: bytes = b"") -> None:
     core = bpe._core
     n = len(bpe)
     if core is not None and sys.byteorder == "little":
@@ -200,9 +212,9 @@ def _write(path: Path, key: str, bpe: BytePairEncoding) -> None:
     u_blob = b"".join(u_tokens)
     key_bytes = key.encode("ascii")
     payload = b"".join([key_bytes, offsets, left, right, blob, bytes(flags), ids, _le_bytes(u_offs),
-                        _le_bytes(array("I", list(bpe.unreachable.values()))), u_blob])
+                        _le_bytes(array("I", list(bpe.unreachable.values()))), u_blob, meta])
     header = _HEADER.pack(_MAGIC, _TABLES_FORMAT, n, len(blob), zlib.crc32(payload), len(key_bytes),
-                          _HAS_IDS if bpe.ids is not None else 0, len(u_tokens), len(u_blob))
+                          _HAS_IDS if bpe.ids is not None else 0, len(u_tokens), len(u_blob), len(meta))
     write_atomically(path, [header, payload])  # a read-only or full directory only costs speed
 
 
@@ -255,3 +267,26 @@ def bpe_from_ordered(tokens: list[bytes], ids: list[int]) -> BytePairEncoding:
     (:meth:`BytePairEncoding.from_ordered`), cached."""
     key = "ordered-" + tokens_digest(list(tokens) + [b"ids"] + [str(list(ids)).encode()])
     return load_or_build(key, lambda: BytePairEncoding.from_ordered(tokens, ids))
+
+
+# ----------------------------------------------------------------- loaded files
+# A vocabulary file (tokenizer.json, GGUF, Tekken, .tiktoken) is parsed once: the entry
+# of a loaded file holds its built tables and, as JSON, the rest of the encoding, keyed
+# by the file's identity and state (path, device, inode, size, modification and change
+# times: any write to the file changes its ctime, which no tool can set back).
+
+
+def read_file_entry(key: str):
+    """``(vocabulary, meta bytes)`` stored for ``key``, or None."""
+    with _lock:
+        path = _entry_path(key)
+        return _read(path, key, with_meta=True) if path is not None else None
+
+
+def write_file_entry(key: str, bpe: BytePairEncoding, meta: bytes) -> None:
+    """Store the tables of a loaded file with ``meta`` (a cache that cannot be written
+    only costs speed)."""
+    with _lock:
+        path = _entry_path(key)
+        if path is not None:
+            _write(path, key, bpe, meta)

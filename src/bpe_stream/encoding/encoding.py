@@ -214,10 +214,12 @@ class Encoding(PieceEncoder):
         ranks = self.__dict__.get("_given_ranks")
         if ranks is None:
             bpe = self.bpe
-            if bpe.ids is None and not bpe.unreachable:
+            rules = self.__dict__.get("_merge_rules")
+            unlisted = rules[1] if rules else {}
+            if bpe.ids is None and not bpe.unreachable and not unlisted:
                 return bpe.ranks
             ranks = {**dict(zip(bpe.tokens, bpe.ids if bpe.ids is not None else range(len(bpe)))),
-                     **bpe.unreachable}
+                     **bpe.unreachable, **unlisted}
             self.__dict__["_given_ranks"] = ranks
         return ranks
 

@@ -18,7 +18,7 @@ Cost: linear in the file.
 from __future__ import annotations
 
 import json
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain
 from ..spec import EncodingSpec
@@ -102,8 +102,14 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
         raise _refuse("model.vocab is not an object of token: id")
     kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
     ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
+    raw_merges = model.get("merges") or []
     sides: list[str] = []
-    for m in model.get("merges") or []:
+    if isinstance(raw_merges, list) and set(map(type, raw_merges)) == {str} \
+            and list(map(str.count, raw_merges, repeat(" "))).count(1) == len(raw_merges):
+        # every merge is "a b" with one space (byte-level tokens hold none): one split
+        sides = " ".join(raw_merges).split(" ")
+        raw_merges = []
+    for m in raw_merges:
         if isinstance(m, str):
             a, sep, b = m.partition(" ")
             if not sep:
