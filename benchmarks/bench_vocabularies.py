@@ -528,14 +528,14 @@ def bench_count(report: Report, vocabs: list[Vocab], texts: dict[str, str], repe
             if specials:
                 problem(f"{label} text contains special tokens of {v.label}: {specials[:3]}")
 
-            def clear():
+            def clear(enc=enc):
                 enc._pieces.clear()
                 enc._piece_counts.clear()
 
             clear()
             ours_n = enc.count(text)
-            first_cpu, _ = timed(lambda: enc.count(text), setup=clear, repeat=max(3, repeat - 2))
-            rep_cpu, _ = timed(lambda: enc.count(text), repeat=repeat)
+            first_cpu, _ = timed(lambda enc=enc, text=text: enc.count(text), setup=clear, repeat=max(3, repeat - 2))
+            rep_cpu, _ = timed(lambda enc=enc, text=text: enc.count(text), repeat=repeat)
             who, expected = oracle_count(v, text, peers)
             exact = ours_n == expected
             notes = [f"= {who}" if exact else f"**≠ {who}**"]
@@ -640,6 +640,7 @@ print(json.dumps(out))
 
 # (label, file suffix, function name): cumulative time of each, nested as shown
 LOAD_STAGES = [
+    ("the loaded file's cache entry (`load._from_entry`)", "load.py", "_from_entry"),
     ("read the file and parse it (`read_vocabulary`)", "formats/__init__.py", "read_vocabulary"),
     ("· `json.loads`", "json/__init__.py", "loads"),
     ("· HF spec (`read_tokenizer_json`)", "hf_json.py", "read_tokenizer_json"),
@@ -652,9 +653,10 @@ LOAD_STAGES = [
     ("· merges check (`merges_agree`)", "merges.py", "merges_agree"),
     ("· tables (`bpe_from_ordered` / `bpe_from_ranks`)", "cache.py", "load_or_build"),
     ("· · cache key (`tokens_digest`, SHA-256 of the tokens)", "cache.py", "tokens_digest"),
-    ("· · cache read (`cache._read`, unpickle)", "cache.py", "_read"),
-    ("· · table construction (`tables._build_tables`)", "tables.py", "_build_tables"),
-    ("· · cache write (`cache._write`, pickle)", "cache.py", "_write"),
+    ("· · cache read (`cache._read`, data arrays)", "cache.py", "_read"),
+    ("· · table construction (`BytePairEncoding.__init__`: the compiled core, settled)", "vocabulary.py",
+     "__init__"),
+    ("· · cache write (`cache._write`)", "cache.py", "_write"),
     ("· pre-tokenizer regex compile (`compile_regex`)", "unicode.py", "compile_regex"),
 ]
 

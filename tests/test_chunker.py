@@ -842,3 +842,45 @@ def test_one_chunker_serves_many_threads_alike():
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(chunker.chunks, texts * 2))
     assert got == expected * 2
+
+
+# ------------------------------------------------------------------ batches
+
+
+def _batch_texts():
+    texts = ["", "one", "Hello, world! " * 40, "e\u0301t\u00e9 \u4e2d\u6587 " * 30, "x\n\n" * 50]
+    for p in CORPUS_FILES[:3]:
+        texts.append(p.read_text(encoding="utf-8")[:6000])
+    return texts
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_chunk_batch_equals_one_by_one_in_order(workers):
+    chunker = Chunker("cl100k_base", 24, overlap=4)
+    texts = _batch_texts()
+    seen = []
+    got = chunker.chunk_batch(texts, workers=workers, progress=lambda done, total: seen.append((done, total)))
+    assert got == [chunker.chunks(t) for t in texts]
+    assert seen == [(i, len(texts)) for i in range(1, len(texts) + 1)]
+
+
+def test_chunk_batch_on_threads_where_python_runs_in_parallel(monkeypatch):
+    from bpe_stream.chunk import batch
+
+    monkeypatch.setattr(batch, "gil_enabled", lambda: False)  # as on a free-threaded build
+    chunker = Chunker(bpe_stream.get_encoding("o200k_base"), 16)
+    texts = _batch_texts()
+    assert chunker.chunk_batch(texts, workers=3) == [chunker.chunks(t) for t in texts]
+
+
+def test_chunk_batch_refuses_bad_arguments():
+    chunker = Chunker("cl100k_base", 16)
+    with pytest.raises(TypeError, match="text 1: expected str"):
+        chunker.chunk_batch(["ok", 5])
+    with pytest.raises(TypeError, match="not a single text"):
+        chunker.chunk_batch("one text")
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        chunker.chunk_batch(["a"], workers=0)
+    with pytest.raises(TypeError, match="progress must be callable"):
+        chunker.chunk_batch(["a"], progress=3)
+    assert chunker.chunk_batch([], workers=4) == []

@@ -90,6 +90,9 @@ def main() -> None:
     assert chunk_text and with_context.startswith("Title") and headings == () and span[2] <= 16
     many: list[list[Chunk[str]]] = chunker(["one text", "another"])
     streamed: list[Chunk[str]] = list(chunker.chunk_stream(iter(["Some ", "text."])))
+    batched: list[list[Chunk[str]]] = chunker.chunk_batch(["Some text.", "More."], workers=1,
+                                                          progress=lambda done, total: None)
+    assert batched == [chunker.chunks("Some text."), chunker.chunks("More.")]
     assert len(many) == 2 and streamed
 
     byte_chunker: Chunker[bytes] = Chunker(bpe, 4, boundaries="exact")

@@ -115,6 +115,7 @@ from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
 from ..text.input import fix_surrogates
+from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from .headings import HeadingTracker, format_context
@@ -462,6 +463,20 @@ class Chunker(Generic[T]):
             return self._context_run(blocks)
         chunks = self._iter_plain(text)
         return _with_headings(chunks) if self._markdown else chunks
+
+    def chunk_batch(self, texts: Iterable[T], *, workers: int | None = None,
+                    progress: Callable[[int, int], object] | None = None) -> list[list[Chunk[T]]]:
+        """``[self.chunks(t) for t in texts]``, in input order, spread over ``workers``
+        (default: the CPU count): worker processes on a standard interpreter, threads on a
+        free-threaded one (see :mod:`bpe_stream.chunk.batch`).  ``progress(done, total)``
+        is called after each text.
+
+        >>> chunker = Chunker("cl100k_base", 8)
+        >>> chunker.chunk_batch(["one text", "and another one"], workers=1) == [
+        ...     chunker.chunks("one text"), chunker.chunks("and another one")]
+        True
+        """
+        return chunk_batch(self, texts, workers=workers, progress=progress)
 
     def chunk_stream(self, pieces: Iterable[T]) -> Iterator[Chunk[T]]:
         """The chunks of ``"".join(pieces)``, each yielded as soon as it is final.
