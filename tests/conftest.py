@@ -40,10 +40,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def examples(n: int) -> int:
+def examples(n: int, fast: int | None = None) -> int:
     """``max_examples`` for a hypothesis test written with ``n``: all of them with
-    ``--full``, a quarter (at least 10) in the fast tier."""
-    return n if FULL else max(10, n // FAST_SHARE)
+    ``--full``, a quarter (at least 10) in the fast tier, or ``fast`` there if given."""
+    if FULL:
+        return n
+    return fast if fast is not None else max(10, n // FAST_SHARE)
+
+
+def full_tier_only(reason: str = "slow: run with --full") -> None:
+    """Skip the calling test case in the fast tier (for one case of a parametrized test
+    whose other cases cover the same code there)."""
+    if not FULL:
+        pytest.skip(reason)
 
 CORPORA_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CORPUS_FILES = sorted(

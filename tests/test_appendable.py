@@ -149,6 +149,7 @@ def _exhaustive(enc, alphabet, depth):
     return fast_hits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_fast_path_exhaustive(name):
     # every transition of bpe_stream.pretokenize.fast_split, from every kind, against the regex

@@ -123,7 +123,8 @@ def _pair(folder, pre: str):
     return ours, lambda text: hf.encode(text, add_special_tokens=False).ids
 
 
-@pytest.mark.parametrize("pre", list(LLAMA_CPP))
+@pytest.mark.parametrize("pre", [p if p in ("llama-bpe", "qwen2", "deepseek-v3", "gpt-2") else
+                                 pytest.param(p, marks=pytest.mark.slow) for p in LLAMA_CPP])
 def test_each_pre_tokenizer_encodes_the_corpus_like_llama_cpps_regexes(folder, pre):
     ours, oracle = _pair(folder, pre)
     for path in CORPUS_FILES:
@@ -137,7 +138,8 @@ _ATOMS = list("aZ09 \t\n\r'sSdD.,!?/-_()\"#$%&*+:;<=>@\\^`|~") + [
     "\U0001F600", "①", "٣", "１２", "，", "。", "「", "1234567", "   ", "'ll", "µ", "ﬀ", "\u2018"]
 
 
-@pytest.mark.parametrize("pre", list(LLAMA_CPP))
+@pytest.mark.parametrize("pre", [p if p in ("llama-bpe", "qwen2", "deepseek-v3", "gpt-2") else
+                                 pytest.param(p, marks=pytest.mark.slow) for p in LLAMA_CPP])
 @given(text=st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join))
 @settings(max_examples=examples(100), deadline=None)
 def test_each_pre_tokenizer_on_any_text(folder, pre, text):

@@ -55,7 +55,7 @@ def imports_of(path: Path, src: Path = SRC) -> list[tuple[str, int]]:
     package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
     out = []
     for node in ast.walk(tree):
-        if _type_checking_only(node, parents):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or _type_checking_only(node, parents):
             continue
         if isinstance(node, ast.ImportFrom):
             if node.level:

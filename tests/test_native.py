@@ -9,6 +9,8 @@ byte value, invalid UTF-8 in raw mode).
 
 from __future__ import annotations
 
+import functools
+
 import os
 import pickle
 import random
@@ -84,6 +86,7 @@ def test_tables_equal_python_on_bundled_vocabularies(name):
     assert native_tables(bpe) == python_tables(bpe.tokens)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_derived_tables_equal_python_on_bundled_vocabularies(name):
     bpe = get_encoding(name).bpe
@@ -510,6 +513,7 @@ def test_ascii_batch_in_c_equals_one_by_one():
     assert readme.count_batch(["abacb", "ba"], num_threads=2) == [readme.count("abacb"), readme.count("ba")]
 
 
+@functools.lru_cache(maxsize=None)
 def _differing_chars(name):
     from bpe_stream.pretokenize.patterns import PATTERNS, _rust_dollar_to_python
     from bpe_stream.pretokenize.unicode import differing_bitmap

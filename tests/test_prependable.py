@@ -1366,7 +1366,7 @@ def test_prepending_contractions_one_at_a_time_is_linear():
 
 @pytest.mark.parametrize("name", ["o200k_base", "cross-o200k_base"])
 @pytest.mark.parametrize("units", [_CONTRACTIONS, _NEWLINE_MARKS])
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60, fast=5), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     k=st.integers(5, 150),
     seed=st.integers(0, 3),

@@ -98,6 +98,7 @@ def test_reference_table_is_what_tiktoken_matches(name, every_code_point):
     assert got == _members(uc.reference_ranges(name))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*GENERAL_CATEGORIES, "White_Space"])
 def test_reference_table_is_what_hf_tokenizers_matches(name, every_code_point):
     tokenizers = pytest.importorskip("tokenizers")
@@ -127,6 +128,7 @@ def _code_points_to_check() -> list[int]:
     return sorted(assigned)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ENCODING_NAMES)
 def test_every_assigned_code_point_in_context_encodes_like_tiktoken(name):
     enc = get_encoding(name)
