@@ -44,6 +44,7 @@ __all__ = [
     "custom",
     "SplitPattern",
     "DIALECTS",
+    "native_spec",
 ]
 
 #: Regex dialects: whose engine reads a pattern string.
@@ -520,3 +521,38 @@ def chain(name: str, regexes: list[str] | tuple[str, ...], dialect: str = "hf", 
             return m if m.normalizer == normalizer else replace(m, normalizer=normalizer)
     return PreTokenizer(name, pre_splits=regexes[:-1], main=regexes[-1], pattern=regexes[-1], dialect=dialect,
                         normalizer=normalizer, known=known, used_by=used_by)
+
+
+# ------------------------------------------------------------------ the compiled scanner
+_NATIVE_CHAINS = {(): 0, (r"\p{N}",): 1, (r"\p{N}{1,3}", _DEEPSEEK_CJK): 2}
+
+
+def _pack_spec(m: PreTokenizer) -> int:
+    """The choices of ``m`` as the small ints of ``_native/presplit.c`` (``Spec``)."""
+    return (
+        _CONTRACTIONS.index(m.contractions)
+        | _LETTERS.index(m.letters) << 2
+        | (m.letter_lead == "non-letter") << 4
+        | _DIGITS.index(m.digits) << 5
+        | m.digit_lead << 7
+        | m.punct_marks << 8
+        | _TAILS.index(m.punct_tail) << 9
+        | (m.whitespace == "newlines") << 11
+        | m.end_whitespace_whole << 12
+        | _NATIVE_CHAINS[m.pre_splits] << 13
+        | (m.main == _DEEPSEEK_V3_MAIN) << 15
+    )
+
+
+# (pattern, dialect, pre-splits, main) of every member -> its spec
+_NATIVE_SPECS = {(m.pattern, m.dialect, m.pre_splits, m.main): _pack_spec(m) for m in _MEMBERS}
+
+
+def native_spec(member: PreTokenizer | None) -> int | None:
+    """The spec under which the compiled scanner (``_native/presplit.c``) splits exactly as
+    ``member`` does, or None when it does not know the member (a pattern outside the
+    family: the regex splits it).  Decided by the member's exact pattern strings, dialect
+    and chain, not by its name: a member built with other patterns is not recognized."""
+    if member is None or not member.known:
+        return None
+    return _NATIVE_SPECS.get((member.pattern, member.dialect, member.pre_splits, member.main))
