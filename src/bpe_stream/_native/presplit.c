@@ -591,19 +591,36 @@ is_whole(const Whole *w, const uint8_t *a, Py_ssize_t n)
 static PyObject *
 scan_text(Core *self, PyObject *args, int encode)
 {
-    PyObject *text, *fallback, *whole_arg = Py_None;
+    PyObject *text, *fallback, *whole_arg = Py_None, *ids_arg = Py_None;
     long spec_value;
     Spec spec;
-    if (!PyArg_ParseTuple(args, "UlO|O", &text, &spec_value, &fallback, &whole_arg) ||
+    if (!PyArg_ParseTuple(args, "UlO|OO", &text, &spec_value, &fallback, &whole_arg, &ids_arg) ||
         unpack_spec(spec_value, &spec) < 0)
         return NULL;
     if (!PyCallable_Check(fallback)) {
         PyErr_SetString(PyExc_TypeError, "needs a callable fallback");
         return NULL;
     }
+    /* ids: the vocabulary's id of each rank (an array('i')), or None (id == rank) */
+    Py_buffer ids = {0};
+    const int32_t *id_of = NULL;
+    Py_ssize_t n_ids = 0;
+    if (ids_arg != Py_None) {
+        if (PyObject_GetBuffer(ids_arg, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        if (ids.itemsize != 4 || ids.format == NULL || (ids.format[0] != 'i' && ids.format[0] != 'l')) {
+            PyBuffer_Release(&ids);
+            PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
+            return NULL;
+        }
+        id_of = ids.buf;
+        n_ids = ids.len / 4;
+    }
     Whole whole;
     if (whole_init(&whole, whole_arg) < 0) {
         whole_free(&whole);
+        if (id_of != NULL)
+            PyBuffer_Release(&ids);
         return NULL;
     }
     Py_ssize_t n, total = 0, k = 0;
@@ -632,6 +649,10 @@ scan_text(Core *self, PyObject *args, int encode)
             c = encode ? encode_any(self, s + a, b - a, toks + k) : count_any(self, s + a, b - a);
             if (c < 0)
                 break;
+            if (encode && id_of != NULL) {
+                for (Py_ssize_t q = k; q < k + c; q++)
+                    toks[q] = toks[q] < n_ids ? id_of[toks[q]] : -1;
+            }
             k += encode ? c : 0;
             total += c;
         }
@@ -696,6 +717,8 @@ done:
     PyMem_RawFree(toks);
     PyMem_RawFree(buffer);
     whole_free(&whole);
+    if (id_of != NULL)
+        PyBuffer_Release(&ids);
     return result;
 }
 
@@ -717,9 +740,10 @@ PyMethodDef presplit_methods[] = {
      "Token count of text pre-split as presplit(text, spec) does; a piece with a byte that\n"
      "is no token, or equal to one of whole (a tuple of bytes), is counted by fallback(piece)."},
     {"encode_text", (PyCFunction)Core_encode_text, METH_VARARGS,
-     "encode_text(text, spec, fallback, whole=None) -> list[int]\n\n"
-     "Tokens (ranks) of text pre-split as presplit(text, spec) does; the pieces count_text\n"
-     "hands to fallback are encoded by fallback(piece)."},
+     "encode_text(text, spec, fallback, whole=None, ids=None) -> list[int]\n\n"
+     "Tokens of text pre-split as presplit(text, spec) does (ranks, or ids[rank] with ids an\n"
+     "array('i')); the pieces count_text hands to fallback are encoded by fallback(piece),\n"
+     "which returns ids."},
     {NULL, NULL, 0, NULL},
 };
 
