@@ -526,61 +526,118 @@ presplit(PyObject *module, PyObject *args)
 /* ------------------------------------------------------------ counting and encoding */
 
 /* Tokens the compiled tables leave out (BPE cannot build them) but a whole piece equal
-   to one becomes: such a piece goes to the fallback.  whole is a tuple of bytes. */
+   to one becomes (tiktoken's and HF's ignore_merges rule): such a piece goes to the
+   fallback.  The set is built once per encoding (whole_set, a capsule): the tokens'
+   bytes, a filter on (length, first byte) that most pieces fail, and open addressing
+   over the tokens' hashes. */
+#define WHOLE_CAPSULE "bpe_stream.whole_set"
+
 typedef struct {
     Py_ssize_t k;
-    const uint8_t **p;
-    Py_ssize_t *len;
-    uint64_t lengths; /* bit L set iff a token has L bytes (L < 63); bit 63: a longer one */
-} Whole;
-
-static int
-whole_init(Whole *w, PyObject *whole)
-{
-    memset(w, 0, sizeof(*w));
-    if (whole == Py_None)
-        return 0;
-    if (!PyTuple_Check(whole)) {
-        PyErr_SetString(PyExc_TypeError, "whole must be a tuple of bytes or None");
-        return -1;
-    }
-    w->k = PyTuple_GET_SIZE(whole);
-    if (w->k == 0)
-        return 0;
-    w->p = PyMem_Malloc((size_t)w->k * sizeof(*w->p));
-    w->len = PyMem_Malloc((size_t)w->k * sizeof(*w->len));
-    if (w->p == NULL || w->len == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t j = 0; j < w->k; j++) {
-        PyObject *o = PyTuple_GET_ITEM(whole, j);
-        if (!PyBytes_Check(o)) {
-            PyErr_SetString(PyExc_TypeError, "whole must be a tuple of bytes or None");
-            return -1;
-        }
-        w->p[j] = (const uint8_t *)PyBytes_AS_STRING(o);
-        w->len[j] = PyBytes_GET_SIZE(o);
-        w->lengths |= 1ULL << (w->len[j] < 63 ? w->len[j] : 63);
-    }
-    return 0;
-}
+    uint8_t *blob;
+    Py_ssize_t *off;      /* token j is blob[off[j] : off[j + 1]] */
+    int32_t *slot;        /* token index or -1; mask + 1 entries */
+    size_t mask;
+    uint64_t filter[64 * 4]; /* bit (min(len, 63), first byte) */
+} WholeSet;
 
 static void
-whole_free(Whole *w)
+whole_set_free(PyObject *capsule)
 {
-    PyMem_Free(w->p);
-    PyMem_Free(w->len);
+    WholeSet *w = PyCapsule_GetPointer(capsule, WHOLE_CAPSULE);
+    if (w == NULL)
+        return;
+    PyMem_Free(w->blob);
+    PyMem_Free(w->off);
+    PyMem_Free(w->slot);
+    PyMem_Free(w);
+}
+
+static inline uint64_t
+whole_hash(const uint8_t *p, Py_ssize_t n)
+{
+    return hash_end(hash_feed(hash_start(n), p, n));
+}
+
+static PyObject *
+whole_set(PyObject *module, PyObject *tokens)
+{
+    (void)module;
+    PyObject *seq = PySequence_Fast(tokens, "whole_set takes a sequence of bytes");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq), total = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, j);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "whole_set takes a sequence of non-empty bytes");
+            return NULL;
+        }
+        total += PyBytes_GET_SIZE(o);
+    }
+    WholeSet *w = PyMem_Calloc(1, sizeof(WholeSet));
+    size_t size = 16;
+    while (size < (size_t)k * 2)
+        size *= 2;
+    if (w != NULL) {
+        w->k = k;
+        w->blob = PyMem_Malloc((size_t)total + 1);
+        w->off = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
+        w->slot = PyMem_Malloc(size * sizeof(int32_t));
+        w->mask = size - 1;
+    }
+    if (w == NULL || w->blob == NULL || w->off == NULL || w->slot == NULL) {
+        if (w != NULL) {
+            PyMem_Free(w->blob);
+            PyMem_Free(w->off);
+            PyMem_Free(w->slot);
+            PyMem_Free(w);
+        }
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    memset(w->slot, 0xFF, size * sizeof(int32_t));
+    Py_ssize_t at = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, j);
+        Py_ssize_t n = PyBytes_GET_SIZE(o);
+        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(o);
+        memcpy(w->blob + at, p, (size_t)n);
+        w->off[j] = at;
+        at += n;
+        size_t f = (size_t)(n < 63 ? n : 63) * 256 + p[0];
+        w->filter[f >> 6] |= 1ULL << (f & 63);
+        size_t i = (size_t)whole_hash(p, n) & w->mask;
+        while (w->slot[i] >= 0)
+            i = (i + 1) & w->mask;
+        w->slot[i] = (int32_t)j;
+    }
+    w->off[k] = at;
+    Py_DECREF(seq);
+    PyObject *capsule = PyCapsule_New(w, WHOLE_CAPSULE, whole_set_free);
+    if (capsule == NULL) {
+        PyMem_Free(w->blob);
+        PyMem_Free(w->off);
+        PyMem_Free(w->slot);
+        PyMem_Free(w);
+    }
+    return capsule;
 }
 
 static inline int
-is_whole(const Whole *w, const uint8_t *a, Py_ssize_t n)
+is_whole(const WholeSet *w, const uint8_t *a, Py_ssize_t n)
 {
-    if (w->k == 0 || !((w->lengths >> (n < 63 ? n : 63)) & 1))
+    if (w == NULL)
         return 0;
-    for (Py_ssize_t j = 0; j < w->k; j++)
-        if (w->len[j] == n && memcmp(w->p[j], a, (size_t)n) == 0)
+    size_t f = (size_t)(n < 63 ? n : 63) * 256 + a[0];
+    if (!((w->filter[f >> 6] >> (f & 63)) & 1))
+        return 0;
+    for (size_t i = (size_t)whole_hash(a, n) & w->mask; w->slot[i] >= 0; i = (i + 1) & w->mask) {
+        int32_t j = w->slot[i];
+        if (w->off[j + 1] - w->off[j] == n && memcmp(w->blob + w->off[j], a, (size_t)n) == 0)
             return 1;
+    }
     return 0;
 }
 
@@ -616,9 +673,8 @@ scan_text(Core *self, PyObject *args, int encode)
         id_of = ids.buf;
         n_ids = ids.len / 4;
     }
-    Whole whole;
-    if (whole_init(&whole, whole_arg) < 0) {
-        whole_free(&whole);
+    const WholeSet *whole = NULL;
+    if (whole_arg != Py_None && (whole = PyCapsule_GetPointer(whole_arg, WHOLE_CAPSULE)) == NULL) {
         if (id_of != NULL)
             PyBuffer_Release(&ids);
         return NULL;
@@ -642,7 +698,7 @@ scan_text(Core *self, PyObject *args, int encode)
         int more;
         PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
         while ((more = next_piece(&sc, &a, &b))) {
-            if (is_whole(&whole, s + a, b - a)) {
+            if (is_whole(whole, s + a, b - a)) {
                 c = -1;
                 break;
             }
@@ -716,7 +772,6 @@ scan_text(Core *self, PyObject *args, int encode)
 done:
     PyMem_RawFree(toks);
     PyMem_RawFree(buffer);
-    whole_free(&whole);
     if (id_of != NULL)
         PyBuffer_Release(&ids);
     return result;
@@ -738,7 +793,7 @@ PyMethodDef presplit_methods[] = {
     {"count_text", (PyCFunction)Core_count_text, METH_VARARGS,
      "count_text(text, spec, fallback, whole=None) -> int\n\n"
      "Token count of text pre-split as presplit(text, spec) does; a piece with a byte that\n"
-     "is no token, or equal to one of whole (a tuple of bytes), is counted by fallback(piece)."},
+     "is no token, or equal to a token of whole (whole_set(tokens)), is counted by fallback(piece)."},
     {"encode_text", (PyCFunction)Core_encode_text, METH_VARARGS,
      "encode_text(text, spec, fallback, whole=None, ids=None) -> list[int]\n\n"
      "Tokens of text pre-split as presplit(text, spec) does (ranks, or ids[rank] with ids an\n"
@@ -748,6 +803,9 @@ PyMethodDef presplit_methods[] = {
 };
 
 static PyMethodDef presplit_functions[] = {
+    {"whole_set", (PyCFunction)whole_set, METH_O,
+     "whole_set(tokens) -> capsule: the set of whole-piece tokens (bytes) for count_text and\n"
+     "encode_text."},
     {"presplit", (PyCFunction)presplit, METH_VARARGS,
      "presplit(text, spec) -> list[str]: the pre-split pieces of text for the family member\n"
      "whose choices spec encodes (bpe_stream.pretokenize.family.native_spec)."},

@@ -445,7 +445,8 @@ _MEMBERS = [
     ),
     PreTokenizer(
         "deepseek_v3", contractions="none", letters="letters-marks", pre_splits=(r"\p{N}{1,3}", _DEEPSEEK_CJK),
-        main=_DEEPSEEK_V3_MAIN, dialect="hf", used_by="DeepSeek-V3, DeepSeek-R1",
+        main=_DEEPSEEK_V3_MAIN, dialect="hf", spellings=((_DEEPSEEK_V3_MAIN.replace('!"', '!\\"', 1), "hf"),),
+        used_by="DeepSeek-V3, DeepSeek-R1",
     ),
     PreTokenizer(
         "starcoder", contractions="case-sensitive", letter_lead="space", digits="run", digit_lead=True,

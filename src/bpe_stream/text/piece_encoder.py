@@ -32,6 +32,7 @@ from ..bpe.merge_loop import (
 from ..bpe.vocabulary import BytePairEncoding
 from ..pretokenize.family import PreTokenizer, custom
 from ..pretokenize.patterns import PATTERNS
+from ..bpe.native import whole_set
 from ..pretokenize.splitter import PreSplitter
 from .input import check_text
 
@@ -41,9 +42,6 @@ _CACHE_MAX_ENTRIES = 200_000
 _NOT_BUILT = object()
 # Pattern -> the kind number of the compiled ASCII scanner (_native/merge_loop.c).
 _SCAN_KINDS = {PATTERNS["cl100k_base"]: 1, PATTERNS["o200k_base"]: 2}
-# Whole-piece tokens (see _encode_piece) up to this many are checked by the compiled
-# scanner (a linear search per piece of a matching length); more keep the regex path.
-_MAX_WHOLE_NATIVE = 64
 
 
 class _PieceCache(dict):
@@ -173,9 +171,9 @@ class PieceEncoder:
             splitter = self._splitter
             whole = self._whole
             if splitter is not None and splitter.native is not None and self._compiled() is not None and \
-                    self._merges_engine is None and len(whole) <= _MAX_WHOLE_NATIVE:
+                    self._merges_engine is None:
                 ids = None if self._ids is None else array("i", self._ids)
-                native = (splitter.native, tuple(whole) or None, ids)
+                native = (splitter.native, whole_set(list(whole)) if whole else None, ids)
             self._native = native
         return native
 
