@@ -82,6 +82,14 @@ def test_presplitter_uses_the_compiled_scanner_for_members_only():
     assert PreSplitter(r" ?\S+|\s+").findall("a b") == ["a", " b"]
 
 
+def test_presplit_count_counts_the_pieces():
+    from bpe_stream._native._core import presplit_count
+
+    text = "Hello, wörld! 12345 日本語 'll\n\n  x"
+    for member in MEMBERS.values():
+        assert presplit_count(text, native_spec(member)) == len(reference(member, text)) > 0
+
+
 def test_bad_spec_is_refused():
     with pytest.raises(ValueError):
         presplit("abc", -1)

@@ -523,6 +523,31 @@ presplit(PyObject *module, PyObject *args)
     return out;
 }
 
+static PyObject *
+presplit_count(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    long spec_value;
+    Spec spec;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Ul", &text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
+        return NULL;
+    Py_ssize_t n, pieces = 0;
+    uint8_t *buffer;
+    const uint8_t *s = utf8_text(text, &n, &buffer);
+    if (s == NULL)
+        return NULL;
+    Scan sc;
+    scan_init(&sc, &spec, s, n);
+    ptrdiff_t a, b;
+    Py_BEGIN_ALLOW_THREADS
+    while (next_piece(&sc, &a, &b))
+        pieces++;
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(buffer);
+    return PyLong_FromSsize_t(pieces);
+}
+
 /* ------------------------------------------------------------ counting and encoding */
 
 /* Tokens the compiled tables leave out (BPE cannot build them) but a whole piece equal
@@ -806,6 +831,9 @@ static PyMethodDef presplit_functions[] = {
     {"whole_set", (PyCFunction)whole_set, METH_O,
      "whole_set(tokens) -> capsule: the set of whole-piece tokens (bytes) for count_text and\n"
      "encode_text."},
+    {"presplit_count", (PyCFunction)presplit_count, METH_VARARGS,
+     "presplit_count(text, spec) -> int: len(presplit(text, spec)), without making the pieces\n"
+     "(the scan alone, for the benchmarks and tests)."},
     {"presplit", (PyCFunction)presplit, METH_VARARGS,
      "presplit(text, spec) -> list[str]: the pre-split pieces of text for the family member\n"
      "whose choices spec encodes (bpe_stream.pretokenize.family.native_spec)."},
