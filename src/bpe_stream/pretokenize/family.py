@@ -27,11 +27,11 @@ Costs: recognizing a pattern is a dict lookup; compiling is once per member.
 from __future__ import annotations
 
 import functools
-import unicodedata
 from dataclasses import dataclass, field, replace
 
 import regex
 
+from .normalize import normalize
 from .patterns import CL100K_PATTERN, O200K_PATTERN, _rust_dollar_to_python, compile_pattern
 from .unicode import compile_regex
 
@@ -189,9 +189,7 @@ class PreTokenizer:
         """``text`` as the member's tokenizer sees it (its Unicode normalization, if any)."""
         if self.normalizer is None or text.isascii():
             return text
-        if unicodedata.is_normalized(self.normalizer, text):
-            return text
-        return unicodedata.normalize(self.normalizer, text)
+        return normalize(self.normalizer, text)
 
     def split(self, text: str) -> list[str]:
         """The pieces of ``text`` (after normalization)."""
