@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import corpus, head_bytes, package_version  # noqa: E402
-from _native_common import write_results  # noqa: E402
+from _common import corpus, head_bytes, package_version
+from _native_common import write_results
 
 MB = 1_000_000
 
@@ -80,6 +80,7 @@ def cpu(fn, repeat: int) -> float:
 
 def scanner_table(repeat: int, size: int) -> list[str]:
     from bpe_stream._native._core import presplit_count
+
     from bpe_stream.bpe.native import presplit
     from bpe_stream.pretokenize.family import MEMBERS, native_spec
     from bpe_stream.pretokenize.splitter import PreSplitter
@@ -97,18 +98,18 @@ def scanner_table(repeat: int, size: int) -> list[str]:
             regex_split.native = None
             spec = native_spec(member)
             assert presplit(t, spec) == regex_split.findall(t), (tname, name)
-            slow = cpu(lambda: regex_split.findall(t), repeat)  # noqa: B023
+            slow = cpu(lambda t=t, r=regex_split: r.findall(t), repeat)
             assert presplit_count(t, spec) == len(regex_split.findall(t))
-            fast = cpu(lambda: presplit(t, spec), repeat)  # noqa: B023
-            scan = cpu(lambda: presplit_count(t, spec), repeat)  # noqa: B023
+            fast = cpu(lambda t=t, spec=spec: presplit(t, spec), repeat)
+            scan = cpu(lambda t=t, spec=spec: presplit_count(t, spec), repeat)
             ratios.setdefault(tname, []).append(slow / fast)
             rows.append(f"| {tname} | {name} | {nb / MB / slow:.1f} | {nb / MB / fast:.1f} | {slow / fast:.1f} | "
                         f"{nb / MB / scan:.0f} |")
     lines = ["## Scanner alone vs the regex split", "",
-             f"Median of {repeat} calls; MB/s of UTF-8 input; ratio = regex time ÷ scanner time, both making "
-             "the pieces as `str` (`PreSplitter.findall` / `presplit`); *scan only*: the scanner without making "
-             "them (`presplit_count`, what `count` runs). "
-             f"Text sizes: {size:,} bytes (corpus, ASCII), {size // 4:,} bytes (each script).", "",
+             (f"Median of {repeat} calls; MB/s of UTF-8 input; ratio = regex time ÷ scanner time, both making "
+              "the pieces as `str` (`PreSplitter.findall` / `presplit`); *scan only*: the scanner without making "
+              "them (`presplit_count`, what `count` runs). "
+              f"Text sizes: {size:,} bytes (corpus, ASCII), {size // 4:,} bytes (each script)."), "",
              "| text | member | regex split MB/s | compiled scanner MB/s | ratio | scan only MB/s |",
              "|---|---|---|---|---|---|", *rows, "",
              "Lowest / median ratio per text: " + "; ".join(
@@ -152,8 +153,8 @@ def first_count_table(runs: int, text_path: str, nbytes: int) -> tuple[list[str]
     code = CHILD.replace("{bench!r}", repr(str(Path(__file__).resolve().parent)))
     results: dict = {}
     lines = ["## First count in a fresh process, 1 MB multilingual", "",
-             f"CPU seconds of the one `count` call (tiktoken: `encode_ordinary`), median of {runs} fresh "
-             "processes; MB/s = 1 MB ÷ that; ratio = peer's time ÷ bpe-stream's.", "",
+             (f"CPU seconds of the one `count` call (tiktoken: `encode_ordinary`), median of {runs} fresh "
+              "processes; MB/s = 1 MB ÷ that; ratio = peer's time ÷ bpe-stream's."), "",
              "| encoding | implementation | tokens | CPU s | MB/s | bpe-stream's speed ÷ this |", "|---|---|---|---|---|---|"]
     for name in ["cl100k_base", "o200k_base"]:
         per = {}
@@ -191,8 +192,8 @@ def members_table(repeat: int, text: str) -> tuple[list[str], dict]:
         times[name] = statistics.median(one() for _ in range(repeat))
     ref = times["cl100k_base"]
     lines = ["## Every member's count, cl100k's ranks, the same 1 MB multilingual text", "",
-             f"First `count` on a new `Encoding` (median of {repeat}); ratio = the member's time ÷ cl100k_base's "
-             "(the target: at most 1.15). qwen2 and qwen3.5 include their NFC check.", "",
+             (f"First `count` on a new `Encoding` (median of {repeat}); ratio = the member's time ÷ cl100k_base's "
+              "(the target: at most 1.15). qwen2 and qwen3.5 include their NFC normalization."), "",
              "| member | CPU s | MB/s | time ÷ cl100k_base's |", "|---|---|---|---|"]
     for name, dt in times.items():
         lines.append(f"| {name} | {dt:.3f} | {nb / MB / dt:.1f} | {dt / ref:.2f} |")
@@ -213,10 +214,10 @@ def main() -> None:
     path = Path(tempfile.mkdtemp()) / "multilingual_1mb.txt"
     path.write_text(text, encoding="utf-8")
     load = os.getloadavg()
-    lines = [f"CPU time (`time.process_time`). bpe-stream {package_version('bpe-stream')}, tiktoken "
-             f"{package_version('tiktoken')}, tokie {package_version('tokie')}, regex {package_version('regex')}. "
-             f"Load average at the start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f} (a shared machine: expect "
-             "about ±10 % between runs). MB = 10^6 bytes.", ""]
+    lines = [(f"CPU time (`time.process_time`). bpe-stream {package_version('bpe-stream')}, tiktoken "
+              f"{package_version('tiktoken')}, tokie {package_version('tokie')}, regex {package_version('regex')}. "
+              f"Load average at the start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f} (a shared machine: expect "
+              "about ±10 % between runs). MB = 10^6 bytes."), ""]
     lines += scanner_table(args.repeat, args.size)
     first, _ = first_count_table(args.runs, str(path), len(text.encode()))
     lines += first

@@ -11,17 +11,15 @@ value (read when a vocabulary is built) turns the compiled core off.
 from __future__ import annotations
 
 import os
-
 from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set"]
 
 try:
-    from .._native._core import Core
+    from .._native._core import Core, whole_set
     from .._native._core import bisect_right as _bisect_right_c
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
     from .._native._core import presplit as _presplit_c
-    from .._native._core import whole_set
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None

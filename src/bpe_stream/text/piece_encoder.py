@@ -29,10 +29,10 @@ from ..bpe.merge_loop import (
     _two_tokens,
     merge_table_for,
 )
+from ..bpe.native import whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..pretokenize.family import PreTokenizer, custom
 from ..pretokenize.patterns import PATTERNS
-from ..bpe.native import whole_set
 from ..pretokenize.splitter import PreSplitter
 from .input import check_text
 
