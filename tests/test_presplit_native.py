@@ -90,6 +90,23 @@ def test_presplit_count_counts_the_pieces():
         assert presplit_count(text, native_spec(member)) == len(reference(member, text)) > 0
 
 
+def test_lone_surrogates_take_the_regex():
+    text = "a\ud800b c"
+    with pytest.raises(ValueError):
+        presplit(text, native_spec(MEMBERS["cl100k_base"]))
+    splitter = PreSplitter(MEMBERS["cl100k_base"])
+    assert splitter.findall(text) == MEMBERS["cl100k_base"].compiled().findall(text)
+
+
+def test_the_class_tables_are_generated_from_the_reference_data():
+    import subprocess
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "gen_presplit_tables.py"
+    done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
 def test_bad_spec_is_refused():
     with pytest.raises(ValueError):
         presplit("abc", -1)

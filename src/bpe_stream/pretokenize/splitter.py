@@ -184,7 +184,10 @@ class PreSplitter:
 
     def findall(self, text: str) -> list[str]:
         if self.native is not None:
-            return presplit(text, self.native)
+            try:
+                return presplit(text, self.native)
+            except ValueError:  # a lone surrogate (the encoders replace them first): the regex takes it
+                pass
         fast = self.ascii_pattern
         if fast is None:
             return self.unicode_findall(text, 0, len(text))
