@@ -63,14 +63,14 @@ class build_ext_loudly(build_ext):
 
 
 _NATIVE = "src/bpe_stream/_native/"
-_PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c", "batch.c"]
+_PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c", "batch.c", "presplit.c"]
 
 setup(
     ext_modules=[
         Extension(
             "bpe_stream._native._core",
             [_NATIVE + part for part in _PARTS],
-            depends=[_NATIVE + "core.h", _NATIVE + "ascii_split.h"],
+            depends=[_NATIVE + "core.h", _NATIVE + "ascii_split.h", _NATIVE + "unicode_classes.h"],
             extra_compile_args=["-O2"],
             optional=True,
         )

@@ -31,6 +31,7 @@ SECTIONS = [
     ("Native core: batches on 1 and 2 threads", "results_batch.md"),
     ("Native core: IntervalCounter queries", "results_interval.md"),
     ("Native core: compiled vs pure Python", "results_pure_python.md"),
+    ("Native core: the compiled pre-split scanner", "results_presplit.md"),
     ("Real model vocabularies: loading and counting", "results_vocabularies.md"),
 ]
 # The summary's first part ends where this heading starts; the contents go there.

@@ -83,7 +83,10 @@ def test_every_spelling_splits_as_the_reference(name):
             continue
         for text in strings(SHORT, LENGTH):
             got = [text[s:e] for s, e in SplitPattern([other]).spans(text)]
-            assert got == reference.findall(text), (name, spelling, text)
+            # a chain's main regex keeps the text it does not match as pieces
+            expected = [text[s:e] for s, e in SplitPattern([reference]).spans(text)] if member.chained \
+                else reference.findall(text)
+            assert got == expected, (name, spelling, text)
         if not member.chained:
             assert recognize(spelling, dialect) is member
 

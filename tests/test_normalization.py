@@ -146,3 +146,60 @@ def test_a_corpus_that_is_not_normalized():
         i = rng.randrange(len(text))
         j = rng.randrange(i, len(text) + 1)
         assert ic.count(i, j) == enc.count(text[i:j])
+
+
+# ------------------------------------------------------------------ normalize() by unstable runs
+
+_NORMALIZE_POOL = (
+    [chr(c) for c in range(0x300, 0x370)] + list("aeiouAEIOU sS'") + [chr(c) for c in range(0x1100, 0x1200)]
+    + list("가각힣ﬁ™Å\u212b\u2126\u0958\u0f73\u0f81\u0bbe\u0bc6\u0b47\u0b3e\u1026\u102e\u1b05\u1b35\u0344\u0340"
+           "\u1e9b\u0323\u0307\u05b0\u0591\u3099\u304b\uff76\uff9e\ufb1d\U0001d15e\U000110ab\U000110ba")
+    + [chr(c) for c in range(0xAC00, 0xAC40)]
+)
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+@settings(max_examples=examples(2000), deadline=None)
+@given(text=st.lists(st.sampled_from(_NORMALIZE_POOL), max_size=24).map("".join) | st.text(max_size=24))
+def test_normalize_by_runs_equals_unicodedata(form, text):
+    from bpe_stream.pretokenize.normalize import normalize
+
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    assert normalize(form, text) == unicodedata.normalize(form, text)
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_normalize_by_runs_on_every_code_point(form):
+    from bpe_stream.pretokenize.normalize import normalize
+
+    cps = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    contexts = ["a", "\u0301", "\u1100", "\u1161", "\uac00"]
+    texts = ["".join(contexts[k % 5] + c + contexts[(k // 5) % 5] for k, c in enumerate(cps)),
+             "".join("e" + c + "\u0323" for c in cps)]
+    for text in texts:
+        assert normalize(form, text) == unicodedata.normalize(form, text)
+    for name in ("multilingual_sentences.txt", "utf8_demo.txt", "blns.txt", "emoji_test.txt"):
+        text = corpus_text(name)
+        assert normalize(form, text) == unicodedata.normalize(form, text)
+
+
+def test_normalization_classes_cache(tmp_path, monkeypatch):
+    from bpe_stream.pretokenize import normalize as nm
+
+    monkeypatch.setenv("BPE_STREAM_CACHE_DIR", str(tmp_path))
+    expected = nm._classes("NFC")
+    nm._classes.cache_clear()
+    try:
+        path = nm._store_path("NFC")
+        computed = nm._classes("NFC")  # nothing stored under tmp_path: computed and written
+        assert computed == expected and path.is_file()
+        nm._classes.cache_clear()
+        assert nm._classes("NFC") == expected  # read back
+        nm._classes.cache_clear()
+        path.write_text('[[769], [1, 55296]]')  # a surrogate: refused, computed again
+        assert nm._classes("NFC") == expected
+        nm._classes.cache_clear()
+        path.write_text('[[65], []]')  # joins not within the unstable set: refused
+        assert nm._classes("NFC") == expected
+    finally:
+        nm._classes.cache_clear()

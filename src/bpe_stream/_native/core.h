@@ -358,5 +358,7 @@ int prefix_table_init(PyObject *module);
 int search_init(PyObject *module);
 extern PyMethodDef batch_methods[];
 int batch_init(PyObject *module);
+extern PyMethodDef presplit_methods[];
+int presplit_init(PyObject *module);
 
 #endif

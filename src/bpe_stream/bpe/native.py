@@ -11,19 +11,21 @@ value (read when a vocabulary is built) turns the compiled core off.
 from __future__ import annotations
 
 import os
-
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set"]
 
 try:
-    from .._native._core import Core
+    from .._native._core import Core, whole_set
     from .._native._core import bisect_right as _bisect_right_c
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
+    from .._native._core import presplit as _presplit_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
     _first_in_bitmap_c = None
+    _presplit_c = None
+    whole_set = None
 
 
 def _warn_not_compiled() -> None:
@@ -83,3 +85,12 @@ def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
 #: (0x110000 bits), or -1: in C when built, else in Python.
 first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not os.environ.get(
     "BPE_STREAM_PURE_PYTHON") else _first_in_bitmap_py
+
+
+#: The compiled pre-split of the family's members (``_native/presplit.c``):
+#: ``presplit(text, spec) -> list[str]`` with ``spec`` from
+#: :func:`bpe_stream.pretokenize.family.native_spec`; None when the compiled core is not
+#: built, turned off, or the compiled scanner is turned off (``BPE_STREAM_REGEX_SPLIT``
+#: set to a non-empty value: every split then runs the ``regex`` module).
+presplit = _presplit_c if _presplit_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") and not \
+    os.environ.get("BPE_STREAM_REGEX_SPLIT") else None

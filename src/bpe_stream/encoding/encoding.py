@@ -41,7 +41,7 @@ from ..text.cuts import (
     text_split_at_start,
 )
 from ..text.input import caller_offsets, check_text
-from ..text.piece_encoder import PieceEncoder
+from ..text.piece_encoder import _NOT_BUILT, PieceEncoder
 from .cache import bpe_from_ordered, bpe_from_ranks, load_or_build
 from .huggingface import spec_from_huggingface, spec_from_pretrained
 from .persist import save_encoding
@@ -174,6 +174,7 @@ class Encoding(PieceEncoder):
         ``ignore_merges`` (``whole_pieces``); with merges that rank order cannot follow
         (``reason``), HF's merge loop encodes every piece."""
         self._merge_rules = (merges, unlisted, whole_pieces, reason)
+        self._native = _NOT_BUILT  # decided again on first use (see PieceEncoder._native_split)
         self._whole = {**self.bpe.unreachable, **unlisted} if whole_pieces else {}
         if self._whole or merges is not None:
             self._scan_kind = 0  # the compiled ASCII scanner knows neither (see PieceEncoder)

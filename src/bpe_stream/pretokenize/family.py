@@ -27,11 +27,11 @@ Costs: recognizing a pattern is a dict lookup; compiling is once per member.
 from __future__ import annotations
 
 import functools
-import unicodedata
 from dataclasses import dataclass, field, replace
 
 import regex
 
+from .normalize import normalize
 from .patterns import CL100K_PATTERN, O200K_PATTERN, _rust_dollar_to_python, compile_pattern
 from .unicode import compile_regex
 
@@ -44,6 +44,7 @@ __all__ = [
     "custom",
     "SplitPattern",
     "DIALECTS",
+    "native_spec",
 ]
 
 #: Regex dialects: whose engine reads a pattern string.
@@ -188,9 +189,7 @@ class PreTokenizer:
         """``text`` as the member's tokenizer sees it (its Unicode normalization, if any)."""
         if self.normalizer is None or text.isascii():
             return text
-        if unicodedata.is_normalized(self.normalizer, text):
-            return text
-        return unicodedata.normalize(self.normalizer, text)
+        return normalize(self.normalizer, text)
 
     def split(self, text: str) -> list[str]:
         """The pieces of ``text`` (after normalization)."""
@@ -444,7 +443,8 @@ _MEMBERS = [
     ),
     PreTokenizer(
         "deepseek_v3", contractions="none", letters="letters-marks", pre_splits=(r"\p{N}{1,3}", _DEEPSEEK_CJK),
-        main=_DEEPSEEK_V3_MAIN, dialect="hf", used_by="DeepSeek-V3, DeepSeek-R1",
+        main=_DEEPSEEK_V3_MAIN, dialect="hf", spellings=((_DEEPSEEK_V3_MAIN.replace('!"', '!\\"', 1), "hf"),),
+        used_by="DeepSeek-V3, DeepSeek-R1",
     ),
     PreTokenizer(
         "starcoder", contractions="case-sensitive", letter_lead="space", digits="run", digit_lead=True,
@@ -520,3 +520,38 @@ def chain(name: str, regexes: list[str] | tuple[str, ...], dialect: str = "hf", 
             return m if m.normalizer == normalizer else replace(m, normalizer=normalizer)
     return PreTokenizer(name, pre_splits=regexes[:-1], main=regexes[-1], pattern=regexes[-1], dialect=dialect,
                         normalizer=normalizer, known=known, used_by=used_by)
+
+
+# ------------------------------------------------------------------ the compiled scanner
+_NATIVE_CHAINS = {(): 0, (r"\p{N}",): 1, (r"\p{N}{1,3}", _DEEPSEEK_CJK): 2}
+
+
+def _pack_spec(m: PreTokenizer) -> int:
+    """The choices of ``m`` as the small ints of ``_native/presplit.c`` (``Spec``)."""
+    return (
+        _CONTRACTIONS.index(m.contractions)
+        | _LETTERS.index(m.letters) << 2
+        | (m.letter_lead == "non-letter") << 4
+        | _DIGITS.index(m.digits) << 5
+        | m.digit_lead << 7
+        | m.punct_marks << 8
+        | _TAILS.index(m.punct_tail) << 9
+        | (m.whitespace == "newlines") << 11
+        | m.end_whitespace_whole << 12
+        | _NATIVE_CHAINS[m.pre_splits] << 13
+        | (m.main == _DEEPSEEK_V3_MAIN) << 15
+    )
+
+
+# (pattern, dialect, pre-splits, main) of every member -> its spec
+_NATIVE_SPECS = {(m.pattern, m.dialect, m.pre_splits, m.main): _pack_spec(m) for m in _MEMBERS}
+
+
+def native_spec(member: PreTokenizer | None) -> int | None:
+    """The spec under which the compiled scanner (``_native/presplit.c``) splits exactly as
+    ``member`` does, or None when it does not know the member (a pattern outside the
+    family: the regex splits it).  Decided by the member's exact pattern strings, dialect
+    and chain, not by its name: a member built with other patterns is not recognized."""
+    if member is None or not member.known:
+        return None
+    return _NATIVE_SPECS.get((member.pattern, member.dialect, member.pre_splits, member.main))

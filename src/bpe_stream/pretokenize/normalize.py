@@ -10,31 +10,128 @@ pre-tokenizer that normalizes (Qwen's NFC) keep the normalized text of everythin
 the last boundary and re-normalize only what follows it; cuts and chunk boundaries fall on
 boundaries (grapheme clusters, which normalization may join, are never split).
 
-The set of characters that combine with what precedes them is computed once per process
-from :mod:`unicodedata` (about 0.3 s, on first use); the test
+The set of characters that combine with what precedes them is computed from
+:mod:`unicodedata` (about 0.2 s) once per Unicode version and form, and kept in the cache
+directory (:mod:`bpe_stream.bpe.cache_dir`, a small JSON list); the test
 ``tests/test_family.py::test_normalization_boundaries`` checks the invariant on every
 character against every other.  Cost: a boundary test is a set lookup.
+
+:func:`normalize` uses the invariant to normalize only what can change: a character is
+*unstable* if it combines backward or the form changes it on its own; text without one is
+its own normalization (every character is a boundary and stays itself), and each run of
+characters that combine backward, with the boundary character before it, and each other
+unstable character, is normalized on its own.  Finding them is one bitmap test per
+character (``first_in_bitmap``, in C when built).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import sys
+import threading
 import unicodedata
+
+from ..bpe.cache_dir import cache_dir, write_atomically
+from ..bpe.native import first_in_bitmap
 
 __all__ = ["combines_backward", "is_boundary", "last_boundary", "first_boundary", "normalize"]
 
+# More unstable runs than one per this many characters: normalize the rest in one call.
+_DENSE = 16
+
 
 def normalize(form: str, text: str) -> str:
-    """``unicodedata.normalize(form, text)``, skipping texts that are normalized already."""
-    if text.isascii() or unicodedata.is_normalized(form, text):
+    """``unicodedata.normalize(form, text)``; the text itself where it is normalized already,
+    else only its unstable runs are normalized (see the module doc)."""
+    if text.isascii():
         return text
-    return unicodedata.normalize(form, text)
+    bits = _unstable_bitmap(form)
+    n = len(text)
+    i = first_in_bitmap(text, 0, n, bits)
+    if i < 0:
+        return text
+    joins = combines_backward(form)
+    out = []
+    at = 0
+    runs = 0
+    while i >= 0:
+        # [at, i) holds no unstable character; text[at] is a boundary (or at == 0)
+        start = i - 1 if i > at and text[i] in joins else i
+        end = i + 1
+        while end < n and text[end] in joins:
+            end += 1
+        out.append(text[at:start])
+        out.append(unicodedata.normalize(form, text[start:end]))
+        at = end  # a boundary, or the end
+        runs += 1
+        if runs * _DENSE > end and at < n:
+            out.append(unicodedata.normalize(form, text[at:]))
+            return "".join(out)
+        i = first_in_bitmap(text, at, n, bits) if at < n else -1
+    out.append(text[at:])
+    return "".join(out)
+
+
+_store_lock = threading.Lock()
+
+
+def _store_path(form: str):
+    d = cache_dir()
+    version = f"{unicodedata.unidata_version}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    return None if d is None else d / f"normalization-{form}-{version}-f1.json"
+
+
+@functools.cache
+def _classes(form: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(characters that combine backward, unstable characters) under ``form``: read from
+    the cache directory, else computed and stored there."""
+    path = _store_path(form)
+    try:
+        with open(path, "rb") as f:  # type: ignore[arg-type]
+            raw = json.loads(f.read(1 << 22))
+        if isinstance(raw, list) and len(raw) == 2 and all(
+            isinstance(part, list) and all(type(x) is int and 0 <= x <= sys.maxunicode and not
+                                           0xD800 <= x <= 0xDFFF for x in part) for part in raw
+        ):
+            joins, unstable = (frozenset(map(chr, part)) for part in raw)
+            if joins <= unstable:
+                return joins, unstable
+    except (OSError, TypeError, ValueError):
+        pass
+    joins = _combines_backward(form)
+    unstable = set(joins)
+    for cp in range(0x80, sys.maxunicode + 1):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        if unicodedata.decomposition(c) and unicodedata.normalize(form, c) != c:
+            unstable.add(c)
+    unstable = frozenset(unstable)
+    if path is not None:
+        with _store_lock:
+            text = json.dumps([sorted(map(ord, joins)), sorted(map(ord, unstable))], separators=(",", ":"))
+            write_atomically(path, [text.encode("ascii")])
+    return joins, unstable
+
+
+@functools.cache
+def _unstable_bitmap(form: str) -> bytes:
+    bits = bytearray(0x110000 // 8)
+    for c in _classes(form)[1]:
+        cp = ord(c)
+        bits[cp >> 3] |= 1 << (cp & 7)
+    return bytes(bits)
 
 
 @functools.lru_cache(maxsize=None)
 def combines_backward(form: str = "NFC") -> frozenset[str]:
     """Characters that may join (or reorder with) the character before them under ``form``."""
+    return _classes(form)[0]
+
+
+def _combines_backward(form: str) -> frozenset[str]:
+    """:func:`combines_backward`, computed from :mod:`unicodedata`."""
     compat = form in ("NFKC", "NFKD")
     second: set[str] = set()
     nonstarter: set[str] = set()

@@ -37,8 +37,8 @@ from collections.abc import Iterator
 
 import regex
 
-from ..bpe.native import first_in_bitmap
-from .family import _onig_to_python, custom
+from ..bpe.native import first_in_bitmap, presplit
+from .family import _onig_to_python, custom, native_spec
 from .patterns import (
     CL100K_PATTERN,
     O200K_PATTERN,
@@ -161,7 +161,7 @@ class PreSplitter:
     ['Hello', ' world', '!\\n']
     """
 
-    __slots__ = ("member", "pat_str", "pattern", "ascii_pattern", "_plain")
+    __slots__ = ("member", "pat_str", "pattern", "ascii_pattern", "_plain", "native")
 
     def __init__(self, member):
         if isinstance(member, str):
@@ -170,6 +170,9 @@ class PreSplitter:
         self.pat_str = member.pattern
         self.pattern = member.compiled()  # compiled on first use (LazyPattern)
         self._plain = None  # (pattern as written, bitmap of differing code points), on first use
+        #: the member's spec for the compiled scanner (``_native/presplit.c``), which then
+        #: splits every text; None: the regex does (no compiled core, or not a member)
+        self.native = native_spec(member) if presplit is not None else None
         self.ascii_pattern = None
         if member.known and not member.chained and member.dialect == "tiktoken" and member.pattern in PATTERNS.values():
             translated = _ASCII_PATTERNS.get(member.pattern) or _ascii_translation(member.pattern)
@@ -180,6 +183,11 @@ class PreSplitter:
         return (PreSplitter, (self.member,))
 
     def findall(self, text: str) -> list[str]:
+        if self.native is not None:
+            try:
+                return presplit(text, self.native)
+            except ValueError:  # a lone surrogate (the encoders replace them first): the regex takes it
+                pass
         fast = self.ascii_pattern
         if fast is None:
             return self.unicode_findall(text, 0, len(text))

@@ -18,6 +18,7 @@ objects work on; :class:`~bpe_stream.Encoding` extends it with tiktoken's interf
 
 from __future__ import annotations
 
+from array import array
 from itertools import chain
 
 from ..bpe.checks import _check_limit
@@ -28,6 +29,7 @@ from ..bpe.merge_loop import (
     _two_tokens,
     merge_table_for,
 )
+from ..bpe.native import whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..pretokenize.family import PreTokenizer, custom
 from ..pretokenize.patterns import PATTERNS
@@ -134,6 +136,9 @@ class PieceEncoder:
         # The compiled core of the vocabulary (merge loop, backtracking encoder, ASCII
         # scanner); None where it is not built or turned off.
         self._merge_table = _NOT_BUILT
+        # (spec, whole-piece tokens, ids) for the compiled scanner of every member
+        # (_native/presplit.c), decided on first use; None: the regex path
+        self._native = _NOT_BUILT
         self._pieces = _PieceCache(self._encode_piece)
         self._piece_counts = _PieceCountCache(self._pieces)
 
@@ -154,6 +159,23 @@ class PieceEncoder:
         if table is _NOT_BUILT:
             table = self._merge_table = merge_table_for(self.bpe)
         return table
+
+    def _native_split(self):
+        """``(spec, whole, ids)`` for ``table.count_text`` / ``encode_text``: the compiled
+        scanner splits and encodes the whole text, handing the pieces it cannot take to the
+        Python path (a byte that is no token, a whole-piece token); None where it does not
+        apply (no compiled core, a pattern outside the family, HF's merge loop)."""
+        native = self._native
+        if native is _NOT_BUILT:
+            native = None
+            splitter = self._splitter
+            whole = self._whole
+            if splitter is not None and splitter.native is not None and self._compiled() is not None and \
+                    self._merges_engine is None:
+                ids = None if self._ids is None else array("i", self._ids)
+                native = (splitter.native, whole_set(list(whole)) if whole else None, ids)
+            self._native = native
+        return native
 
     def _count_pieces(self, pieces: list[str]) -> int:
         """Total token count of ``pieces``, through the count cache."""
@@ -222,6 +244,9 @@ class PieceEncoder:
         """Encode ``text``, treating text that looks like special tokens as ordinary text."""
         text = self._text(text)
         tokens_of = self._pieces.__getitem__
+        native = self._native_split()
+        if native is not None:
+            return self._merge_table.encode_text(text, native[0], tokens_of, native[1], native[2])
         table = self._compiled()
         kind = self._scan_kind
         if table is None or not kind:
@@ -241,6 +266,9 @@ class PieceEncoder:
     def count(self, text: str) -> int:
         """``len(encode_ordinary(text))``, without building the token list."""
         text = self._text(text)
+        native = self._native_split()
+        if native is not None:
+            return self._merge_table.count_text(text, native[0], self._piece_counts.__getitem__, native[1])
         table = self._compiled()
         kind = self._scan_kind
         if table is None or not kind:

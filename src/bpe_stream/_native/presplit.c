@@ -1,0 +1,847 @@
+/* The pre-split of every member of the pre-tokenizer family, over all of Unicode, as
+one compiled scanner; and counting / encoding text with it.
+
+Invariant: the pieces presplit(text, spec) returns are exactly those of the member's
+reference regex (pretokenize/family.py: PreTokenizer.split, the regex module with the
+reference engines' Unicode classes), for the member whose choices spec encodes
+(family.native_spec: contractions, letter run, lead, digits, punctuation run and tail,
+whitespace rules, chain).  The scanner reads UTF-8; each branch below is one
+alternative of the pattern, tried in the pattern's order, with its backtracking worked
+out by hand (the cased words of o200k/Tekken: see cased_word).  Characters are classed
+by unicode_classes.h, generated from the same reference classes
+(tools/gen_presplit_tables.py).  Chained members (StarCoder: each \p{N} apart;
+DeepSeek-V3: \p{N}{1,3}, then CJK runs, then its main regex) split the text into
+segments first, each segment then being a whole text to the main pattern; text the main
+pattern does not match stays a piece (HF's isolated Split).  No alternative looks left
+of its start, so a piece depends only on the text from its start to the segment's end.
+tests/test_presplit_native.py compares every member with the regex on the corpora, on
+hypothesis text over every class, and on every code point in short contexts.
+
+Complexity: O(piece) per piece but for a cased word, whose backtracking looks back over
+its upper-case run once (still O(text) over the whole text: the next piece starts
+after it).  Counting and encoding run without the GIL; a piece the compiled BPE does
+not take (a byte that is no token, a whole piece that is a token BPE cannot build and
+the compiled tables leave out) goes to a Python fallback with the GIL.
+*/
+#include "core.h"
+#include "unicode_classes.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+/* The choices of a member, unpacked from spec (family.native_spec packs them). */
+enum { CON_NONE = 0, CON_CASE = 1, CON_NOCASE = 2, CON_SUFFIX = 3 };
+enum { LET_L = 0, LET_LM = 1, LET_CASED = 2 };
+enum { DIG_RUN = 0, DIG_1_3 = 1, DIG_ONE = 2 };
+enum { TAIL_NONE = 0, TAIL_NL = 1, TAIL_NL_SLASH = 2 };
+enum { CHAIN_NONE = 0, CHAIN_DIGIT = 1, CHAIN_DEEPSEEK = 2 };
+
+typedef struct {
+    int contractions, letters, lead_nonletter, digits, digit_lead, punct_marks, punct_tail;
+    int ws_newlines, end_ws_whole, chain, deepseek_main;
+} Spec;
+
+#define SPEC_BITS 16
+
+static int
+unpack_spec(long v, Spec *p)
+{
+    if (v < 0 || v >= (1L << SPEC_BITS))
+        goto bad;
+    p->contractions = (int)(v & 3);
+    p->letters = (int)((v >> 2) & 3);
+    p->lead_nonletter = (int)((v >> 4) & 1);
+    p->digits = (int)((v >> 5) & 3);
+    p->digit_lead = (int)((v >> 7) & 1);
+    p->punct_marks = (int)((v >> 8) & 1);
+    p->punct_tail = (int)((v >> 9) & 3);
+    p->ws_newlines = (int)((v >> 11) & 1);
+    p->end_ws_whole = (int)((v >> 12) & 1);
+    p->chain = (int)((v >> 13) & 3);
+    p->deepseek_main = (int)((v >> 15) & 1);
+    if (p->letters > LET_CASED || p->digits > DIG_ONE || p->punct_tail > TAIL_NL_SLASH || p->chain > CHAIN_DEEPSEEK)
+        goto bad;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "invalid pre-split spec");
+    return -1;
+}
+
+/* ------------------------------------------------------------ characters */
+
+/* The code point at s[i] (valid UTF-8) and its length in bytes. */
+static inline uint32_t
+u8_at(const uint8_t *s, ptrdiff_t i, int *len)
+{
+    uint8_t b = s[i];
+    if (b < 0x80) {
+        *len = 1;
+        return b;
+    }
+    if (b < 0xE0) {
+        *len = 2;
+        return ((uint32_t)(b & 0x1F) << 6) | (s[i + 1] & 0x3F);
+    }
+    if (b < 0xF0) {
+        *len = 3;
+        return ((uint32_t)(b & 0x0F) << 12) | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+    }
+    *len = 4;
+    return ((uint32_t)(b & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3F) << 12) | ((uint32_t)(s[i + 2] & 0x3F) << 6) |
+           (s[i + 3] & 0x3F);
+}
+
+/* The class flags of the character at s[i] and its length. */
+static inline uint8_t
+fl_at(const uint8_t *s, ptrdiff_t i, int *len)
+{
+    uint8_t b = s[i];
+    if (b < 0x80) {
+        *len = 1;
+        return presplit_stage2[b]; /* block 0 holds code points 0-255 */
+    }
+    return presplit_flags(u8_at(s, i, len));
+}
+
+static inline ptrdiff_t
+prev_start(const uint8_t *s, ptrdiff_t q)
+{
+    do
+        q--;
+    while ((s[q] & 0xC0) == 0x80);
+    return q;
+}
+
+#define IS_NL(b) ((b) == '\r' || (b) == '\n')
+#define LM (PF_L | PF_M)
+
+/* The end of the run of characters with a flag in mask from i (i itself included). */
+static inline ptrdiff_t
+run_of(const uint8_t *s, ptrdiff_t i, ptrdiff_t n, uint8_t mask)
+{
+    int len;
+    while (i < n && (fl_at(s, i, &len) & mask))
+        i += len;
+    return i;
+}
+
+/* One character of a contraction compared without case: the reference engines' simple
+   case folding (U+017F LONG S folds to s; no other letter of the contractions has a
+   non-ASCII fold). */
+static inline uint32_t
+fold(uint32_t c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c + 32;
+    return c == 0x17F ? 's' : c;
+}
+
+/* s t m d | re ve ll after an apostrophe, from a: the end, or -1. */
+static ptrdiff_t
+contraction_end(const uint8_t *s, ptrdiff_t a, ptrdiff_t n, int nocase)
+{
+    int l1, l2;
+    if (a >= n)
+        return -1;
+    uint32_t c1 = u8_at(s, a, &l1);
+    if (nocase)
+        c1 = fold(c1);
+    if (c1 == 's' || c1 == 't' || c1 == 'm' || c1 == 'd')
+        return a + l1;
+    if (a + l1 >= n || !(c1 == 'r' || c1 == 'v' || c1 == 'l'))
+        return -1;
+    uint32_t c2 = u8_at(s, a + l1, &l2);
+    if (nocase)
+        c2 = fold(c2);
+    if ((c1 == 'r' && c2 == 'e') || (c1 == 'v' && c2 == 'e') || (c1 == 'l' && c2 == 'l'))
+        return a + l1 + l2;
+    return -1;
+}
+
+/* o200k's  U* W+  from p (U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], W = [\p{Ll}\p{Lm}\p{Lo}\p{M}]):
+   U* takes its whole run, then gives back one character at a time until W+ can start;
+   W+ then runs to the end of W.  If the character after the U run is in W, that is
+   where W+ starts; else at the last character of the U run in W, whose W run ends right
+   after it (the characters after it in the run are not in W).  -1 if none is. */
+static ptrdiff_t
+upper_lower(const uint8_t *s, ptrdiff_t p, ptrdiff_t n)
+{
+    int len;
+    if (p >= n)
+        return -1;
+    ptrdiff_t u = run_of(s, p, n, PF_UP);
+    if (u < n && (fl_at(s, u, &len) & PF_LO))
+        return run_of(s, u, n, PF_LO);
+    for (ptrdiff_t q = u; q > p;) {
+        q = prev_start(s, q);
+        if (fl_at(s, q, &len) & PF_LO)
+            return q + len;
+    }
+    return -1;
+}
+
+/* o200k's  U+ W*  from p, or -1. */
+static ptrdiff_t
+upper_then_lower(const uint8_t *s, ptrdiff_t p, ptrdiff_t n)
+{
+    int len;
+    if (p >= n || !(fl_at(s, p, &len) & PF_UP))
+        return -1;
+    return run_of(s, run_of(s, p, n, PF_UP), n, PF_LO);
+}
+
+/* The letter alternative(s) at i: the end, or -1.  lead: whether s[i] may be the
+   optional lead character (then it is tried first: the quantifier is greedy). */
+static ptrdiff_t
+letters_end(const Spec *p, const uint8_t *s, ptrdiff_t i, ptrdiff_t n, uint8_t f0, ptrdiff_t i1, int lead)
+{
+    ptrdiff_t e = -1;
+    int len;
+    if (p->letters == LET_CASED) {
+        /* lead? U* W+ suffix? | lead? U+ W* suffix?  (each alternative with the lead
+           first, then without) */
+        if (lead)
+            e = upper_lower(s, i1, n);
+        if (e < 0)
+            e = upper_lower(s, i, n);
+        if (e < 0 && lead)
+            e = upper_then_lower(s, i1, n);
+        if (e < 0)
+            e = upper_then_lower(s, i, n);
+    } else {
+        uint8_t run = p->letters == LET_L ? PF_L : LM;
+        if (lead && i1 < n && (fl_at(s, i1, &len) & run))
+            e = run_of(s, i1, n, run);
+        else if (f0 & run)
+            e = run_of(s, i, n, run);
+    }
+    if (e >= 0 && p->contractions == CON_SUFFIX && e < n && s[e] == '\'') {
+        ptrdiff_t c = contraction_end(s, e + 1, n, 1);
+        if (c > 0)
+            e = c;
+    }
+    return e;
+}
+
+/* Whitespace from i (s[i] is \s): the rules \s++$ (end_whole), \s*[\r\n]+ (newlines),
+   \s+(?!\S), \s+. */
+static ptrdiff_t
+space_end(const uint8_t *s, ptrdiff_t i, ptrdiff_t n, int newlines, int end_whole)
+{
+    ptrdiff_t r = i, last = i, after_nl = -1;
+    int len;
+    while (r < n && (fl_at(s, r, &len) & PF_WS)) {
+        if (IS_NL(s[r]))
+            after_nl = r + 1;
+        last = r;
+        r += len;
+    }
+    if (end_whole && r == n)
+        return n;
+    if (newlines && after_nl >= 0)
+        return after_nl;
+    if (r == n)
+        return n;
+    return last > i ? last : r;
+}
+
+/* The family's main pattern at i (regex_from_choices): the end of the piece. */
+static ptrdiff_t
+family_end(const Spec *p, const uint8_t *s, ptrdiff_t i, ptrdiff_t n)
+{
+    int l0, len;
+    uint8_t b0 = s[i];
+    uint8_t f0 = fl_at(s, i, &l0);
+    ptrdiff_t i1 = i + l0, e;
+    if ((p->contractions == CON_CASE || p->contractions == CON_NOCASE) && b0 == '\'') {
+        e = contraction_end(s, i1, n, p->contractions == CON_NOCASE);
+        if (e > 0)
+            return e;
+    }
+    int lead = p->lead_nonletter ? !(f0 & (PF_L | PF_N)) && !IS_NL(b0) : b0 == ' ';
+    e = letters_end(p, s, i, n, f0, i1, lead);
+    if (e >= 0)
+        return e;
+    ptrdiff_t d = -1;
+    if (f0 & PF_N)
+        d = i;
+    else if (p->digit_lead && b0 == ' ' && i1 < n && (fl_at(s, i1, &len) & PF_N))
+        d = i1;
+    if (d >= 0) {
+        int dl;
+        fl_at(s, d, &dl);
+        if (p->digits == DIG_ONE)
+            return d + dl;
+        if (p->digits == DIG_RUN)
+            return run_of(s, d, n, PF_N);
+        e = d + dl;
+        for (int k = 1; k < 3 && e < n && (fl_at(s, e, &len) & PF_N); k++)
+            e += len;
+        return e;
+    }
+    /*  ?[^\s\p{L}\p{N}]+ (marks too unless punct_marks is off), then the tail */
+    uint8_t not_punct = PF_WS | PF_L | PF_N | (p->punct_marks ? 0 : PF_M);
+    ptrdiff_t start = -1;
+    if (b0 == ' ' && i1 < n && !(fl_at(s, i1, &len) & not_punct))
+        start = i1;
+    else if (!(f0 & not_punct))
+        start = i;
+    if (start >= 0) {
+        e = start;
+        while (e < n && !(fl_at(s, e, &len) & not_punct))
+            e += len;
+        if (p->punct_tail != TAIL_NONE)
+            while (e < n && (IS_NL(s[e]) || (p->punct_tail == TAIL_NL_SLASH && s[e] == '/')))
+                e++;
+        return e;
+    }
+    if (f0 & PF_WS)
+        return space_end(s, i, n, p->ws_newlines, p->end_ws_whole);
+    return i1; /* no character reaches here: each is a letter, digit, space or punctuation */
+}
+
+#define ASCII_PUNCT(b) (((b) >= 0x21 && (b) <= 0x2F) || ((b) >= 0x3A && (b) <= 0x40) || \
+                        ((b) >= 0x5B && (b) <= 0x60) || ((b) >= 0x7B && (b) <= 0x7E))
+#define ASCII_LETTER(b) ((((b) | 0x20) >= 'a') && (((b) | 0x20) <= 'z'))
+
+/* DeepSeek-V3's main pattern at i: the end of the match, or -1 (no match starts here):
+   [ASCII punctuation][A-Za-z]+ | [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+ | ?[\p{P}\p{S}]+[\r\n]*
+   | \s*[\r\n]+ | \s+(?!\S) | \s+ */
+static ptrdiff_t
+deepseek_end(const uint8_t *s, ptrdiff_t i, ptrdiff_t n)
+{
+    int l0, len;
+    uint8_t b0 = s[i];
+    uint8_t f0 = fl_at(s, i, &l0);
+    ptrdiff_t i1 = i + l0, e;
+    if (ASCII_PUNCT(b0) && i1 < n && ASCII_LETTER(s[i1])) {
+        e = i1 + 1;
+        while (e < n && ASCII_LETTER(s[e]))
+            e++;
+        return e;
+    }
+    int lead = !(f0 & (PF_L | PF_PS)) && !IS_NL(b0);
+    if (lead && i1 < n && (fl_at(s, i1, &len) & LM))
+        return run_of(s, i1, n, LM);
+    if (f0 & LM)
+        return run_of(s, i, n, LM);
+    ptrdiff_t start = -1;
+    if (b0 == ' ' && i1 < n && (fl_at(s, i1, &len) & PF_PS))
+        start = i1;
+    else if (f0 & PF_PS)
+        start = i;
+    if (start >= 0) {
+        e = run_of(s, start, n, PF_PS);
+        while (e < n && IS_NL(s[e]))
+            e++;
+        return e;
+    }
+    if (f0 & PF_WS)
+        return space_end(s, i, n, 1, 0);
+    return -1;
+}
+
+/* ------------------------------------------------------------ the piece iterator */
+
+typedef struct {
+    Spec spec;
+    const uint8_t *s;
+    ptrdiff_t n;
+    ptrdiff_t i;        /* the next piece starts here */
+    ptrdiff_t seg_end;  /* the end of the current segment (a whole text to the main pattern) */
+    ptrdiff_t ahead_at; /* a match of the main pattern found ahead: at ahead_at, */
+    ptrdiff_t ahead_end;/* ending at ahead_end (ahead_at -1: none) */
+} Scan;
+
+static void
+scan_init(Scan *sc, const Spec *spec, const uint8_t *s, ptrdiff_t n)
+{
+    sc->spec = *spec;
+    sc->s = s;
+    sc->n = n;
+    sc->i = 0;
+    sc->seg_end = spec->chain == CHAIN_NONE ? n : 0;
+    sc->ahead_at = -1;
+    sc->ahead_end = -1;
+}
+
+/* The segment of a chained member starting at i: its end. */
+static ptrdiff_t
+segment_end(const Spec *p, const uint8_t *s, ptrdiff_t i, ptrdiff_t n)
+{
+    int len;
+    uint8_t f = fl_at(s, i, &len);
+    ptrdiff_t e = i + len;
+    if (f & PF_N) {
+        if (p->chain == CHAIN_DIGIT)
+            return e;
+        for (int k = 1; k < 3 && e < n && (fl_at(s, e, &len) & PF_N); k++)
+            e += len;
+        return e;
+    }
+    uint8_t stop = PF_N;
+    if (p->chain == CHAIN_DEEPSEEK) {
+        if (f & PF_CJK)
+            return run_of(s, e, n, PF_CJK);
+        stop |= PF_CJK;
+    }
+    while (e < n && !(fl_at(s, e, &len) & stop))
+        e += len;
+    return e;
+}
+
+static inline ptrdiff_t
+main_end(const Scan *sc, ptrdiff_t i, ptrdiff_t n)
+{
+    return sc->spec.deepseek_main ? deepseek_end(sc->s, i, n) : family_end(&sc->spec, sc->s, i, n);
+}
+
+/* The next piece: 1 with *a, *b set, 0 at the end of the text. */
+static inline int
+next_piece(Scan *sc, ptrdiff_t *a, ptrdiff_t *b)
+{
+    ptrdiff_t i = sc->i, n = sc->seg_end, e;
+    if (i >= sc->n)
+        return 0;
+    if (i >= n)
+        n = sc->seg_end = segment_end(&sc->spec, sc->s, i, sc->n);
+    if (sc->ahead_at == i) {
+        e = sc->ahead_end;
+        sc->ahead_at = -1;
+    } else {
+        e = main_end(sc, i, n);
+    }
+    if (e < 0) {
+        /* text no match starts in stays one piece, up to the next match */
+        int len;
+        fl_at(sc->s, i, &len);
+        e = i + len;
+        while (e < n) {
+            ptrdiff_t m = main_end(sc, e, n);
+            if (m >= 0) {
+                sc->ahead_at = e;
+                sc->ahead_end = m;
+                break;
+            }
+            fl_at(sc->s, e, &len);
+            e += len;
+        }
+    }
+    *a = i;
+    *b = e;
+    sc->i = e;
+    return 1;
+}
+
+/* ------------------------------------------------------------ text as UTF-8 */
+
+/* The UTF-8 bytes of text (no surrogates: the API replaces lone ones first): the str's
+   own data when it is ASCII, else a copy in *buffer (PyMem_RawFree).  NULL with an
+   exception on a surrogate or no memory. */
+static const uint8_t *
+utf8_text(PyObject *text, Py_ssize_t *n, uint8_t **buffer)
+{
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    *buffer = NULL;
+    if (PyUnicode_IS_ASCII(text)) {
+        *n = len;
+        return (const uint8_t *)PyUnicode_DATA(text);
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    size_t cap = (size_t)len * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4) + 1;
+    uint8_t *out = PyMem_RawMalloc(cap);
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < len; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (c < 0x80) {
+            out[at++] = (uint8_t)c;
+        } else if (c < 0x800) {
+            out[at++] = (uint8_t)(0xC0 | (c >> 6));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF) {
+                PyMem_RawFree(out);
+                PyErr_SetString(PyExc_ValueError, "the text holds a lone surrogate");
+                return NULL;
+            }
+            out[at++] = (uint8_t)(0xE0 | (c >> 12));
+            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else {
+            out[at++] = (uint8_t)(0xF0 | (c >> 18));
+            out[at++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        }
+    }
+    *buffer = out;
+    *n = at;
+    return out;
+}
+
+/* ------------------------------------------------------------ presplit (module function) */
+
+static PyObject *
+presplit(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    long spec_value;
+    Spec spec;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Ul", &text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
+        return NULL;
+    Py_ssize_t n;
+    uint8_t *buffer;
+    const uint8_t *s = utf8_text(text, &n, &buffer);
+    if (s == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    Scan sc;
+    scan_init(&sc, &spec, s, n);
+    ptrdiff_t a, b;
+    Py_ssize_t chars = 0; /* the character index of a */
+    while (out != NULL && next_piece(&sc, &a, &b)) {
+        Py_ssize_t k = 0;
+        if (buffer == NULL) {
+            k = b - a;
+        } else {
+            for (ptrdiff_t q = a; q < b; q++)
+                k += (s[q] & 0xC0) != 0x80;
+        }
+        PyObject *piece = PyUnicode_Substring(text, chars, chars + k);
+        chars += k;
+        if (piece == NULL || PyList_Append(out, piece) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(piece);
+    }
+    PyMem_RawFree(buffer);
+    return out;
+}
+
+static PyObject *
+presplit_count(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    long spec_value;
+    Spec spec;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Ul", &text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
+        return NULL;
+    Py_ssize_t n, pieces = 0;
+    uint8_t *buffer;
+    const uint8_t *s = utf8_text(text, &n, &buffer);
+    if (s == NULL)
+        return NULL;
+    Scan sc;
+    scan_init(&sc, &spec, s, n);
+    ptrdiff_t a, b;
+    Py_BEGIN_ALLOW_THREADS
+    while (next_piece(&sc, &a, &b))
+        pieces++;
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(buffer);
+    return PyLong_FromSsize_t(pieces);
+}
+
+/* ------------------------------------------------------------ counting and encoding */
+
+/* Tokens the compiled tables leave out (BPE cannot build them) but a whole piece equal
+   to one becomes (tiktoken's and HF's ignore_merges rule): such a piece goes to the
+   fallback.  The set is built once per encoding (whole_set, a capsule): the tokens'
+   bytes, a filter on (length, first byte) that most pieces fail, and open addressing
+   over the tokens' hashes. */
+#define WHOLE_CAPSULE "bpe_stream.whole_set"
+
+typedef struct {
+    Py_ssize_t k;
+    uint8_t *blob;
+    Py_ssize_t *off;      /* token j is blob[off[j] : off[j + 1]] */
+    int32_t *slot;        /* token index or -1; mask + 1 entries */
+    size_t mask;
+    uint64_t filter[64 * 4]; /* bit (min(len, 63), first byte) */
+} WholeSet;
+
+static void
+whole_set_free(PyObject *capsule)
+{
+    WholeSet *w = PyCapsule_GetPointer(capsule, WHOLE_CAPSULE);
+    if (w == NULL)
+        return;
+    PyMem_Free(w->blob);
+    PyMem_Free(w->off);
+    PyMem_Free(w->slot);
+    PyMem_Free(w);
+}
+
+static inline uint64_t
+whole_hash(const uint8_t *p, Py_ssize_t n)
+{
+    return hash_end(hash_feed(hash_start(n), p, n));
+}
+
+static PyObject *
+whole_set(PyObject *module, PyObject *tokens)
+{
+    (void)module;
+    PyObject *seq = PySequence_Fast(tokens, "whole_set takes a sequence of bytes");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq), total = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, j);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "whole_set takes a sequence of non-empty bytes");
+            return NULL;
+        }
+        total += PyBytes_GET_SIZE(o);
+    }
+    WholeSet *w = PyMem_Calloc(1, sizeof(WholeSet));
+    size_t size = 16;
+    while (size < (size_t)k * 2)
+        size *= 2;
+    if (w != NULL) {
+        w->k = k;
+        w->blob = PyMem_Malloc((size_t)total + 1);
+        w->off = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
+        w->slot = PyMem_Malloc(size * sizeof(int32_t));
+        w->mask = size - 1;
+    }
+    if (w == NULL || w->blob == NULL || w->off == NULL || w->slot == NULL) {
+        if (w != NULL) {
+            PyMem_Free(w->blob);
+            PyMem_Free(w->off);
+            PyMem_Free(w->slot);
+            PyMem_Free(w);
+        }
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    memset(w->slot, 0xFF, size * sizeof(int32_t));
+    Py_ssize_t at = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, j);
+        Py_ssize_t n = PyBytes_GET_SIZE(o);
+        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(o);
+        memcpy(w->blob + at, p, (size_t)n);
+        w->off[j] = at;
+        at += n;
+        size_t f = (size_t)(n < 63 ? n : 63) * 256 + p[0];
+        w->filter[f >> 6] |= 1ULL << (f & 63);
+        size_t i = (size_t)whole_hash(p, n) & w->mask;
+        while (w->slot[i] >= 0)
+            i = (i + 1) & w->mask;
+        w->slot[i] = (int32_t)j;
+    }
+    w->off[k] = at;
+    Py_DECREF(seq);
+    PyObject *capsule = PyCapsule_New(w, WHOLE_CAPSULE, whole_set_free);
+    if (capsule == NULL) {
+        PyMem_Free(w->blob);
+        PyMem_Free(w->off);
+        PyMem_Free(w->slot);
+        PyMem_Free(w);
+    }
+    return capsule;
+}
+
+static inline int
+is_whole(const WholeSet *w, const uint8_t *a, Py_ssize_t n)
+{
+    if (w == NULL)
+        return 0;
+    size_t f = (size_t)(n < 63 ? n : 63) * 256 + a[0];
+    if (!((w->filter[f >> 6] >> (f & 63)) & 1))
+        return 0;
+    for (size_t i = (size_t)whole_hash(a, n) & w->mask; w->slot[i] >= 0; i = (i + 1) & w->mask) {
+        int32_t j = w->slot[i];
+        if (w->off[j + 1] - w->off[j] == n && memcmp(w->blob + w->off[j], a, (size_t)n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Release the GIL for texts of at least this many bytes. */
+#define NOGIL_TEXT 512
+
+/* count_text (encode 0) and encode_text (encode 1). */
+static PyObject *
+scan_text(Core *self, PyObject *args, int encode)
+{
+    PyObject *text, *fallback, *whole_arg = Py_None, *ids_arg = Py_None;
+    long spec_value;
+    Spec spec;
+    if (!PyArg_ParseTuple(args, "UlO|OO", &text, &spec_value, &fallback, &whole_arg, &ids_arg) ||
+        unpack_spec(spec_value, &spec) < 0)
+        return NULL;
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "needs a callable fallback");
+        return NULL;
+    }
+    /* ids: the vocabulary's id of each rank (an array('i')), or None (id == rank) */
+    Py_buffer ids = {0};
+    const int32_t *id_of = NULL;
+    Py_ssize_t n_ids = 0;
+    if (ids_arg != Py_None) {
+        if (PyObject_GetBuffer(ids_arg, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        if (ids.itemsize != 4 || ids.format == NULL || (ids.format[0] != 'i' && ids.format[0] != 'l')) {
+            PyBuffer_Release(&ids);
+            PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
+            return NULL;
+        }
+        id_of = ids.buf;
+        n_ids = ids.len / 4;
+    }
+    const WholeSet *whole = NULL;
+    if (whole_arg != Py_None && (whole = PyCapsule_GetPointer(whole_arg, WHOLE_CAPSULE)) == NULL) {
+        if (id_of != NULL)
+            PyBuffer_Release(&ids);
+        return NULL;
+    }
+    Py_ssize_t n, total = 0, k = 0;
+    uint8_t *buffer;
+    const uint8_t *s = utf8_text(text, &n, &buffer);
+    int32_t *toks = NULL;
+    PyObject *result = NULL;
+    if (s == NULL)
+        goto done;
+    if (encode && (toks = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int32_t))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Scan sc;
+    scan_init(&sc, &spec, s, n);
+    ptrdiff_t a = 0, b = 0;
+    for (;;) {
+        Py_ssize_t c = 0;
+        int more;
+        PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
+        while ((more = next_piece(&sc, &a, &b))) {
+            if (is_whole(whole, s + a, b - a)) {
+                c = -1;
+                break;
+            }
+            c = encode ? encode_any(self, s + a, b - a, toks + k) : count_any(self, s + a, b - a);
+            if (c < 0)
+                break;
+            if (encode && id_of != NULL) {
+                for (Py_ssize_t q = k; q < k + c; q++)
+                    toks[q] = toks[q] < n_ids ? id_of[toks[q]] : -1;
+            }
+            k += encode ? c : 0;
+            total += c;
+        }
+        if (ts != NULL)
+            PyEval_RestoreThread(ts);
+        if (!more)
+            break;
+        if (c == -2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* the Python path takes the piece s[a:b] */
+        PyObject *piece = PyUnicode_DecodeUTF8((const char *)s + a, b - a, "strict");
+        if (piece == NULL)
+            goto done;
+        PyObject *r = PyObject_CallOneArg(fallback, piece);
+        Py_DECREF(piece);
+        if (r == NULL)
+            goto done;
+        if (encode) {
+            PyObject *seq = PySequence_Fast(r, "fallback must return a sequence of tokens");
+            Py_DECREF(r);
+            if (seq == NULL)
+                goto done;
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+            if (m > b - a) {
+                Py_DECREF(seq);
+                PyErr_SetString(PyExc_ValueError, "fallback returned more tokens than bytes");
+                goto done;
+            }
+            for (Py_ssize_t q = 0; q < m; q++) {
+                long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, q));
+                if (v == -1 && PyErr_Occurred()) {
+                    Py_DECREF(seq);
+                    goto done;
+                }
+                toks[k++] = (int32_t)v;
+            }
+            Py_DECREF(seq);
+            total += m;
+        } else {
+            c = PyLong_AsSsize_t(r);
+            Py_DECREF(r);
+            if (c == -1 && PyErr_Occurred())
+                goto done;
+            total += c;
+        }
+    }
+    if (encode) {
+        result = PyList_New(k);
+        for (Py_ssize_t q = 0; result != NULL && q < k; q++) {
+            PyObject *v = PyLong_FromLong(toks[q]);
+            if (v == NULL)
+                Py_CLEAR(result);
+            else
+                PyList_SET_ITEM(result, q, v);
+        }
+    } else {
+        result = PyLong_FromSsize_t(total);
+    }
+done:
+    PyMem_RawFree(toks);
+    PyMem_RawFree(buffer);
+    if (id_of != NULL)
+        PyBuffer_Release(&ids);
+    return result;
+}
+
+static PyObject *
+Core_count_text(Core *self, PyObject *args)
+{
+    return scan_text(self, args, 0);
+}
+
+static PyObject *
+Core_encode_text(Core *self, PyObject *args)
+{
+    return scan_text(self, args, 1);
+}
+
+PyMethodDef presplit_methods[] = {
+    {"count_text", (PyCFunction)Core_count_text, METH_VARARGS,
+     "count_text(text, spec, fallback, whole=None) -> int\n\n"
+     "Token count of text pre-split as presplit(text, spec) does; a piece with a byte that\n"
+     "is no token, or equal to a token of whole (whole_set(tokens)), is counted by fallback(piece)."},
+    {"encode_text", (PyCFunction)Core_encode_text, METH_VARARGS,
+     "encode_text(text, spec, fallback, whole=None, ids=None) -> list[int]\n\n"
+     "Tokens of text pre-split as presplit(text, spec) does (ranks, or ids[rank] with ids an\n"
+     "array('i')); the pieces count_text hands to fallback are encoded by fallback(piece),\n"
+     "which returns ids."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef presplit_functions[] = {
+    {"whole_set", (PyCFunction)whole_set, METH_O,
+     "whole_set(tokens) -> capsule: the set of whole-piece tokens (bytes) for count_text and\n"
+     "encode_text."},
+    {"presplit_count", (PyCFunction)presplit_count, METH_VARARGS,
+     "presplit_count(text, spec) -> int: len(presplit(text, spec)), without making the pieces\n"
+     "(the scan alone, for the benchmarks and tests)."},
+    {"presplit", (PyCFunction)presplit, METH_VARARGS,
+     "presplit(text, spec) -> list[str]: the pre-split pieces of text for the family member\n"
+     "whose choices spec encodes (bpe_stream.pretokenize.family.native_spec)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+presplit_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, presplit_functions);
+}
