@@ -55,6 +55,9 @@ def load(path: str | os.PathLike[str], *, pattern=None, name: str | None = None,
 # filesystem's clock tick could leave its size and times as they were (git's "racily
 # clean" entries); once this has passed, any write changes the ctime.
 _SETTLE_NS = 2_000_000_000
+# Part of every loaded file's key: raised whenever what a file reads as changes (a new
+# family member recognized, another rule), so that no entry of the older reading is used.
+_READING = 2
 
 
 def _file_key(path, pattern, name, special_tokens) -> tuple[str | None, bool]:
@@ -78,7 +81,7 @@ def _file_key(path, pattern, name, special_tokens) -> tuple[str | None, bool]:
         return none
     if not stat.S_ISREG(st.st_mode):
         return none
-    identity = [__version__, real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+    identity = [__version__, _READING, real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                 pattern, name, special_tokens]
     try:
         blob = json.dumps(identity, ensure_ascii=True).encode("ascii")
