@@ -524,7 +524,7 @@ class ChunkView:
         window = tc._maxlen
         # Read the run in growing blocks: the window minimum usually passes the budget a few
         # tokens after the answer, long before the cap above.
-        blk = min(hi_j - a, 1024)
+        blk = min(hi_j - a, 4 * (max(budget, 0) + 1) + 2 * window)
         while True:
             if run.fullmatch(text, a, a + blk) is None:
                 return _NOT_A_RUN
@@ -687,7 +687,7 @@ class SuffixView:
         tc = self.tc
         e = self.e
         if self.kb < 0:
-            return None
+            return self._earliest_in_run(s, k)
         text = tc.text
         bounds = tc.bounds
         n = tc.n
@@ -735,6 +735,33 @@ class SuffixView:
             if rest <= k:
                 return g
             start = g + 1
+
+    def _earliest_in_run(self, s: int, k: int) -> int | None:
+        """``earliest_start`` when the chunk ends in a long run whose suffixes are single
+        pieces: letters (``_LETTERS``) or one ASCII character repeated (a one-piece run,
+        counted from its verified period); None otherwise.
+
+        No start with more than ``(k + 1) * max_token_len`` bytes before ``e`` fits (a
+        token holds at most that many bytes), so only the run's last stretch of that
+        length is read: when it is all run, every candidate suffix is one piece and its
+        count is the raw count of its bytes.
+        """
+        tc = self.tc
+        e = self.e
+        text = tc.text
+        x = max(s, e - (k + 1) * tc._maxlen)
+        if e - x <= _TABLE_MIN:
+            return None
+        ch = text[e - 1]
+        if ch < "\x80" and text[x] == ch and text.count(ch, x, e) == e - x:
+            if tc.run is None or tc.run.fullmatch(ch * 2) is None:
+                return None
+            found = ChunkView._cut_in_periodic(_periodic_run(tc.enc.bpe, ch.encode()), 0, 0, 1, e - x, k)
+            return e if found is None else e - found[0]
+        if tc.letters is None or tc.letters.fullmatch(text, x, e) is None:
+            return None
+        i = self._earliest_in_letters(x, e, k)
+        return e if i is None else i
 
     def _earliest_in_letters(self, start: int, e: int, k: int) -> int | None:
         """Smallest ``i`` in ``[start, e)`` with ``bpe.count(T[i:e]) <= k``, ``T[start:e]`` letters only.
