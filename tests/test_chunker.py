@@ -492,6 +492,20 @@ def test_one_piece_runs(head, tail, enc_name):
             assert len(first) >= i - 1, (head[:i], tail, first)
 
 
+def test_run_classes_as_written_agree_on_ascii():
+    # TextCounts.in_run / in_letters use the patterns compiled without the class rewrite on
+    # ASCII slices: both compilations must agree on every pair of ASCII characters
+    from bpe_stream.chunk.counts import _LETTERS, _as_written
+
+    chars = [chr(i) for i in range(128)]
+    for table in (_ONE_PIECE_RUN, _LETTERS):
+        for lazy in table.values():
+            plain = _as_written(lazy._source[0])
+            for a in chars:
+                for b in chars:
+                    assert (plain.fullmatch(a + b) is None) == (lazy.fullmatch(a + b) is None), (a, b)
+
+
 @settings(max_examples=examples(150), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_hard_boundaries_are_additive(text, enc_name, data):

@@ -92,6 +92,7 @@ Why it is exact.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
@@ -145,6 +146,14 @@ _LETTERS = {
     CL100K_PATTERN: compile_regex(r"\p{L}+"),
     O200K_PATTERN: compile_regex(r"[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+"),
 }
+
+
+@functools.lru_cache(maxsize=8)
+def _as_written(source: str):
+    """``source`` compiled as written (no class rewrite), for ASCII slices (TextCounts.in_run)."""
+    return regex.compile(source)
+
+
 # A letter followed by a character that is no letter, mark or apostrophe (rule 5).
 # Or a non-whitespace character followed by whitespace other than \r, \n (rule 5b).
 # Or a newline followed by a character that is neither whitespace nor "/" (rule 5c).
@@ -198,6 +207,23 @@ class TextCounts:
         self.bounds = list(accumulate(map(len, pieces), initial=0))
         self.cum = list(accumulate(enc._piece_count_list(pieces), initial=0))
 
+    def in_run(self, a: int, b: int) -> bool:
+        """Whether ``text[a:b]`` matches ``_ONE_PIECE_RUN`` (``run`` must be set).  ASCII
+        slices use the pattern compiled as written: the installed ``regex`` and the
+        reference engines class every ASCII character alike (the tests check all pairs),
+        and the rewritten classes cost about 1 µs per character."""
+        text = self.text
+        if text[a:b].isascii():
+            return _as_written(self.run._source[0]).fullmatch(text, a, b) is not None
+        return self.run.fullmatch(text, a, b) is not None
+
+    def in_letters(self, a: int, b: int) -> bool:
+        """Whether ``text[a:b]`` matches ``_LETTERS`` (``letters`` must be set); see ``in_run``."""
+        text = self.text
+        if text[a:b].isascii():
+            return _as_written(self.letters._source[0]).fullmatch(text, a, b) is not None
+        return self.letters.fullmatch(text, a, b) is not None
+
     def is_hard(self, h: int, s: int) -> bool:
         """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""
         return self.hard and s < h < self.n and _HARD_AT.match(self.text, h - 1) is not None
@@ -241,7 +267,7 @@ class ChunkView:
             gi = bisect_left(tc.bounds, s)
             if tc.bounds[gi] != s:
                 e = min(tc.n, s + _RUN_PROBE)
-                if e - s > _TABLE_MIN and tc.run.fullmatch(tc.text, s, e) is not None:
+                if e - s > _TABLE_MIN and tc.in_run(s, e):
                     self.run_end = e
                     return
         self._build_head()
@@ -508,13 +534,12 @@ class ChunkView:
         hi_j = min(hi_j, a + (max(budget, 0) + 1) * tc._maxlen)
         if hi_j < lo:
             return None
-        run = tc.run
         bpe = tc.enc.bpe
         ch = text[a]
         if ch < "\x80" and text[hi_j - 1] == ch and text.count(ch, a, hi_j) == hi_j - a:
             # one ASCII character repeated (spaces, newlines, NUL): one piece by the class
             # check, raw counts from the run's verified period in O(period)
-            if run.fullmatch(text, a, min(hi_j, a + 2)) is None:
+            if not tc.in_run(a, min(hi_j, a + 2)):
                 return _NOT_A_RUN
             if need_stop:
                 return NEED_MORE
@@ -526,7 +551,7 @@ class ChunkView:
         # tokens after the answer, long before the cap above.
         blk = min(hi_j - a, 4 * (max(budget, 0) + 1) + 2 * window)
         while True:
-            if run.fullmatch(text, a, a + blk) is None:
+            if not tc.in_run(a, a + blk):
                 return _NOT_A_RUN
             if a == self.s:
                 self.run_end = max(self.run_end, a + blk)
@@ -550,15 +575,21 @@ class ChunkView:
             return NEED_MORE
         if stopped and a + blk < hi_j and tc.ws_run_check and text[a].isspace():
             # whitespace without the second property: every end up to hi_j must be in the run
-            if run.fullmatch(text, a, hi_j) is None:
+            if not tc.in_run(a, hi_j):
                 return _NOT_A_RUN
             if a == self.s:
                 self.run_end = max(self.run_end, hi_j)
-        limit = p  # counts known for byte prefixes <= limit
+        # counts known for byte prefixes <= p; when stopped, none in (p - window, p] fits
+        limit = p - window if stopped else p
+        if offs is None:
+            for off in range(limit, lo - a - 1, -1):
+                if counts[off] <= budget:
+                    return a + off, c_a + counts[off]
+            return None
         # the last character boundary within those bytes (at most a + blk)
-        top = a + (limit if offs is None else bisect_right(offs, limit) - 1)
+        top = a + bisect_right(offs, limit) - 1
         for j in range(top, lo - 1, -1):
-            off = j - a if offs is None else offs[j - a]
+            off = offs[j - a]
             if counts[off] <= budget:
                 return j, c_a + counts[off]
         return None
@@ -758,7 +789,7 @@ class SuffixView:
                 return None
             found = ChunkView._cut_in_periodic(_periodic_run(tc.enc.bpe, ch.encode()), 0, 0, 1, e - x, k)
             return e if found is None else e - found[0]
-        if tc.letters is None or tc.letters.fullmatch(text, x, e) is None:
+        if tc.letters is None or not tc.in_letters(x, e):
             return None
         i = self._earliest_in_letters(x, e, k)
         return e if i is None else i
