@@ -121,12 +121,8 @@ def _char_offsets(text: str, data: bytes):
     when the text is ASCII (offsets are the identity)."""
     if len(data) == len(text):
         return None
-    offs = array("q", [0])
-    b = 0
-    for ch in text:
-        b += 1 if ch < "\x80" else len(ch.encode("utf-8"))
-        offs.append(b)
-    return offs
+    # (4 bytes an offset where they fit: a quarter of the input's bytes at most, for CJK)
+    return array("I" if len(data) < 2**32 else "q", accumulate(map(len, map(str.encode, text)), initial=0))
 
 
 class _LongPiece:
@@ -144,6 +140,13 @@ class _LongPiece:
         if offs is None:
             return self.raw.count(a, b)
         return self.raw.count(offs[a], offs[b])
+
+    def memory_bytes(self) -> int:
+        """The raw index, the piece's UTF-8 it holds (encoded here, so the index's own) and
+        the character offsets."""
+        offs = self.offs
+        return (self.raw.memory_bytes() + len(self.raw.data)
+                + (0 if offs is None else offs.itemsize * len(offs)))
 
 
 _BLOCK_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
@@ -251,7 +254,7 @@ class _TextIntervals:
 
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
-            lp.raw.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
+            lp.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
         )
 
     # ------------------------------------------------------------ helpers
