@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
+import regex
 from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -413,6 +414,7 @@ def test_levels_are_data():
 from bpe_stream.chunk.counts import (  # noqa: E402
     _HARD_AT,
     _LETTER_RUN,
+    _ONE_PIECE_RUN,
     NEED_MORE,
     ChunkView,
     TextCounts,
@@ -465,6 +467,43 @@ def test_letter_run_prefixes_are_single_pieces(text, enc_name):
         if run.fullmatch(piece):
             for i in range(1, len(piece) + 1):
                 assert enc.split(piece[:i]) == [piece[:i]], (piece, i)
+
+
+RUN_ALPHABET = ["a", "B", "\u01c5", "\u02b0", "中", "\u0301", "\u0903", " ", "\t", "\n", "\r", "!", "/", "'",
+                "1", "\u00a0", "\u3000", "😀", "\u200d", "\ufe0f", ".", "s", "\x00", "\x1c"]
+run_texts = st.lists(st.sampled_from(RUN_ALPHABET), min_size=1, max_size=9).map("".join)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(head=run_texts, tail=run_texts, enc_name=st.sampled_from(sorted(ENCODINGS)))
+def test_one_piece_runs(head, tail, enc_name):
+    # _ONE_PIECE_RUN: every non-empty prefix of a match is one piece, and (second property)
+    # the first piece of any longer text starting with a match of 2+ characters reaches
+    # the match's last character (cl100k whitespace with newlines excepted: checked in full)
+    enc = ENCODINGS[enc_name]
+    run = _ONE_PIECE_RUN[enc.pat_str]
+    split = regex.compile(enc.pat_str).findall  # the pattern itself, not the library's splitter
+    for i in range(1, len(head) + 1):
+        if run.fullmatch(head[:i]) is None:
+            break
+        assert split(head[:i]) == [head[:i]], (head, i)
+        if i >= 2 and not (enc_name == "cl100k_base" and head[0].isspace()):
+            first = split(head[:i] + tail)[0]
+            assert len(first) >= i - 1, (head[:i], tail, first)
+
+
+def test_run_classes_as_written_agree_on_ascii():
+    # TextCounts.in_run / in_letters use the patterns compiled without the class rewrite on
+    # ASCII slices: both compilations must agree on every pair of ASCII characters
+    from bpe_stream.chunk.counts import _LETTERS, _as_written
+
+    chars = [chr(i) for i in range(128)]
+    for table in (_ONE_PIECE_RUN, _LETTERS):
+        for lazy in table.values():
+            plain = _as_written(lazy._source[0])
+            for a in chars:
+                for b in chars:
+                    assert (plain.fullmatch(a + b) is None) == (lazy.fullmatch(a + b) is None), (a, b)
 
 
 @settings(max_examples=examples(150), deadline=None)

@@ -86,10 +86,14 @@ class BytesAppendable:
 
     def __init__(self, bpe: BytePairEncoding):
         self.bpe = bpe
-        reverse_tables(bpe)
+        if bpe._core is None:
+            reverse_tables(bpe)  # the Python step's automaton (the compiled table pass needs none)
+            code = "l"
+        else:
+            code = "i"  # the compiled table pass fills int32 arrays in place
         self.buf = bytearray()
-        self.last = array("l", [0])  # last[p]: last token of the encoding of buf[:p]
-        self.counts = array("l", [0])  # counts[p]: its number of tokens
+        self.last = array(code, [0])  # last[p]: last token of the encoding of buf[:p]
+        self.counts = array(code, [0])  # counts[p]: its number of tokens
         # the last max_token_len bytes, reversed, as latin-1 (the reversed automaton's input)
         self.rev = ""
         # periodic shortcut (see _append_bytewise): period guess and matching run length
@@ -114,8 +118,8 @@ class BytesAppendable:
         new = BytesAppendable.__new__(BytesAppendable)
         new.bpe = self.bpe
         new.buf = bytearray(self.buf)
-        new.last = array("l", self.last)
-        new.counts = array("l", self.counts)
+        new.last = array(self.last.typecode, self.last)
+        new.counts = array(self.counts.typecode, self.counts)
         new.rev = self.rev
         new.per = self.per
         new.eq = self.eq
@@ -140,11 +144,36 @@ class BytesAppendable:
         return tokens_ending_at(self.last, self.bpe.token_lens, len(self.buf))
 
     def append(self, data: bytes) -> None:
-        if len(data) > _CHUNK_SCAN:
+        core = self.bpe._core
+        if core is not None:
+            self._append_core(core, data)
+        elif len(data) > _CHUNK_SCAN:
             self._append_scan(data)
             self._reset_rev()
         else:
             self._append_bytewise(data)
+
+    def _append_core(self, core, data: bytes) -> None:
+        """The compiled resumable table pass (``_native/prefix_table.c``) over the new bytes:
+        the same recurrence and periodic shortcut as ``_append_bytewise``, in C."""
+        buf = self.buf
+        n0 = len(buf)
+        buf += data
+        n = len(buf)
+        pad = bytes(4 * (n - n0))
+        self.last.frombytes(pad)
+        self.counts.frombytes(pad)
+        per, eq = self.per, self.eq
+        if per > n0 + 1:
+            per, eq = 1, 0  # a guess from before a truncation
+        done, self.per, self.eq = core.table_fill(buf, self.last, self.counts, n0, n, per, eq)
+        if done != n:
+            bad = bytes(buf)
+            del buf[done:]
+            del self.last[done + 1 :]
+            del self.counts[done + 1 :]
+            self.eq = 0
+            raise self.bpe.missing_byte_error(bad, done)
 
     def _append_bytewise(self, data: bytes) -> None:
         """Periodic shortcut: ``last[n]`` is a function of ``buf[n-M:n]`` and

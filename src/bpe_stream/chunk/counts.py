@@ -92,12 +92,13 @@ Why it is exact.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 import regex
 
-from ..bpe.intervals import _single_byte_run
+from ..bpe.intervals import _periodic_run, _single_byte_run
 from ..bpe.prependable import BytesPrependable
 from ..bpe.table import PrefixTable
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
@@ -108,6 +109,7 @@ from ..text.cuts import text_split_at_count
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 
 NEED_MORE = object()  # the held text cannot decide the cut yet
+_NOT_A_RUN = object()  # the straddling piece's prefixes are not all single pieces
 
 _BUNDLED = frozenset([CL100K_PATTERN, O200K_PATTERN])
 _LAST_NON_WS = compile_regex(r"\S", regex.REVERSE)
@@ -120,17 +122,45 @@ _LETTER_RUN = {
         r"[^\r\n\p{L}\p{N}'\p{M}]?(?:[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+)"
     ),
 }
+# Wider classes with the same property (every non-empty prefix of a match is one piece),
+# used for prefixes only (not for suffixes): punctuation runs, whitespace runs (cl100k:
+# ``\s++$`` takes any whitespace at the end of the text; o200k: blanks, then newlines),
+# and for o200k letters with marks, Lm and Lo after at most a cased head.  Second
+# property, which makes the sliding-window stop of ``_cut_in_run`` a certificate for ends
+# past the part read: if ``T[a:v]`` matches (``v - a >= 2``), the first piece of
+# ``T[a:j]`` for any ``j > v`` reaches ``v - 1`` at least (possessive or greedy
+# alternatives that keep going; the ``\s+(?!\S)`` alternative gives back one
+# character).  cl100k whitespace mixing newlines and blanks lacks it (``\s*[\r\n]``
+# stops at the last newline): such a run is checked up to the last end tried.
+_ONE_PIECE_RUN = {
+    CL100K_PATTERN: compile_regex(
+        r"[^\r\n\p{L}\p{N}']?\p{L}+|(?!')[ ]?[^\s\p{L}\p{N}]+[\r\n]*|\s+"
+    ),
+    O200K_PATTERN: compile_regex(
+        r"[^\r\n\p{L}\p{N}'\p{M}]?(?:[\p{Lu}\p{Lt}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[\p{Lu}\p{Lt}]+)"
+        r"|[ ]?[^\s\p{L}\p{N}\p{M}]+[\r\n/]*|[^\S\r\n]+[\r\n]*|[\r\n]+"
+    ),
+}
 # The letters of such a piece: every suffix of a match is again one piece.
 _LETTERS = {
     CL100K_PATTERN: compile_regex(r"\p{L}+"),
     O200K_PATTERN: compile_regex(r"[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+"),
 }
+
+
+@functools.lru_cache(maxsize=8)
+def _as_written(source: str):
+    """``source`` compiled as written (no class rewrite), for ASCII slices (TextCounts.in_run)."""
+    return regex.compile(source)
+
+
 # A letter followed by a character that is no letter, mark or apostrophe (rule 5).
 # Or a non-whitespace character followed by whitespace other than \r, \n (rule 5b).
 # Or a newline followed by a character that is neither whitespace nor "/" (rule 5c).
 _HARD_AT = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])|\S(?=[^\S\r\n])|[\r\n](?=[^\s/])")
 _LAST_NON_LETTER = compile_regex(r"\P{L}", regex.REVERSE)
 _TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
+_RUN_PROBE = 64  # a chunk start inside a piece probes this many characters for run mode
 _FALLBACK_SPAN = 64  # other straddling pieces longer than this use cuts.text_split_at
 
 
@@ -151,7 +181,7 @@ def _count_till_limit(bpe, data: bytes, limit: int):
 class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
-    __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "letters", "hard",
+    __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
                  "_split", "_ascii", "_get", "_encode", "_maxlen")
 
     def __init__(self, enc, text: str):
@@ -161,6 +191,8 @@ class TextCounts:
         self.pattern = enc._pattern
         self.margin = stable_margin(enc.pretokenizer)
         self.letter_run = _LETTER_RUN.get(enc.pat_str)
+        self.run = _ONE_PIECE_RUN.get(enc.pat_str)
+        self.ws_run_check = enc.pat_str == CL100K_PATTERN
         self.letters = _LETTERS.get(enc.pat_str)
         self._split = enc._split
         # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
@@ -174,6 +206,23 @@ class TextCounts:
         pieces = self._split(text)
         self.bounds = list(accumulate(map(len, pieces), initial=0))
         self.cum = list(accumulate(enc._piece_count_list(pieces), initial=0))
+
+    def in_run(self, a: int, b: int) -> bool:
+        """Whether ``text[a:b]`` matches ``_ONE_PIECE_RUN`` (``run`` must be set).  ASCII
+        slices use the pattern compiled as written: the installed ``regex`` and the
+        reference engines class every ASCII character alike (the tests check all pairs),
+        and the rewritten classes cost about 1 µs per character."""
+        text = self.text
+        if text[a:b].isascii():
+            return _as_written(self.run._source[0]).fullmatch(text, a, b) is not None
+        return self.run.fullmatch(text, a, b) is not None
+
+    def in_letters(self, a: int, b: int) -> bool:
+        """Whether ``text[a:b]`` matches ``_LETTERS`` (``letters`` must be set); see ``in_run``."""
+        text = self.text
+        if text[a:b].isascii():
+            return _as_written(self.letters._source[0]).fullmatch(text, a, b) is not None
+        return self.letters.fullmatch(text, a, b) is not None
 
     def is_hard(self, h: int, s: int) -> bool:
         """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""
@@ -200,13 +249,34 @@ class ChunkView:
     reaches past the budget (or the end of the held text).
     """
 
-    __slots__ = ("tc", "s", "max_tokens", "hb", "hc", "kg", "delta", "over", "over_count", "scan_floor")
+    __slots__ = ("tc", "s", "max_tokens", "hb", "hc", "kg", "delta", "over", "over_count", "scan_floor",
+                 "run_end")
 
     def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
         self.tc = tc
         self.scan_floor = scan_floor
         self.s = s
         self.max_tokens = max_tokens
+        self.hb = None
+        # Run mode: the text from s starts with a one-piece run (_ONE_PIECE_RUN), so every
+        # candidate text[s:j] inside it is one piece; the head (a re-split from s that would
+        # read the whole run, often the rest of the window, once per chunk) is built only if
+        # the run turns out too short.  run_end: the run is known to reach this far.
+        self.run_end = -1
+        if tc.run is not None and s < tc.n:
+            gi = bisect_left(tc.bounds, s)
+            if tc.bounds[gi] != s:
+                e = min(tc.n, s + _RUN_PROBE)
+                if e - s > _TABLE_MIN and tc.in_run(s, e):
+                    self.run_end = e
+                    return
+        self._build_head()
+
+    def _build_head(self) -> None:
+        tc = self.tc
+        s = self.s
+        max_tokens = self.max_tokens
+        self.run_end = -1
         bounds = tc.bounds
         gi = bisect_left(bounds, s)
         hb = [s]
@@ -256,6 +326,21 @@ class ChunkView:
                 self.over = len(hb) - 1 + (k - self.kg)
                 self.over_count = cum[k] + self.delta
 
+    def _run_cut(self, final: bool, byte_horizon: int):
+        """``cut`` in run mode: ``text[s:j]`` is one piece for every candidate ``j``, so its
+        count is the raw count of its bytes; ``_NOT_A_RUN`` if the run ends too early."""
+        tc = self.tc
+        s = self.s
+        n = tc.n
+        hi = s + byte_horizon  # no longer end fits (at least one byte per character)
+        held = hi <= n or final
+        found = self._cut_in_run(s, 0, s + 1, min(hi, n), need_stop=not held)
+        if found is _NOT_A_RUN or found is NEED_MORE:
+            return found
+        if found is None:
+            return s, 0
+        return found
+
     # Boundaries are indexed 0, 1, ...: the head first (hb[-1] is bounds[kg] when synced).
     def boundary(self, i: int) -> tuple[int, int]:
         h = len(self.hb) - 1
@@ -299,6 +384,10 @@ class ChunkView:
         if j <= self.s:
             return 0
         tc = self.tc
+        if self.hb is None:
+            if j <= self.run_end:
+                return tc.count_str(tc.text[self.s : j])  # one piece (run mode)
+            self._build_head()
         if tc.is_hard(j, self.s):
             b, c = self.boundary(self.last_index_le(j))
             if b == j:
@@ -315,6 +404,10 @@ class ChunkView:
         of ``T[s:e]`` (rule 2), so the result is a function of ``T[s:e]``
         alone, the same in streamed and whole-text runs.
         """
+        if self.hb is None:
+            if e <= self.run_end:
+                return self.s  # text[s:e] is one piece: its only boundary is s
+            self._build_head()
         limit = self.scan_floor
         i = self.base(e)
         b, c = self.boundary(i)
@@ -348,6 +441,11 @@ class ChunkView:
 
         ``e_max == s`` when not even the first character fits.
         """
+        if self.hb is None:
+            found = self._run_cut(final, byte_horizon)
+            if found is not _NOT_A_RUN:
+                return found
+            self._build_head()
         tc = self.tc
         s = self.s
         n = tc.n
@@ -385,14 +483,19 @@ class ChunkView:
         # 2. inside the straddling piece P = text[a:b_o]: C(a) + raw count of a prefix of P
         lo = a + 1 if a_hard else a + tc.margin
         plen = b_o - a
-        if j >= lo and tc.letter_run is not None and tc.letter_run.fullmatch(text, a, b_o) is not None:
-            if c_a >= M:
-                pass  # every non-empty prefix of P has at least one token: none fits
-            elif plen > _TABLE_MIN:
-                found = self._cut_in_letter_run(a, c_a, lo, j)
+        if j >= lo and plen > _TABLE_MIN and tc.run is not None:
+            # a long straddling piece: raw counts of its prefixes when every prefix up to j
+            # is one piece (checked block by block as the table pass reads them)
+            found = None if c_a >= M else self._cut_in_run(a, c_a, lo, j)
+            if found is _NOT_A_RUN:
+                if plen > _FALLBACK_SPAN:
+                    return self._fallback(top, a)
+            else:
                 if found is not None:
                     return found
-            else:
+                j = lo - 1
+        elif j >= lo and tc.letter_run is not None and tc.letter_run.fullmatch(text, a, b_o) is not None:
+            if c_a < M:
                 get = tc._get
                 encode = tc._encode
                 budget = M - c_a
@@ -415,9 +518,16 @@ class ChunkView:
             j -= 1
         return s, 0
 
-    def _cut_in_letter_run(self, a: int, c_a: int, lo: int, hi_j: int):
-        """Largest ``j`` in ``[lo, hi_j]`` with ``c_a + raw(text[a:j]) <= max_tokens`` (point 4)."""
+    def _cut_in_run(self, a: int, c_a: int, lo: int, hi_j: int, need_stop: bool = False):
+        """Largest ``j`` in ``[lo, hi_j]`` with ``c_a + raw(text[a:j]) <= max_tokens`` (point 4).
+
+        ``None`` when no such ``j`` exists; ``_NOT_A_RUN`` when ``text[a:j]`` for the ends
+        that matter is not a one-piece run (the caller then counts another way).  With
+        ``need_stop`` (text past ``hi_j`` not held yet) ``NEED_MORE`` unless the sliding-window
+        minimum shows that no longer prefix fits.
+        """
         tc = self.tc
+        text = tc.text
         budget = self.max_tokens - c_a
         # a token holds at most _maxlen bytes (a character at least one), so no prefix longer
         # than this fits: read only that much of the run (it may be megabytes long)
@@ -425,12 +535,27 @@ class ChunkView:
         if hi_j < lo:
             return None
         bpe = tc.enc.bpe
+        ch = text[a]
+        if ch < "\x80" and text[hi_j - 1] == ch and text.count(ch, a, hi_j) == hi_j - a:
+            # one ASCII character repeated (spaces, newlines, NUL): one piece by the class
+            # check, raw counts from the run's verified period in O(period)
+            if not tc.in_run(a, min(hi_j, a + 2)):
+                return _NOT_A_RUN
+            if need_stop:
+                return NEED_MORE
+            if a == self.s:
+                self.run_end = max(self.run_end, hi_j)
+            return self._cut_in_periodic(_periodic_run(bpe, ch.encode()), a, c_a, lo, hi_j, budget)
         window = tc._maxlen
         # Read the run in growing blocks: the window minimum usually passes the budget a few
         # tokens after the answer, long before the cap above.
-        blk = min(hi_j - a, 4096)
+        blk = min(hi_j - a, 4 * (max(budget, 0) + 1) + 2 * window)
         while True:
-            piece = tc.text[a : a + blk]
+            if not tc.in_run(a, a + blk):
+                return _NOT_A_RUN
+            if a == self.s:
+                self.run_end = max(self.run_end, a + blk)
+            piece = text[a : a + blk]
             data = piece.encode("utf-8")
             offs = None if len(data) == len(piece) else list(accumulate(map(len, map(str.encode, piece)), initial=0))
             table = PrefixTable(bpe, data)
@@ -446,14 +571,61 @@ class ChunkView:
             if stopped or a + blk >= hi_j:
                 break
             blk = min(hi_j - a, 4 * blk)
-        limit = p  # counts known for byte prefixes <= limit
+        if need_stop and not stopped:
+            return NEED_MORE
+        if stopped and a + blk < hi_j and tc.ws_run_check and text[a].isspace():
+            # whitespace without the second property: every end up to hi_j must be in the run
+            if not tc.in_run(a, hi_j):
+                return _NOT_A_RUN
+            if a == self.s:
+                self.run_end = max(self.run_end, hi_j)
+        # counts known for byte prefixes <= p; when stopped, none in (p - window, p] fits
+        limit = p - window if stopped else p
+        if offs is None:
+            for off in range(limit, lo - a - 1, -1):
+                if counts[off] <= budget:
+                    return a + off, c_a + counts[off]
+            return None
         # the last character boundary within those bytes (at most a + blk)
-        top = a + (limit if offs is None else bisect_right(offs, limit) - 1)
+        top = a + bisect_right(offs, limit) - 1
         for j in range(top, lo - 1, -1):
-            off = j - a if offs is None else offs[j - a]
+            off = offs[j - a]
             if counts[off] <= budget:
                 return j, c_a + counts[off]
         return None
+
+    @staticmethod
+    def _cut_in_periodic(prun, a: int, c_a: int, lo: int, hi_j: int, budget: int):
+        """``_cut_in_run`` for one repeated byte: per residue of the period, the longest
+        prefix whose count ``counts[n0 + r] + q * d`` fits."""
+        top = hi_j - a
+        low = lo - a
+        period = prun.period
+        if not period:
+            prun.count(top)  # no period proven: the table grows to the length asked for
+        counts = prun.counts
+        best = -1
+        n0 = prun.n0 if period else top
+        for length in range(min(top, n0), low - 1, -1):  # the transient (and short runs)
+            if counts[length] <= budget:
+                best = length
+                break
+        if period and top > n0:
+            d = prun.d
+            for r in range(period):
+                base_count = counts[n0 + r]
+                if base_count > budget:
+                    continue
+                q = (budget - base_count) // d if d > 0 else (top - n0 - r) // period
+                q = min(q, (top - n0 - r) // period)
+                if q < 0:
+                    continue
+                length = n0 + r + q * period
+                if length > best:
+                    best = length
+        if best < low or best < 1:
+            return None
+        return a + best, c_a + prun.count(best)
 
     def _fallback(self, top: int, a_hint: int):
         """Exact cut with ``cuts.text_split_at`` from a stable base (long non-letter pieces)."""
@@ -546,7 +718,7 @@ class SuffixView:
         tc = self.tc
         e = self.e
         if self.kb < 0:
-            return None
+            return self._earliest_in_run(s, k)
         text = tc.text
         bounds = tc.bounds
         n = tc.n
@@ -594,6 +766,33 @@ class SuffixView:
             if rest <= k:
                 return g
             start = g + 1
+
+    def _earliest_in_run(self, s: int, k: int) -> int | None:
+        """``earliest_start`` when the chunk ends in a long run whose suffixes are single
+        pieces: letters (``_LETTERS``) or one ASCII character repeated (a one-piece run,
+        counted from its verified period); None otherwise.
+
+        No start with more than ``(k + 1) * max_token_len`` bytes before ``e`` fits (a
+        token holds at most that many bytes), so only the run's last stretch of that
+        length is read: when it is all run, every candidate suffix is one piece and its
+        count is the raw count of its bytes.
+        """
+        tc = self.tc
+        e = self.e
+        text = tc.text
+        x = max(s, e - (k + 1) * tc._maxlen)
+        if e - x <= _TABLE_MIN:
+            return None
+        ch = text[e - 1]
+        if ch < "\x80" and text[x] == ch and text.count(ch, x, e) == e - x:
+            if tc.run is None or tc.run.fullmatch(ch * 2) is None:
+                return None
+            found = ChunkView._cut_in_periodic(_periodic_run(tc.enc.bpe, ch.encode()), 0, 0, 1, e - x, k)
+            return e if found is None else e - found[0]
+        if tc.letters is None or not tc.in_letters(x, e):
+            return None
+        i = self._earliest_in_letters(x, e, k)
+        return e if i is None else i
 
     def _earliest_in_letters(self, start: int, e: int, k: int) -> int | None:
         """Smallest ``i`` in ``[start, e)`` with ``bpe.count(T[i:e]) <= k``, ``T[start:e]`` letters only.

@@ -79,6 +79,9 @@ from ..bpe.checks import _check_len
 from ..pretokenize.fast_split import (
     EXTEND,
     K_NONE,
+    K_WORD,
+    K_WORD_O,
+    K_WORD_U,
     NEW,
     O200K_FIRST,
     OL,
@@ -101,6 +104,9 @@ from .records import DistanceRecords
 __all__ = ["TextAppendable"]
 
 _LONG = 64  # pieces longer than this are counted with a raw appendable record
+_MARK = compile_regex(r"\p{M}")
+_WORD_KINDS = frozenset({K_WORD, K_WORD_O, K_WORD_U})
+_MARK_EXTEND = (EXTEND, K_WORD_O)
 _NL_SEEN = 8  # pieces whose newline search _holds_newline remembers
 
 
@@ -306,6 +312,17 @@ class TextAppendable:
                 tr = fast.table.get(kind * 16 + x)
                 if tr is not None:
                     self._fast_append(s, x, tr)
+                    return
+            elif fast.o200k and _MARK.match(s) is not None:
+                # o200k: after the first character of a word, a mark is in the same sets as
+                # Lm|Lo (both letter sets), so it extends the word as they do (kind K_WORD_O).
+                # (Its other role, a one-character prefix, only matters where a piece starts,
+                # and the kinds are not given to pieces that follow a mark.)
+                kind = self.kind
+                if kind == K_NONE:
+                    kind = self._classify()
+                if kind in _WORD_KINDS:
+                    self._fast_append(s, OL, _MARK_EXTEND)
                     return
         if s:
             self._slow_append(s)

@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
 from ..bpe.native import bisect_right_array as bisect_array
@@ -76,6 +76,7 @@ from ..pretokenize.fast_split import (
     P,
     fast_split_for,
 )
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import _hard_boundary_test, stable_margin
 from ..pretokenize.unicode import compile_regex
 from .piece_encoder import _CACHEABLE_PIECE_LEN
@@ -93,7 +94,26 @@ _TAIL_MEMO = 1 << 16  # tail strings memoized (up to this many entries)
 _TAIL_MEMO_LEN = 32
 
 
-_UNIFORM = re.compile(r"(.)\1{63,}", re.S)
+_UNIFORM_HEAD = re.compile(r"(.)\1{63}", re.S)
+
+
+def _uniform_runs(text: str) -> list[tuple[int, int]]:
+    """Spans of the runs of one character at least 64 long (what ``(.)\\1{63,}`` finds).
+
+    Why not that pattern: the repeated group keeps backtracking state per character, about
+    95 bytes per character of a long run at its peak; here the head is matched with a
+    bounded repetition and the run's end with a one-character repeat (no state)."""
+    out = []
+    pos = 0
+    search = _UNIFORM_HEAD.search
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return out
+        a = m.start()
+        b = re.compile(re.escape(m.group(1)) + "*").match(text, m.end()).end()
+        out.append((a, b))
+        pos = b
 
 
 def _char_offsets(text: str, data: bytes):
@@ -101,12 +121,8 @@ def _char_offsets(text: str, data: bytes):
     when the text is ASCII (offsets are the identity)."""
     if len(data) == len(text):
         return None
-    offs = array("q", [0])
-    b = 0
-    for ch in text:
-        b += 1 if ch < "\x80" else len(ch.encode("utf-8"))
-        offs.append(b)
-    return offs
+    # (4 bytes an offset where they fit: a quarter of the input's bytes at most, for CJK)
+    return array("I" if len(data) < 2**32 else "q", accumulate(map(len, map(str.encode, text)), initial=0))
 
 
 class _LongPiece:
@@ -125,6 +141,45 @@ class _LongPiece:
             return self.raw.count(a, b)
         return self.raw.count(offs[a], offs[b])
 
+    def memory_bytes(self) -> int:
+        """The raw index, the piece's UTF-8 it holds (encoded here, so the index's own) and
+        the character offsets."""
+        offs = self.offs
+        return (self.raw.memory_bytes() + len(self.raw.data)
+                + (0 if offs is None else offs.itemsize * len(offs)))
+
+
+_BLOCK_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
+_BUILD_BLOCK = 1 << 18  # characters split at a time when building (see _split_in_blocks)
+# A letter followed by a character that is no letter, mark or apostrophe: both bundled
+# patterns end a piece there and no piece before it reads past it (rule 5 of
+# chunk/counts.py), so the split of the text is the split of the text before it followed
+# by the split of the text after it.
+_BLOCK_END = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])")
+
+
+def _split_in_blocks(enc, text: str, code: str):
+    """Piece starts and prefix counts of ``text``, split a block at a time (blocks end where
+    ``_BLOCK_END`` allows): the list of piece strings and the list of their counts then
+    exist for one block only, not for the whole text (about 25 bytes per input byte on
+    prose at their peak)."""
+    n = len(text)
+    starts = array(code, [0])
+    cum = array("q", [0])
+    pos = 0
+    while pos < n:
+        end = pos + _BUILD_BLOCK
+        if end >= n - _BUILD_BLOCK // 4:
+            end = n
+        else:
+            m = _BLOCK_END.search(text, end)
+            end = n if m is None else m.start() + 1
+        split = enc._split(text[pos:end])
+        starts.extend(islice(accumulate(map(len, split), initial=pos), 1, None))
+        cum.extend(islice(accumulate(enc._piece_count_list(split), initial=cum[-1]), 1, None))
+        pos = end
+    return starts, cum
+
 
 class _TextIntervals:
     def __init__(self, enc, text: str):
@@ -138,9 +193,12 @@ class _TextIntervals:
         if enc._scan_kind:
             # the bundled patterns' pieces tile the text: one split (fast on ASCII
             # stretches) and the counts through the count cache (compiled where built)
-            split = enc._split(text)
-            starts = array(code, accumulate(map(len, split), initial=0))
-            cum = list(accumulate(enc._piece_count_list(split), initial=0))
+            if enc.pat_str in _BLOCK_PATTERNS and len(text) > 2 * _BUILD_BLOCK:
+                starts, cum = _split_in_blocks(enc, text, code)
+            else:
+                split = enc._split(text)
+                starts = array(code, accumulate(map(len, split), initial=0))
+                cum = array("q", accumulate(enc._piece_count_list(split), initial=0))
             total = cum[-1]
         else:
             # any pattern: pieces may leave characters out, so their starts come from the spans
@@ -156,12 +214,12 @@ class _TextIntervals:
                 cum.append(total)
             starts.append(len(text))
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
-        self.cum = array("i" if total < 2**31 - 1 else "q", cum)
+        self.cum = array("i", cum) if total < 2**31 - 1 else cum
         self.long: dict[int, _LongPiece] = {}  # piece index -> raw index (built on first use)
         self.lower_at: dict[int, list] = {}  # o200k word piece index -> its Ll positions (lazily)
         self.memo: dict[str, int] = {}
         # long runs of one character, and long digit runs (see _uniform_count, _digits_from)
-        self.uni = [(m.start(), m.end()) for m in _UNIFORM.finditer(text)]
+        self.uni = _uniform_runs(text)
         self.digit_runs = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
         self.digit_sums: dict[int, array] = {}
         # long whitespace runs (see _in_ws_run): spans, their starts for bisect, and lazily
@@ -196,7 +254,7 @@ class _TextIntervals:
 
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
-            lp.raw.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
+            lp.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
         )
 
     # ------------------------------------------------------------ helpers

@@ -1,0 +1,177 @@
+"""IntervalCounter: memory retained and at peak per input byte, build speed, per input kind.
+
+For each input kind (prose, random letters, spaces, CJK without spaces, raw random bytes
+with the BytePairEncoding) and encoding, an ``IntervalCounter`` over ``--mib`` MiB is
+built in a fresh process (and queried over the whole text once, which builds the
+lazily built parts: the index of each long piece), twice: once timed (CPU time of the process, no tracing), once
+under ``tracemalloc`` (bytes allocated by the build and still held once it returns:
+"retained"; the highest traced total during the build: "peak"; both over the input's
+UTF-8 bytes, the input itself not included; the traced build is the second in its process, so that the
+encoding's caches it fills (pieces, splits, lazily built vocabulary tables: the
+encoding's, not the counter's) are filled already; the timed build is the first).  The RSS growth of the traced run
+(``/proc/self/statm`` before and after, and ``ru_maxrss``) is shown beside it.
+``memory_bytes()`` is compared with the retained bytes (the target: within 10 %).
+Each build ends with exactness checks: random intervals against ``enc.count`` of the
+slice.  Targets: retained <= 4 and peak <= 8 bytes per input byte, build >= 5 MB/s.
+
+    python benchmarks/bench_interval_memory.py --out benchmarks/results_interval_memory.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing as mp
+import os
+import random
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpe_stream  # noqa: E402
+from _common import machine_info  # noqa: E402
+from _families import family_text  # noqa: E402
+from bpe_stream import IntervalCounter  # noqa: E402
+
+KINDS = {
+    "prose": lambda n: family_text("prose", n),
+    "random letters": lambda n: family_text("one random-letter word", n),
+    "spaces": lambda n: family_text("spaces", n),
+    "CJK without spaces": lambda n: family_text("CJK without spaces", n),
+    "raw bytes": lambda n: random.Random(9).randbytes(n),
+}
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _check(ic, enc, text, rng) -> bool:
+    n = len(text)
+    for _ in range(30):
+        i = rng.randrange(n)
+        j = min(n, i + rng.choice([1, 10, 1000, 100_000]))
+        want = enc.count(text[i:j]) if isinstance(text, str) else enc.bpe.count(text[i:j])
+        if ic.count(i, j) != want:
+            return False
+    return True
+
+
+def _build(target, text):
+    """The counter, with its lazily built parts (long pieces' indexes) built by two
+    queries over the whole text."""
+    ic = IntervalCounter(target, text)
+    ic.count(0, len(text))
+    ic.count(1, len(text) - 1)
+    return ic
+
+
+def _run(conn, kind, name, nbytes, traced):
+    enc = bpe_stream.get_encoding(name)
+    target = enc.bpe if kind == "raw bytes" else enc
+    text = KINDS[kind](nbytes)
+    enc.count("warm: ünïcode 中文 123 !! \n")
+    IntervalCounter(target, text[:1000])  # lazily built tables: not what is measured
+    if kind == "raw bytes":
+        enc.bpe.count(text[:1000])
+    gc.collect()
+    if traced:
+        # a first build fills the encoding's caches (pieces, splits, lazily built vocabulary
+        # tables: the encoding's, shared, not the counter's); the second one is measured
+        _build(target, text)
+        gc.collect()
+        rss0 = _rss()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        ic = _build(target, text)
+        gc.collect()
+        cur, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        rss1 = _rss()
+        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        conn.send((cur - base, peak - base, rss1 - rss0, maxrss - rss0, ic.memory_bytes(),
+                   _check(ic, enc, text, random.Random(1))))
+    else:
+        t0 = time.process_time()
+        ic = _build(target, text)
+        dt = time.process_time() - t0
+        conn.send((dt, _check(ic, enc, text, random.Random(2))))
+
+
+def in_child(args):
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_run, args=(child, *args))
+    p.start()
+    child.close()
+    try:
+        res = parent.recv()
+    except EOFError:
+        res = None
+    p.join()
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mib", type=float, default=10)
+    ap.add_argument("--encodings", default="cl100k_base,o200k_base")
+    ap.add_argument("--kinds", default=None, help="comma-separated kinds (default: all)")
+    ap.add_argument("--out", help="also write the table to this Markdown file")
+    args = ap.parse_args()
+    nbytes = int(args.mib * (1 << 20))
+    kinds = list(KINDS) if args.kinds is None else args.kinds.split(",")
+    command = "python benchmarks/bench_interval_memory.py " + " ".join(sys.argv[1:])
+    lines = [
+        f"Command (from the repository root): `{command.strip()}`",
+        "",
+        "# IntervalCounter memory and build speed, per input kind",
+        "",
+        f"{machine_info()}; {nbytes:,} bytes per input; each figure from a fresh process.  "
+        "Bytes per input byte: retained (tracemalloc, held after the build), peak (tracemalloc, "
+        "during the build), RSS growth after the build and at its peak; `memory_bytes()` over "
+        "the retained bytes; build MB/s from CPU time without tracing.  Targets: retained <= 4, "
+        "peak <= 8, `memory_bytes()` within 10 % of retained, build >= 5 MB/s.  Load average at "
+        f"start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
+        "",
+        "| encoding | kind | retained B/B | peak B/B | RSS after B/B | RSS peak B/B | memory_bytes / retained "
+        "| build MB/s | targets | exact |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    for name in args.encodings.split(","):
+        for kind in kinds:
+            if kind == "raw bytes" and name != args.encodings.split(",")[0]:
+                continue  # raw BPE: the vocabulary of the first encoding only
+            mem = in_child((kind, name, nbytes, True))
+            tim = in_child((kind, name, nbytes, False))
+            if mem is None or tim is None:
+                row = f"| {name} | {kind} | failed | | | | | | | |"
+            else:
+                ret, peak, rss_after, rss_peak, mb, ok1 = mem
+                dt, ok2 = tim
+                mbps = nbytes / dt / 1e6
+                r, p = ret / nbytes, peak / nbytes
+                ratio = mb / ret if ret else float("nan")
+                # memory_bytes() within 10 % (or both under 0.05 bytes per input byte: a text
+                # that is one run of a character keeps next to nothing)
+                close = abs(mb - ret) <= 0.1 * ret or max(mb, ret) <= 0.05 * nbytes
+                met = r <= 4 and p <= 8 and close and mbps >= 5
+                row = (f"| {name} | {kind} | {r:.2f} | {p:.2f} | {rss_after / nbytes:.2f} | "
+                       f"{rss_peak / nbytes:.2f} | {ratio:.2f} | {mbps:.1f} | {'met' if met else 'missed'} | "
+                       f"{'yes' if ok1 and ok2 else 'NO'} |")
+            print(row, flush=True)
+            lines.append(row)
+    lines += ["", f"Load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
+    if args.out:
+        Path(args.out).write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
