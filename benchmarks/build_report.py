@@ -33,6 +33,7 @@ SECTIONS = [
     ("Native core: compiled vs pure Python", "results_pure_python.md"),
     ("Native core: the compiled pre-split scanner", "results_presplit.md"),
     ("Real model vocabularies: loading and counting", "results_vocabularies.md"),
+    ("Streaming on every family member", "results_members_streaming.md"),
     ("Worst cases: chunking against counting, per input family", "results_chunk_vs_count.md"),
     ("Worst cases: IntervalCounter memory and build speed", "results_interval_memory.md"),
     ("Worst cases: appending one character at a time", "results_append_families.md"),
