@@ -273,6 +273,18 @@ def test_chains_refine_every_piece_and_keep_unmatched_text():
     assert chain("one", [get_pretokenizer("llama3").pattern]) is get_pretokenizer("llama3")
 
 
+@pytest.mark.parametrize("name", [n for n, m in MEMBERS.items() if m.chained])
+@given(text=text_of_every_class, data=st.data())
+@settings(max_examples=examples(200), deadline=None)
+def test_a_chain_splits_lazily_as_it_splits_eagerly(name, text, data):
+    # finditer refines depth first (the chunker stops early); spans() level by level
+    split = MEMBERS[name].compiled()
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    assert [m.span() for m in split.finditer(text, a, b)] == split.spans(text, a, b)
+    assert [m.group() for m in split.finditer(text)] == split.findall(text)
+
+
 def test_bad_choices_and_names_are_clear_errors():
     with pytest.raises(ValueError, match="digits must be one of"):
         PreTokenizer("x", digits="two")

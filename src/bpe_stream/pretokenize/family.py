@@ -369,8 +369,30 @@ class SplitPattern:
         return spans
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
-        for s, e in self.spans(text, pos, endpos):
-            yield _Piece(text, s, e)
+        # Lazily, depth first (each piece refined by the rest of the chain as soon as the
+        # regex before yields it): the same pieces in the same order as spans(), and a
+        # caller that stops early (the chunker's re-split of a window) reads only as far.
+        end = len(text) if endpos is None else endpos
+        if end > pos:
+            for s, e in self._refine(text, pos, end, 0):
+                yield _Piece(text, s, e)
+
+    def _refine(self, text: str, a: int, b: int, level: int):
+        if level == len(self.regexes):
+            yield a, b
+            return
+        at = a
+        deeper = level + 1
+        for m in self.regexes[level].finditer(text[a:b]):
+            s, e = m.start() + a, m.end() + a
+            if s == e:
+                continue
+            if s > at:
+                yield from self._refine(text, at, s, deeper)
+            yield from self._refine(text, s, e, deeper)
+            at = e
+        if at < b:
+            yield from self._refine(text, at, b, deeper)
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[str]:
         return [text[s:e] for s, e in self.spans(text, pos, endpos)]
