@@ -596,7 +596,7 @@ def test_a_long_o200k_piece_gets_its_longest_stretch_cut(runs, ops):
     # a punctuation piece of one character, then newlines and slashes ("\U0001F600" + "\n" * k
     # + "/" * m): no position where two punctuation characters meet, so the [\r\n/] tail
     # was not known to be the punctuation match's, and its slashes were read on every pass
-    # (found by this stop's search, seed 2)
+    # (found by a random search, seed 2)
     ([("a\u0301\U0001F600", 355), ("\n\n\n\n", 122), ("/", 343)], [("p", " a-?")]),
     # an upper-case word with marks ("A\u0301" * n) that took a contraction ("'LL"), cut back
     # into its marks: the truncation popped the contraction's upper stretch and did not find

@@ -778,7 +778,7 @@ def _work_after_warmup(action, measure) -> int:
 
 
 @pytest.mark.parametrize("name, unit, edits", [
-    # found by benchmarks/bench_work_growth.py in this stop's own code before it landed: after
+    # found by benchmarks/bench_work_growth.py in an earlier version of this code: after
     # " \n" was taken into the newline piece and truncated away, "-" in front of it (whose
     # [\r\n]* takes the newline run) re-encoded the run in Python on every toggle
     ("cl100k_base", "\n", [" \n", "'s-"]),
@@ -916,7 +916,7 @@ def _runs(*runs):
     # (newlines, slashes); the undo keeps the piece from the newline run's start in
     # ghost_alts, but the merge starts two characters before it and took the ghost of the
     # slash piece, putting the newline run's bytes in front in Python on every pass (an
-    # alternative within _LONG of the start is now taken; found by this stop's search, seed 2)
+    # alternative within _LONG of the start is now taken; found by a random search, seed 2)
     ("o200k_base", _runs(("\r\n/", 303), ("\r\n", 162)), [("p", "\r\n.-")]),
     # A truncation into a whitespace piece that took whitespace in front of it (cl100k
     # "\n" * k before spaces) cut off its anchor and left it above the text when no other was
@@ -929,14 +929,14 @@ def _runs(*runs):
     # front (o200k "0./\n" before "/" + "'" * k: the "/" goes to "./\n/") left the state's
     # anchor above the piece; the truncation back to the piece's start put it above the
     # text, the next edit dropped the state and the piece was re-encoded on every pass (the
-    # anchor is now looked for in the piece; found by this stop's search, seed 4).
+    # anchor is now looked for in the piece; found by a random search, seed 4).
     ("o200k_base", _runs(("''", 129)), [("p", "_/"), ("p", "\u02b0"), ("t", 2), ("p", "0./\n"), ("p", "s\r\n\r\n"),
                                         ("p", "\U0001f600")]),
     ("o200k_base", _runs(("<'", 171)), [("p", "/"), ("p", "\n\n"), ("p", "'"), ("p", "'saB\r\n"), ("p", "s")]),
     # A merge that also shifts the phase of a periodic stretch after it (o200k "Ab''-" before
     # "'\u0301" * k + "'s" * m: one punctuation piece that ends a character into the "'s"
     # stretch): the truncation back jumped the first stretch and then re-split the second
-    # piece by piece, one jump per re-split (found by this stop's search, seed 7).
+    # piece by piece, one jump per re-split (found by a random search, seed 7).
     ("o200k_base", _runs(("'s", 231), ("'\u0301", 244)), [("p", "Ab''-")]),
     # Two periodic stretches of one period (o200k "'S" * k + "'s" * m, both "'S'S" /
     # "'s's" pieces of 4 characters, with "'S's" between): a mark in front shifts the phase
@@ -1045,7 +1045,7 @@ def test_a_sequence_that_splits_a_long_piece_and_undoes_it_does_not_re_encode_it
                                      ("p", "_"), ("p", "\n\naBx")]),
     # Records of one long piece at several starts (a truncation into it, text put back) were
     # counted at the piece's length in the records' budget: four filled it and pushed each
-    # other out, and one start was fetched to its end on every pass (found by this stop's
+    # other out, and one start was fetched to its end on every pass (found by a random
     # search, seed 6); a record now counts _LONG characters.
     ("o200k_base", [("'s", 70), ("\u4e2d\u0301\xe9", 388)],
      [("p", "_1"), ("t", 5), ("p", "1<a\u0301"), ("p", "'."), ("t", 5), ("p", "s"), ("p", "s")]),
@@ -1433,7 +1433,7 @@ def test_a_fetched_front_ending_in_upper_word_characters_is_not_final(name, smal
     # ending there (70 tokens instead of 71)
     ("o200k_base", ["??b" + "\u0301" * 65 + ".e", 67, "_" * 191]),
     ("o200k_base", ["\xe9'" + "\u0301" * 160 + "_x", "pickle", 163, "_" * 95]),
-    # (this stop's own code before it landed) "_" takes the newline run that starts a whitespace
+    # (an earlier version of this code) "_" takes the newline run that starts a whitespace
     # piece with a run state; the rest of the piece was taken from the saved state, but with the
     # old anchor, now outside it: the truncation back rebuilt the piece from a head that did not
     # hold its start (48 instead of 49)
