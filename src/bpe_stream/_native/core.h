@@ -360,5 +360,7 @@ extern PyMethodDef batch_methods[];
 int batch_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
+/* text_intervals.c: the common text interval queries */
+int text_intervals_init(PyObject *module);
 
 #endif

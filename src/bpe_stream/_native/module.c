@@ -23,6 +23,7 @@ static const Part PARTS[] = {
     {NULL, search_init},                        /* search.c: bisect over int arrays */
     {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
+    {NULL, text_intervals_init},                /* text_intervals.c: text interval queries */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

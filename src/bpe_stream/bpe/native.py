@@ -13,19 +13,24 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "text_query", "whole_set"]
 
 try:
     from .._native._core import Core, whole_set
     from .._native._core import bisect_right as _bisect_right_c
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
     from .._native._core import presplit as _presplit_c
+    from .._native import _core as _core_module
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
     _first_in_bitmap_c = None
     _presplit_c = None
     whole_set = None
+    _core_module = None
+
+#: the compiled text interval query (``text_intervals.c``), None where not built
+text_query = getattr(_core_module, "text_query", None)
 
 
 def _warn_not_compiled() -> None:

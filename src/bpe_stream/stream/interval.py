@@ -57,6 +57,10 @@ class IntervalCounter:
                     self._view = view
                     fixed = view.norm
             self._impl = text_intervals(enc_or_bpe, fixed)
+        # the compiled query of the common cases, called first (it answers -1 for the rest,
+        # including offsets that are no ints or out of range, which count then rejects)
+        self._native_count = None if self._fixed_index is not None or self._view is not None else \
+            getattr(self._impl, "native_count", None)
 
     def __reduce__(self):
         # rebuilt from its inputs: the index is one linear pass, and its lazily built
@@ -68,6 +72,11 @@ class IntervalCounter:
 
     def count(self, start: int, end: int) -> int:
         """``count(text[start:end])``, exactly."""
+        native_count = self._native_count
+        if native_count is not None:
+            c = native_count(start, end)
+            if c >= 0:
+                return c
         if type(start) is not int or type(end) is not int:  # noqa: E721 (bool is no offset)
             for v in (start, end):
                 if isinstance(v, bool) or not isinstance(v, int):

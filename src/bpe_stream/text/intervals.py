@@ -63,6 +63,7 @@ from itertools import accumulate, islice
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
 from ..bpe.native import bisect_right_array as bisect_array
+from ..bpe.native import text_query
 from ..pretokenize.fast_split import (
     AP,
     LAST_LM_LO_MARK,
@@ -87,6 +88,7 @@ _LETTER_OR_MARK = compile_regex(r"[\p{L}\p{M}]")
 _LOWER = compile_regex(r"\p{Ll}")
 _UPPER_WORD_CHAR = compile_regex(O200K_FIRST)  # a character of o200k's upper-word stretch
 _NEWLINES = re.compile(r"[\r\n]+")
+_LM_LO_MARK = compile_regex(r"[\p{Lm}\p{Lo}\p{M}]")  # what LAST_LM_LO_MARK finds
 
 
 _LONG = 64  # pieces longer than this get a raw interval index
@@ -251,6 +253,36 @@ class _TextIntervals:
             self.mk = frozenset(ch for ch in self.lm if MARK.match(ch))
             self.ws_runs = [m.span() for m in _WS_RUN.finditer(text)]
             self.ws_run_starts = [a for a, _ in self.ws_runs]
+        # the common queries in one compiled call (text_intervals.c), answering -1 for
+        # the cases it leaves to count; None without the compiled core
+        self.native_count = None
+        if self.fast is not None and text_query is not None and enc.bpe._core is not None and \
+                isinstance(self.cum, array):
+            self.native_count = self._native_query().count
+
+    def _native_query(self):
+        """The compiled query over this index: the flags of the text's characters (bits in
+        the order of text_intervals.c: wc, ws, pc, zn, lm, mk, Ll, Lm/Lo/M)."""
+        flags: dict[str, int] = {}
+        for bit, chars in enumerate((self.wc, self.ws, self.pc, self.zn, self.lm, self.mk)):
+            for ch in chars:
+                flags[ch] = flags.get(ch, 0) | (1 << bit)
+        for ch in self.lm:
+            if _LOWER.match(ch):
+                flags[ch] |= 64
+            if _LM_LO_MARK.match(ch):
+                flags[ch] |= 128
+        ascii_flags = bytearray(128)
+        wide = sorted((ord(ch), f) for ch, f in flags.items() if ord(ch) >= 128)
+        for ch, f in flags.items():
+            if ord(ch) < 128:
+                ascii_flags[ord(ch)] = f
+        return text_query(
+            self.text, self.starts, self.cum,
+            array("q", self.ws_run_starts), array("q", [b for _, b in self.ws_runs]),
+            bytes(ascii_flags), array("I", [c for c, _ in wide]), bytes(f for _, f in wide),
+            self.enc._piece_counts, self.fast.o200k, bool(self.uni),
+        )
 
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
@@ -334,6 +366,15 @@ class _TextIntervals:
 
     # ------------------------------------------------------------ count
     def count(self, i: int, j: int) -> int:
+        native_count = self.native_count
+        if native_count is not None:
+            c = native_count(i, j)
+            if c >= 0:
+                return c
+        return self._count_python(i, j)
+
+    def _count_python(self, i: int, j: int) -> int:
+        """The reference query (the compiled ``native_count`` answers its common cases)."""
         if i == j:
             return 0
         text = self.text

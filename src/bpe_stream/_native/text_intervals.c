@@ -1,0 +1,447 @@
+/* The common queries of the text interval index in one call (the reference is
+text/intervals.py _TextIntervals.count, whose branches this follows one for one).
+
+Invariant: TextQuery.count(i, j) is _TextIntervals.count(i, j) (the token count of
+text[i:j]) whenever it answers (>= 0); it answers -1 -- "ask the Python index" -- for
+every case it does not take: a branch below that the Python index reaches only through
+a piece longer than SHORT characters, a long whitespace or one-character run, the
+stability rule of the end side (a regex re-split), the regex start side, offsets that
+are no exact ints or out of range.  So an answer is either the reference's or none.
+What it takes: ends on whole-text piece boundaries, inside words (o200k's two-part words
+included), punctuation runs and short whitespace pieces -- the bulk of the queries on
+prose.  A piece's count is the encoding's piece-count cache (the dict the Python index
+reads too), looked up with a str made here.
+
+Characters are classed by the flags the Python index computes for the characters of
+the text (fast_split's classes, the sets wc/ws/pc/zn/lm/mk, and Ll, Lm/Lo/M): an ASCII
+table and a sorted code-point array.  Complexity: O(log pieces) for the two bisections
+plus O(SHORT) character reads and at most three cache look-ups per query.
+*/
+#include "core.h"
+
+#include <string.h>
+
+#define SHORT 64 /* _LONG in text/intervals.py: longer pieces keep a raw index there */
+
+enum { F_WC = 1, F_WS = 2, F_PC = 4, F_ZN = 8, F_LM = 16, F_MK = 32, F_LL = 64, F_LMLOM = 128 };
+enum { DEFER = -1, FAIL = -2, NONE = -3 };
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *text;
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    Py_buffer starts, cum, ws_starts, ws_ends, cps, cpflags;
+    Py_ssize_t nstarts, nws, ncp;
+    uint8_t ascii[128];
+    PyObject *counts; /* piece -> count (the encoding's cache, fills itself on a miss) */
+    int o200k, has_uni, views;
+} TextQuery;
+
+static PyTypeObject TextQueryType;
+
+static inline long long
+item(const Py_buffer *b, Py_ssize_t k)
+{
+    return b->itemsize == 4 ? ((const int32_t *)b->buf)[k] : ((const int64_t *)b->buf)[k];
+}
+
+/* number of items <= x (bisect.bisect_right) */
+static Py_ssize_t
+bisect(const Py_buffer *b, Py_ssize_t len, long long x)
+{
+    Py_ssize_t lo = 0, hi = len;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) >> 1;
+        if (x < item(b, mid))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static inline Py_UCS4
+ch(const TextQuery *q, Py_ssize_t k)
+{
+    return PyUnicode_READ(q->kind, q->data, k);
+}
+
+static inline unsigned
+flags(const TextQuery *q, Py_ssize_t k)
+{
+    Py_UCS4 c = ch(q, k);
+    if (c < 128)
+        return q->ascii[c];
+    const uint32_t *cp = q->cps.buf;
+    Py_ssize_t lo = 0, hi = q->ncp;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) >> 1;
+        if (cp[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->ncp && cp[lo] == c ? ((const uint8_t *)q->cpflags.buf)[lo] : 0;
+}
+
+#define HAS(q, k, f) ((flags(q, k) & (f)) != 0)
+#define S(k) ((Py_ssize_t)item(&q->starts, (k)))
+#define CUM(k) item(&q->cum, (k))
+
+/* _piece_count for a short stretch: the cache's count of text[a:b] as one piece */
+static long long
+piece_count(const TextQuery *q, Py_ssize_t a, Py_ssize_t b)
+{
+    if (b - a > SHORT)
+        return DEFER;
+    PyObject *piece = PyUnicode_Substring(q->text, a, b);
+    if (piece == NULL)
+        return FAIL;
+    PyObject *r = PyObject_GetItem(q->counts, piece);
+    Py_DECREF(piece);
+    if (r == NULL)
+        return FAIL;
+    long long c = PyLong_AsLongLong(r);
+    Py_DECREF(r);
+    return c == -1 && PyErr_Occurred() ? FAIL : c;
+}
+
+static long long
+sum2(long long x, long long y)
+{
+    return x < 0 ? x : y < 0 ? y : x + y;
+}
+
+static int
+is_word(const TextQuery *q, Py_ssize_t s, Py_ssize_t t)
+{
+    if (ch(q, s) == '\'')
+        return 0;
+    if (q->o200k)
+        for (Py_ssize_t k = t - 3 > s ? t - 3 : s; k < t; k++)
+            if (ch(q, k) == '\'')
+                return 0;
+    return 1;
+}
+
+static int
+punct_piece(const TextQuery *q, Py_ssize_t s, Py_ssize_t t)
+{
+    if (ch(q, s) == ' ')
+        return t - s >= 2 && HAS(q, s + 1, F_ZN);
+    return HAS(q, s, F_ZN) && (t - s == 1 || !HAS(q, s + 1, F_LM));
+}
+
+static int
+punct_from(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
+{
+    return HAS(q, i, F_ZN) && (j - i < 2 || !HAS(q, i + 1, F_LM));
+}
+
+static int
+punct_suffix_ends(const TextQuery *q, Py_ssize_t i, Py_ssize_t t)
+{
+    if (ch(q, i) != '/' || t == q->n)
+        return 1;
+    return !HAS(q, t, F_ZN | F_MK);
+}
+
+static int
+all_ws(const TextQuery *q, Py_ssize_t s, Py_ssize_t t)
+{
+    return HAS(q, s, F_WS) && HAS(q, t - 1, F_WS) && (t - s == 1 || HAS(q, s + 1, F_WS));
+}
+
+static int
+o200k_word(const TextQuery *q, Py_ssize_t s, Py_ssize_t t)
+{
+    return is_word(q, s, t) && !punct_piece(q, s, t);
+}
+
+static int
+has_lower(const TextQuery *q, Py_ssize_t a, Py_ssize_t b)
+{
+    for (Py_ssize_t k = a; k < b; k++)
+        if (HAS(q, k, F_LL))
+            return 1;
+    return 0;
+}
+
+/* _o200k_word_suffix; DEFER for a long piece (the Python index keeps its Ll positions) */
+static int
+o200k_word_suffix(const TextQuery *q, Py_ssize_t k, Py_ssize_t i)
+{
+    Py_ssize_t s = S(k), t = S(k + 1);
+    if (!(HAS(q, i, F_LM) && HAS(q, i - 1, F_LM) && o200k_word(q, s, t)))
+        return 0;
+    if (t - s > SHORT)
+        return DEFER;
+    return has_lower(q, i, t) || !has_lower(q, s, i);
+}
+
+static long long
+o200k_word_count(const TextQuery *q, Py_ssize_t a, Py_ssize_t b)
+{
+    if (b - a > SHORT)
+        return DEFER;
+    if (has_lower(q, a, b))
+        return piece_count(q, a, b);
+    Py_ssize_t w = b - 1;
+    while (w >= a && !HAS(q, w, F_LMLOM))
+        w--;
+    if (w < a || w + 1 == b)
+        return piece_count(q, a, b);
+    return sum2(piece_count(q, a, w + 1), piece_count(q, w + 1, b));
+}
+
+static long long
+ws_count(const TextQuery *q, Py_ssize_t k, Py_ssize_t i, Py_ssize_t j)
+{
+    if (!q->o200k)
+        return piece_count(q, i, j);
+    if (S(k + 1) - S(k) > SHORT)
+        return DEFER;
+    Py_ssize_t nl = -1;
+    for (Py_ssize_t x = j - 1; x >= i; x--) {
+        Py_UCS4 c = ch(q, x);
+        if (c == '\n' || c == '\r') {
+            nl = x;
+            break;
+        }
+    }
+    Py_ssize_t m = nl + 1;
+    if (m <= i || m == j)
+        return piece_count(q, i, j);
+    return sum2(piece_count(q, i, m), piece_count(q, m, j));
+}
+
+/* _within: a count, NONE (the reference goes on), DEFER or FAIL */
+static long long
+within(const TextQuery *q, Py_ssize_t k, Py_ssize_t i, Py_ssize_t j)
+{
+    Py_ssize_t s = S(k), t = S(k + 1);
+    if (i == s && j == t)
+        return CUM(k + 1) - CUM(k);
+    if (j - i == 1)
+        return piece_count(q, i, j);
+    if (is_word(q, s, t) && HAS(q, t - 1, F_WC) && (i == s || (HAS(q, i, F_WC) && HAS(q, i - 1, F_WC))) &&
+        (j == t || HAS(q, j - 1, F_WC)))
+        return piece_count(q, i, j);
+    if (all_ws(q, s, t))
+        return ws_count(q, k, i, j);
+    if (q->o200k && HAS(q, j - 1, F_LM) && (i == s || HAS(q, i, F_LM)) && o200k_word(q, s, t))
+        return o200k_word_count(q, i, j);
+    if (i > s ? punct_from(q, i, j) : punct_piece(q, s, t))
+        return piece_count(q, i, j);
+    return q->has_uni ? DEFER : NONE; /* _uniform_count */
+}
+
+static long long
+query(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
+{
+    if (i == j)
+        return 0;
+    Py_ssize_t ki = bisect(&q->starts, q->nstarts, i) - 1;
+    Py_ssize_t kj = bisect(&q->starts, q->nstarts, j - 1) - 1;
+    Py_ssize_t s_i = S(ki);
+    if (ki == kj) {
+        long long c = within(q, ki, i, j);
+        if (c != NONE)
+            return c;
+    }
+    if (q->nws && HAS(q, j - 1, F_WS)) { /* _in_ws_run: only its "not in a long run" answer */
+        Py_ssize_t x = bisect(&q->ws_starts, q->nws, j - 1) - 1;
+        if (x >= 0) {
+            Py_ssize_t rs = (Py_ssize_t)item(&q->ws_starts, x), re = (Py_ssize_t)item(&q->ws_ends, x);
+            if (!(j > re || j - rs <= SHORT))
+                return DEFER;
+        }
+    }
+    /* end side */
+    Py_ssize_t s_j = S(kj), t_j = S(kj + 1), ke;
+    long long tail;
+    if (j == t_j && !HAS(q, j - 1, F_WS)) {
+        ke = kj + 1;
+        tail = 0;
+    } else if (HAS(q, j - 1, F_WC) && is_word(q, s_j, t_j)) {
+        ke = kj;
+        tail = piece_count(q, s_j, j);
+    } else if (q->o200k && HAS(q, j - 1, F_LM) && o200k_word(q, s_j, t_j)) {
+        ke = kj;
+        tail = o200k_word_count(q, s_j, j);
+    } else if (HAS(q, j - 1, F_PC) && ch(q, s_j) != '\'') {
+        ke = kj;
+        tail = piece_count(q, s_j, j);
+    } else if ((ch(q, s_j) != ' ' || j - s_j >= 2) && punct_piece(q, s_j, t_j)) {
+        ke = kj;
+        tail = piece_count(q, s_j, j);
+    } else if (all_ws(q, s_j, t_j) && (kj == 0 || !all_ws(q, S(kj - 1), s_j))) {
+        ke = kj;
+        tail = ws_count(q, kj, s_j, j);
+    } else {
+        return DEFER; /* the stability rule: a regex re-split */
+    }
+    if (tail < 0)
+        return tail;
+    /* start side */
+    if (s_i == i)
+        return ki <= ke ? CUM(ke) - CUM(ki) + tail : DEFER;
+    Py_ssize_t e = S(ke), t_i = S(ki + 1);
+    if (t_i > e)
+        return DEFER;
+    int one = HAS(q, i, F_WC) && HAS(q, i - 1, F_WC) && is_word(q, s_i, t_i);
+    if (!one && q->o200k) {
+        int r = o200k_word_suffix(q, ki, i);
+        if (r == DEFER)
+            return DEFER;
+        one = r;
+    }
+    if (!one)
+        one = (t_i - i >= 2 && punct_from(q, i, t_i) && punct_suffix_ends(q, i, t_i)) || all_ws(q, s_i, t_i);
+    if (!one)
+        return DEFER;
+    long long head = piece_count(q, i, t_i);
+    if (head < 0)
+        return head;
+    return head + CUM(ke) - CUM(ki + 1) + tail;
+}
+
+static PyObject *
+TextQuery_count(TextQuery *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyLong_CheckExact(args[0]) || !PyLong_CheckExact(args[1]))
+        return PyLong_FromLong(DEFER);
+    Py_ssize_t i = PyLong_AsSsize_t(args[0]), j = PyLong_AsSsize_t(args[1]);
+    if ((i == -1 || j == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return PyLong_FromLong(DEFER);
+    }
+    if (i < 0 || i > j || j > self->n)
+        return PyLong_FromLong(DEFER);
+    long long c = query(self, i, j);
+    if (c == FAIL)
+        return NULL;
+    return PyLong_FromLongLong(c < 0 ? DEFER : c);
+}
+
+static void
+TextQuery_dealloc(TextQuery *self)
+{
+    Py_buffer *views[] = {&self->starts, &self->cum, &self->ws_starts, &self->ws_ends, &self->cps, &self->cpflags};
+    for (int k = 0; k < self->views; k++)
+        PyBuffer_Release(views[k]);
+    Py_XDECREF(self->text);
+    Py_XDECREF(self->counts);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef TextQuery_methods[] = {
+    {"count", (PyCFunction)(void (*)(void))TextQuery_count, METH_FASTCALL,
+     "count(i, j) -> int: the count of text[i:j], or -1 (ask the Python index)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TextQueryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_stream._native._core.TextQuery",
+    .tp_doc = "The common queries of a text interval index (text_query(...)).",
+    .tp_basicsize = sizeof(TextQuery),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)TextQuery_dealloc,
+    .tp_methods = TextQuery_methods,
+};
+
+static int
+int_buffer(PyObject *o, Py_buffer *b, Py_ssize_t itemsize_min)
+{
+    if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *f = b->format ? b->format : "B";
+    int ok = itemsize_min == 1 ? (b->itemsize == 1)
+             : itemsize_min == 0 ? (b->itemsize == 4 && (f[0] == 'I' || f[0] == 'L'))
+                                 : ((b->itemsize == 4 && (f[0] == 'i' || f[0] == 'l')) ||
+                                    (b->itemsize == 8 && (f[0] == 'q' || f[0] == 'l')));
+    if (!ok) {
+        PyBuffer_Release(b);
+        PyErr_SetString(PyExc_TypeError, "text_query: unexpected array type");
+        return -1;
+    }
+    return 0;
+}
+
+/* text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts,
+   o200k, has_uni) */
+static PyObject *
+text_query(PyObject *module, PyObject *args)
+{
+    PyObject *text, *starts, *cum, *ws_starts, *ws_ends, *cps, *cpflags, *counts;
+    Py_buffer ascii;
+    int o200k, has_uni;
+    if (!PyArg_ParseTuple(args, "UOOOOy*OOOpp", &text, &starts, &cum, &ws_starts, &ws_ends, &ascii, &cps,
+                          &cpflags, &counts, &o200k, &has_uni))
+        return NULL;
+    if (ascii.len != 128) {
+        PyBuffer_Release(&ascii);
+        PyErr_SetString(PyExc_ValueError, "text_query: ascii_flags must hold 128 bytes");
+        return NULL;
+    }
+    TextQuery *q = PyObject_New(TextQuery, &TextQueryType);
+    if (q == NULL) {
+        PyBuffer_Release(&ascii);
+        return NULL;
+    }
+    memcpy(q->ascii, ascii.buf, 128);
+    PyBuffer_Release(&ascii);
+    Py_INCREF(text);
+    q->text = text;
+    Py_INCREF(counts);
+    q->counts = counts;
+    q->views = 0;
+    q->kind = PyUnicode_KIND(text);
+    q->data = PyUnicode_DATA(text);
+    q->n = PyUnicode_GET_LENGTH(text);
+    q->o200k = o200k;
+    q->has_uni = has_uni;
+    PyObject *objs[] = {starts, cum, ws_starts, ws_ends, cps, cpflags};
+    Py_buffer *views[] = {&q->starts, &q->cum, &q->ws_starts, &q->ws_ends, &q->cps, &q->cpflags};
+    Py_ssize_t kinds[] = {4, 4, 4, 4, 0, 1};
+    for (int k = 0; k < 6; k++) {
+        if (int_buffer(objs[k], views[k], kinds[k]) < 0) {
+            Py_DECREF(q);
+            return NULL;
+        }
+        q->views++;
+    }
+    q->nstarts = q->starts.len / q->starts.itemsize;
+    q->nws = q->ws_starts.len / q->ws_starts.itemsize;
+    q->ncp = q->cps.len / 4;
+    if (q->cum.len / q->cum.itemsize != q->nstarts || q->ws_ends.len / q->ws_ends.itemsize != q->nws ||
+        q->cpflags.len != q->ncp || q->nstarts < 1 || item(&q->starts, q->nstarts - 1) != q->n) {
+        Py_DECREF(q);
+        PyErr_SetString(PyExc_ValueError, "text_query: inconsistent arrays");
+        return NULL;
+    }
+    return (PyObject *)q;
+}
+
+static PyMethodDef text_intervals_functions[] = {
+    {"text_query", text_query, METH_VARARGS,
+     "text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts, o200k, has_uni)"
+     " -> TextQuery"},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+text_intervals_init(PyObject *module)
+{
+    if (PyType_Ready(&TextQueryType) < 0)
+        return -1;
+    Py_INCREF(&TextQueryType);
+    if (PyModule_AddObject(module, "TextQuery", (PyObject *)&TextQueryType) < 0) {
+        Py_DECREF(&TextQueryType);
+        return -1;
+    }
+    return PyModule_AddFunctions(module, text_intervals_functions);
+}
