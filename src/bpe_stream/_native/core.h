@@ -360,7 +360,10 @@ extern PyMethodDef batch_methods[];
 int batch_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
-/* text_intervals.c: the common text interval queries */
+/* text_intervals.c: the common text interval queries; it counts pieces with
+   merge_loop.c's cached_count (a piece's count through a bounded dict cache) */
 int text_intervals_init(PyObject *module);
+Py_ssize_t cached_count(Core *self, PyObject *piece, PyObject *cache, PyObject *fallback, Py_ssize_t max_len,
+                        Py_ssize_t max_entries);
 
 #endif

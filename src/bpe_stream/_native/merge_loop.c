@@ -313,7 +313,7 @@ Core_count(Core *self, PyObject *piece)
    cleared when it holds max_entries, as text.piece_encoder._PieceCountCache does); a
    piece this code does not take goes to fallback(piece), the Python path, which
    caches on its own.  -1 with an exception set on error. */
-static Py_ssize_t
+Py_ssize_t
 cached_count(Core *self, PyObject *piece, PyObject *cache, PyObject *fallback, Py_ssize_t max_len,
              Py_ssize_t max_entries)
 {

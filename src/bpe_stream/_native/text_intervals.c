@@ -10,7 +10,8 @@ are no exact ints or out of range.  So an answer is either the reference's or no
 What it takes: ends on whole-text piece boundaries, inside words (o200k's two-part words
 included), punctuation runs and short whitespace pieces -- the bulk of the queries on
 prose.  A piece's count is the encoding's piece-count cache (the dict the Python index
-reads too), looked up with a str made here.
+reads too), looked up with a str made here; a miss is counted by the vocabulary's
+compiled core and stored (merge_loop.c cached_count, as the encoding's count does).
 
 Characters are classed by the flags the Python index computes for the characters of
 the text (fast_split's classes, the sets wc/ws/pc/zn/lm/mk, and Ll, Lm/Lo/M): an ASCII
@@ -36,6 +37,11 @@ typedef struct {
     Py_ssize_t nstarts, nws, ncp;
     uint8_t ascii[128];
     PyObject *counts; /* piece -> count (the encoding's cache, fills itself on a miss) */
+    /* with the vocabulary's Core: a miss is counted in C (cached_count), the pieces the
+       Core does not take by fallback; None: every look-up through counts[piece] */
+    Core *core;
+    PyObject *fallback;
+    Py_ssize_t max_len, max_entries;
     int o200k, has_uni, views;
 } TextQuery;
 
@@ -99,6 +105,11 @@ piece_count(const TextQuery *q, Py_ssize_t a, Py_ssize_t b)
     PyObject *piece = PyUnicode_Substring(q->text, a, b);
     if (piece == NULL)
         return FAIL;
+    if (q->core != NULL) {
+        Py_ssize_t c = cached_count(q->core, piece, q->counts, q->fallback, q->max_len, q->max_entries);
+        Py_DECREF(piece);
+        return c < 0 ? FAIL : c;
+    }
     PyObject *r = PyObject_GetItem(q->counts, piece);
     Py_DECREF(piece);
     if (r == NULL)
@@ -280,6 +291,12 @@ query(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
     } else if (all_ws(q, s_j, t_j) && (kj == 0 || !all_ws(q, S(kj - 1), s_j))) {
         ke = kj;
         tail = ws_count(q, kj, s_j, j);
+    } else if (j - 1 == s_j && HAS(q, s_j, F_WS) && (s_j == 0 || !HAS(q, s_j - 1, F_WS))) {
+        /* text[:j] ends with the first character of a piece, a whitespace one after a
+           non-whitespace one: the pieces before it stop there as in the whole text (rule 1
+           of the reference at s_j), and one whitespace character is one piece */
+        ke = kj;
+        tail = piece_count(q, s_j, j);
     } else {
         return DEFER; /* the stability rule: a regex re-split */
     }
@@ -298,6 +315,11 @@ query(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
             return DEFER;
         one = r;
     }
+    if (!one)
+        /* i just after the one-character lead of a word piece (no letter or mark: a mark
+           would be a lead of its own from i): from i the same alternative matches the
+           letters after the lead, to the piece's end */
+        one = i == s_i + 1 && HAS(q, i, F_LM) && !HAS(q, i, F_MK) && !HAS(q, s_i, F_LM) && is_word(q, s_i, t_i);
     if (!one)
         one = (t_i - i >= 2 && punct_from(q, i, t_i) && punct_suffix_ends(q, i, t_i)) || all_ws(q, s_i, t_i);
     if (!one)
@@ -334,6 +356,8 @@ TextQuery_dealloc(TextQuery *self)
         PyBuffer_Release(views[k]);
     Py_XDECREF(self->text);
     Py_XDECREF(self->counts);
+    Py_XDECREF(self->core);
+    Py_XDECREF(self->fallback);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -372,16 +396,22 @@ int_buffer(PyObject *o, Py_buffer *b, Py_ssize_t itemsize_min)
 }
 
 /* text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts,
-   o200k, has_uni) */
+   o200k, has_uni, core, fallback, max_len, max_entries) */
 static PyObject *
 text_query(PyObject *module, PyObject *args)
 {
-    PyObject *text, *starts, *cum, *ws_starts, *ws_ends, *cps, *cpflags, *counts;
+    PyObject *text, *starts, *cum, *ws_starts, *ws_ends, *cps, *cpflags, *counts, *core, *fallback;
     Py_buffer ascii;
     int o200k, has_uni;
-    if (!PyArg_ParseTuple(args, "UOOOOy*OOOpp", &text, &starts, &cum, &ws_starts, &ws_ends, &ascii, &cps,
-                          &cpflags, &counts, &o200k, &has_uni))
+    Py_ssize_t max_len, max_entries;
+    if (!PyArg_ParseTuple(args, "UOOOOy*OOOppOOnn", &text, &starts, &cum, &ws_starts, &ws_ends, &ascii, &cps,
+                          &cpflags, &counts, &o200k, &has_uni, &core, &fallback, &max_len, &max_entries))
         return NULL;
+    if (core != Py_None && (!Core_Check(core) || !PyDict_Check(counts) || !PyCallable_Check(fallback))) {
+        PyBuffer_Release(&ascii);
+        PyErr_SetString(PyExc_TypeError, "text_query: core must be a Core (or None), counts a dict");
+        return NULL;
+    }
     if (ascii.len != 128) {
         PyBuffer_Release(&ascii);
         PyErr_SetString(PyExc_ValueError, "text_query: ascii_flags must hold 128 bytes");
@@ -398,6 +428,12 @@ text_query(PyObject *module, PyObject *args)
     q->text = text;
     Py_INCREF(counts);
     q->counts = counts;
+    q->core = core == Py_None ? NULL : (Core *)core;
+    Py_XINCREF(q->core);
+    Py_INCREF(fallback);
+    q->fallback = fallback;
+    q->max_len = max_len;
+    q->max_entries = max_entries;
     q->views = 0;
     q->kind = PyUnicode_KIND(text);
     q->data = PyUnicode_DATA(text);
@@ -428,8 +464,8 @@ text_query(PyObject *module, PyObject *args)
 
 static PyMethodDef text_intervals_functions[] = {
     {"text_query", text_query, METH_VARARGS,
-     "text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts, o200k, has_uni)"
-     " -> TextQuery"},
+     "text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts, o200k, has_uni,"
+     " core, fallback, max_len, max_entries) -> TextQuery"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -80,7 +80,7 @@ from ..pretokenize.fast_split import (
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import _hard_boundary_test, stable_margin
 from ..pretokenize.unicode import compile_regex
-from .piece_encoder import _CACHEABLE_PIECE_LEN
+from .piece_encoder import _CACHE_MAX_ENTRIES, _CACHEABLE_PIECE_LEN
 
 _DIGITS = compile_regex(r"\p{N}{64,}")
 _WS_RUN = compile_regex(r"\s{%d,}" % 64)  # \s as the patterns read it
@@ -272,6 +272,13 @@ class _TextIntervals:
                 flags[ch] |= 64
             if _LM_LO_MARK.match(ch):
                 flags[ch] |= 128
+        # a piece missing from the count cache is counted in C where the encoding's own
+        # count would be (see PieceEncoder._piece_count_list)
+        enc = self.enc
+        counts = enc._piece_counts
+        core = enc._compiled()
+        if enc._whole or enc._merges_engine is not None:
+            core = None
         ascii_flags = bytearray(128)
         wide = sorted((ord(ch), f) for ch, f in flags.items() if ord(ch) >= 128)
         for ch, f in flags.items():
@@ -281,7 +288,8 @@ class _TextIntervals:
             self.text, self.starts, self.cum,
             array("q", self.ws_run_starts), array("q", [b for _, b in self.ws_runs]),
             bytes(ascii_flags), array("I", [c for c, _ in wide]), bytes(f for _, f in wide),
-            self.enc._piece_counts, self.fast.o200k, bool(self.uni),
+            counts, self.fast.o200k, bool(self.uni),
+            core, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES,
         )
 
     def memory_bytes(self) -> int:
