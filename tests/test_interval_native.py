@@ -104,3 +104,18 @@ def test_same_exceptions_and_surrogate_offsets(name):
     ic2 = IntervalCounter(enc, sur)
     assert ic2._native_count is None
     assert ic2.count(0, len(sur)) == IntervalCounter(enc, "ab😀cd efg").count(0, 9)
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+def test_every_range_of_random_short_strings(name):
+    # every class of both patterns' fast split next to every other: leads before words,
+    # marks after leads, apostrophes, whitespace pieces first in a range's end
+    from _streaming_helpers import LETTER_ALPHABET
+
+    enc = encoding_by_name(name)
+    rng = random.Random(11)
+    alphabet = CLASS_ALPHABET + LETTER_ALPHABET + "é😀\u3000"
+    for _ in range(examples(400, fast=60)):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 11)))
+        n = len(text)
+        _check_all(enc, text, [(i, j) for i in range(n + 1) for j in range(i, n + 1)])

@@ -14,8 +14,8 @@ reads too), looked up with a str made here; a miss is counted by the vocabulary'
 compiled core and stored (merge_loop.c cached_count, as the encoding's count does).
 
 Characters are classed by the flags the Python index computes for the characters of
-the text (fast_split's classes, the sets wc/ws/pc/zn/lm/mk, and Ll, Lm/Lo/M): an ASCII
-table and a sorted code-point array.  Complexity: O(log pieces) for the two bisections
+the text (fast_split's classes, the sets wc/ws/pc/zn/lm/mk, and Ll, Lm/Lo/M, N): an ASCII
+table and a small hash table of the others (6 bytes a slot, two slots a character).  Complexity: O(log pieces) for the two bisections
 plus O(SHORT) character reads and at most three cache look-ups per query.
 */
 #include "core.h"
@@ -24,7 +24,7 @@ plus O(SHORT) character reads and at most three cache look-ups per query.
 
 #define SHORT 64 /* _LONG in text/intervals.py: longer pieces keep a raw index there */
 
-enum { F_WC = 1, F_WS = 2, F_PC = 4, F_ZN = 8, F_LM = 16, F_MK = 32, F_LL = 64, F_LMLOM = 128 };
+enum { F_WC = 1, F_WS = 2, F_PC = 4, F_ZN = 8, F_LM = 16, F_MK = 32, F_LL = 64, F_LMLOM = 128, F_N = 256 };
 enum { DEFER = -1, FAIL = -2, NONE = -3 };
 
 typedef struct {
@@ -35,7 +35,12 @@ typedef struct {
     Py_ssize_t n;
     Py_buffer starts, cum, ws_starts, ws_ends, cps, cpflags;
     Py_ssize_t nstarts, nws, ncp;
-    uint8_t ascii[128];
+    uint16_t ascii[128];
+    /* the flags of the other characters: open addressing (key 0 is free: every key is
+       >= 128), at most half full, so a look-up is one or two probes */
+    uint32_t *keys;
+    uint16_t *vals;
+    size_t mask;
     PyObject *counts; /* piece -> count (the encoding's cache, fills itself on a miss) */
     /* with the vocabulary's Core: a miss is counted in C (cached_count), the pieces the
        Core does not take by fallback; None: every look-up through counts[piece] */
@@ -80,16 +85,12 @@ flags(const TextQuery *q, Py_ssize_t k)
     Py_UCS4 c = ch(q, k);
     if (c < 128)
         return q->ascii[c];
-    const uint32_t *cp = q->cps.buf;
-    Py_ssize_t lo = 0, hi = q->ncp;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) >> 1;
-        if (cp[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
+    for (size_t h = (c * 2654435761u) & q->mask;; h = (h + 1) & q->mask) {
+        if (q->keys[h] == c)
+            return q->vals[h];
+        if (q->keys[h] == 0)
+            return 0;
     }
-    return lo < q->ncp && cp[lo] == c ? ((const uint8_t *)q->cpflags.buf)[lo] : 0;
 }
 
 #define HAS(q, k, f) ((flags(q, k) & (f)) != 0)
@@ -291,6 +292,12 @@ query(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
     } else if (all_ws(q, s_j, t_j) && (kj == 0 || !all_ws(q, S(kj - 1), s_j))) {
         ke = kj;
         tail = ws_count(q, kj, s_j, j);
+    } else if (HAS(q, s_j, F_N)) {
+        /* j inside a piece of one to three digits: no piece before it reads past its first
+           digit (a digit ends every run of the patterns, \p{N}{1,3} stops at three), and
+           text[s_j:j] is one piece */
+        ke = kj;
+        tail = piece_count(q, s_j, j);
     } else if (j - 1 == s_j && HAS(q, s_j, F_WS) && (s_j == 0 || !HAS(q, s_j - 1, F_WS))) {
         /* text[:j] ends with the first character of a piece, a whitespace one after a
            non-whitespace one: the pieces before it stop there as in the whole text (rule 1
@@ -320,6 +327,22 @@ query(const TextQuery *q, Py_ssize_t i, Py_ssize_t j)
            would be a lead of its own from i): from i the same alternative matches the
            letters after the lead, to the piece's end */
         one = i == s_i + 1 && HAS(q, i, F_LM) && !HAS(q, i, F_MK) && !HAS(q, s_i, F_LM) && is_word(q, s_i, t_i);
+    if (!one && HAS(q, s_i, F_N))
+        /* inside a piece of digits that ends the digit run: from i the same digits */
+        one = t_i == q->n || !HAS(q, t_i, F_N);
+    if (!one && (t_i == q->n || !HAS(q, t_i, F_WS))) {
+        /* i in the newline tail of a punctuation piece, before a non-whitespace
+           character: \s*[\r\n]+ matches the newlines from i to the piece's end */
+        Py_ssize_t x = i;
+        while (x < t_i && (ch(q, x) == '\n' || ch(q, x) == '\r'))
+            x++;
+        one = x == t_i;
+    }
+    if (!one && t_i - i == 1 && HAS(q, i, F_ZN))
+        /* the last character of a punctuation piece, followed by no letter, mark or
+           punctuation (which would make it a word's lead or extend its run) nor a newline
+           (its tail): from i the punctuation alternative matches it alone */
+        one = t_i == q->n || (!HAS(q, t_i, F_ZN | F_MK | F_LM) && ch(q, t_i) != '\n' && ch(q, t_i) != '\r');
     if (!one)
         one = (t_i - i >= 2 && punct_from(q, i, t_i) && punct_suffix_ends(q, i, t_i)) || all_ws(q, s_i, t_i);
     if (!one)
@@ -354,6 +377,8 @@ TextQuery_dealloc(TextQuery *self)
     Py_buffer *views[] = {&self->starts, &self->cum, &self->ws_starts, &self->ws_ends, &self->cps, &self->cpflags};
     for (int k = 0; k < self->views; k++)
         PyBuffer_Release(views[k]);
+    PyMem_Free(self->keys);
+    PyMem_Free(self->vals);
     Py_XDECREF(self->text);
     Py_XDECREF(self->counts);
     Py_XDECREF(self->core);
@@ -383,7 +408,7 @@ int_buffer(PyObject *o, Py_buffer *b, Py_ssize_t itemsize_min)
     if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
         return -1;
     const char *f = b->format ? b->format : "B";
-    int ok = itemsize_min == 1 ? (b->itemsize == 1)
+    int ok = itemsize_min == 2 ? (b->itemsize == 2 && f[0] == 'H')
              : itemsize_min == 0 ? (b->itemsize == 4 && (f[0] == 'I' || f[0] == 'L'))
                                  : ((b->itemsize == 4 && (f[0] == 'i' || f[0] == 'l')) ||
                                     (b->itemsize == 8 && (f[0] == 'q' || f[0] == 'l')));
@@ -412,9 +437,9 @@ text_query(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "text_query: core must be a Core (or None), counts a dict");
         return NULL;
     }
-    if (ascii.len != 128) {
+    if (ascii.len != 256) {
         PyBuffer_Release(&ascii);
-        PyErr_SetString(PyExc_ValueError, "text_query: ascii_flags must hold 128 bytes");
+        PyErr_SetString(PyExc_ValueError, "text_query: ascii_flags must hold 128 uint16");
         return NULL;
     }
     TextQuery *q = PyObject_New(TextQuery, &TextQueryType);
@@ -422,7 +447,7 @@ text_query(PyObject *module, PyObject *args)
         PyBuffer_Release(&ascii);
         return NULL;
     }
-    memcpy(q->ascii, ascii.buf, 128);
+    memcpy(q->ascii, ascii.buf, 256);
     PyBuffer_Release(&ascii);
     Py_INCREF(text);
     q->text = text;
@@ -435,6 +460,8 @@ text_query(PyObject *module, PyObject *args)
     q->max_len = max_len;
     q->max_entries = max_entries;
     q->views = 0;
+    q->keys = NULL;
+    q->vals = NULL;
     q->kind = PyUnicode_KIND(text);
     q->data = PyUnicode_DATA(text);
     q->n = PyUnicode_GET_LENGTH(text);
@@ -442,7 +469,7 @@ text_query(PyObject *module, PyObject *args)
     q->has_uni = has_uni;
     PyObject *objs[] = {starts, cum, ws_starts, ws_ends, cps, cpflags};
     Py_buffer *views[] = {&q->starts, &q->cum, &q->ws_starts, &q->ws_ends, &q->cps, &q->cpflags};
-    Py_ssize_t kinds[] = {4, 4, 4, 4, 0, 1};
+    Py_ssize_t kinds[] = {4, 4, 4, 4, 0, 2};
     for (int k = 0; k < 6; k++) {
         if (int_buffer(objs[k], views[k], kinds[k]) < 0) {
             Py_DECREF(q);
@@ -454,10 +481,33 @@ text_query(PyObject *module, PyObject *args)
     q->nws = q->ws_starts.len / q->ws_starts.itemsize;
     q->ncp = q->cps.len / 4;
     if (q->cum.len / q->cum.itemsize != q->nstarts || q->ws_ends.len / q->ws_ends.itemsize != q->nws ||
-        q->cpflags.len != q->ncp || q->nstarts < 1 || item(&q->starts, q->nstarts - 1) != q->n) {
+        q->cpflags.len != 2 * q->ncp || q->nstarts < 1 || item(&q->starts, q->nstarts - 1) != q->n) {
         Py_DECREF(q);
         PyErr_SetString(PyExc_ValueError, "text_query: inconsistent arrays");
         return NULL;
+    }
+    size_t size = 4;
+    while (size < 2 * (size_t)q->ncp)
+        size <<= 1;
+    q->mask = size - 1;
+    q->keys = PyMem_Calloc(size, sizeof(uint32_t));
+    q->vals = PyMem_Calloc(size, sizeof(uint16_t));
+    if (q->keys == NULL || q->vals == NULL) {
+        Py_DECREF(q);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < q->ncp; k++) {
+        uint32_t c = ((const uint32_t *)q->cps.buf)[k];
+        if (c < 128) {
+            Py_DECREF(q);
+            PyErr_SetString(PyExc_ValueError, "text_query: cps must be >= 128");
+            return NULL;
+        }
+        size_t h = (c * 2654435761u) & q->mask;
+        while (q->keys[h] != 0 && q->keys[h] != c)
+            h = (h + 1) & q->mask;
+        q->keys[h] = c;
+        q->vals[h] = ((const uint16_t *)q->cpflags.buf)[k];
     }
     return (PyObject *)q;
 }

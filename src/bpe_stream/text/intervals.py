@@ -240,6 +240,7 @@ class _TextIntervals:
         self.zn: frozenset = frozenset()
         self.lm: frozenset = frozenset()
         self.mk: frozenset = frozenset()
+        self.dg: frozenset = frozenset()  # digits (\p{N}), for the compiled query
         if self.fast is not None:
             chars = set(text)
             self.wc = frozenset(ch for ch in chars if self.fast.char_class(ch) == LO)
@@ -251,6 +252,7 @@ class _TextIntervals:
             self.zn = self.pc | (frozenset("'/") & chars)
             self.lm = frozenset(ch for ch in chars if _LETTER_OR_MARK.match(ch))
             self.mk = frozenset(ch for ch in self.lm if MARK.match(ch))
+            self.dg = frozenset(ch for ch in chars if self.fast.char_class(ch) == D)
             self.ws_runs = [m.span() for m in _WS_RUN.finditer(text)]
             self.ws_run_starts = [a for a, _ in self.ws_runs]
         # the common queries in one compiled call (text_intervals.c), answering -1 for
@@ -262,7 +264,7 @@ class _TextIntervals:
 
     def _native_query(self):
         """The compiled query over this index: the flags of the text's characters (bits in
-        the order of text_intervals.c: wc, ws, pc, zn, lm, mk, Ll, Lm/Lo/M)."""
+        the order of text_intervals.c: wc, ws, pc, zn, lm, mk, Ll, Lm/Lo/M, N)."""
         flags: dict[str, int] = {}
         for bit, chars in enumerate((self.wc, self.ws, self.pc, self.zn, self.lm, self.mk)):
             for ch in chars:
@@ -272,6 +274,8 @@ class _TextIntervals:
                 flags[ch] |= 64
             if _LM_LO_MARK.match(ch):
                 flags[ch] |= 128
+        for ch in self.dg:
+            flags[ch] = flags.get(ch, 0) | 256
         # a piece missing from the count cache is counted in C where the encoding's own
         # count would be (see PieceEncoder._piece_count_list)
         enc = self.enc
@@ -279,7 +283,7 @@ class _TextIntervals:
         core = enc._compiled()
         if enc._whole or enc._merges_engine is not None:
             core = None
-        ascii_flags = bytearray(128)
+        ascii_flags = array("H", bytes(256))
         wide = sorted((ord(ch), f) for ch, f in flags.items() if ord(ch) >= 128)
         for ch, f in flags.items():
             if ord(ch) < 128:
@@ -287,7 +291,7 @@ class _TextIntervals:
         return text_query(
             self.text, self.starts, self.cum,
             array("q", self.ws_run_starts), array("q", [b for _, b in self.ws_runs]),
-            bytes(ascii_flags), array("I", [c for c, _ in wide]), bytes(f for _, f in wide),
+            ascii_flags, array("I", [c for c, _ in wide]), array("H", [f for _, f in wide]),
             counts, self.fast.o200k, bool(self.uni),
             core, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES,
         )
