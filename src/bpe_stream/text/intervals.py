@@ -52,6 +52,14 @@ piece before the run ends, and its whitespace part is counted as the two pieces
 the patterns make of whitespace-only text (``_in_ws_run``).  Inside a run of one
 repeated character the count is that of ``unit * k``, whose prefix counts are
 eventually periodic (``_PeriodicRun``): O(1) after O(max_token_len) work.
+
+With the compiled core, ``count`` first asks ``native_count`` (``_native/text_intervals.c``),
+which follows the branches of ``_count_python`` for ends on piece boundaries, inside
+words, digit and punctuation pieces and short whitespace pieces, plus four cases
+argued there (a word's letters after its lead, a piece's first whitespace character
+at the end, a punctuation piece's newline tail or last character at the start), and
+answers -1 for everything else; ``_count_python`` is the reference the tests compare
+it with.
 """
 
 from __future__ import annotations
