@@ -96,7 +96,6 @@ _LETTER_OR_MARK = compile_regex(r"[\p{L}\p{M}]")
 _LOWER = compile_regex(r"\p{Ll}")
 _UPPER_WORD_CHAR = compile_regex(O200K_FIRST)  # a character of o200k's upper-word stretch
 _NEWLINES = re.compile(r"[\r\n]+")
-_LM_LO_MARK = compile_regex(r"[\p{Lm}\p{Lo}\p{M}]")  # what LAST_LM_LO_MARK finds
 
 
 _LONG = 64  # pieces longer than this get a raw interval index
@@ -277,11 +276,15 @@ class _TextIntervals:
         for bit, chars in enumerate((self.wc, self.ws, self.pc, self.zn, self.lm, self.mk)):
             for ch in chars:
                 flags[ch] = flags.get(ch, 0) | (1 << bit)
-        for ch in self.lm:
-            if _LOWER.match(ch):
-                flags[ch] |= 64
-            if _LM_LO_MARK.match(ch):
-                flags[ch] |= 128
+        if self.fast.o200k:  # (only o200k's words read these)
+            # o200k's classes: LO is \p{Ll}, OL is \p{Lm}/\p{Lo}, marks are in mk
+            char_class = self.fast.char_class
+            for ch in self.lm:
+                cls = char_class(ch)
+                if cls == LO:
+                    flags[ch] |= 64
+                elif cls == OL or ch in self.mk:
+                    flags[ch] |= 128
         for ch in self.dg:
             flags[ch] = flags.get(ch, 0) | 256
         # a piece missing from the count cache is counted in C where the encoding's own
