@@ -119,3 +119,20 @@ def test_every_range_of_random_short_strings(name):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 11)))
         n = len(text)
         _check_all(enc, text, [(i, j) for i in range(n + 1) for j in range(i, n + 1)])
+
+
+_PERIODIC_ATOMS = [b"a", b"ab", b"abc", b"abcd", b"abcde", b" ", b"\n", b"x" * 70, b"ab" * 40, b"abc" * 30,
+                   b"aab" * 25, b"\xe4\xb8\xad" * 30, b" \n" * 40, b"aaaab" * 20, b"ab" * 8, b"a" * 15, b"a" * 16]
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(parts=st.lists(st.sampled_from(_PERIODIC_ATOMS), max_size=12), min_run=st.sampled_from([0, 16, 64]))
+def test_periodic_runs_equal_the_regex(parts, min_run):
+    # the compiled scan of the raw index's periodic runs (_native/periodic_runs.c): the
+    # matches of bpe/intervals.py's _PERIODIC, units found lazily, repeats greedily
+    from bpe_stream.bpe.intervals import _PERIODIC
+    from bpe_stream.bpe.native import periodic_runs
+
+    data = b"".join(parts)
+    want = [(m.start(), m.end(), len(m.group(1))) for m in _PERIODIC.finditer(data) if m.end() - m.start() >= min_run]
+    assert periodic_runs(data, min_run) == want

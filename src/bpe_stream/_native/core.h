@@ -365,5 +365,7 @@ int presplit_init(PyObject *module);
 int text_intervals_init(PyObject *module);
 Py_ssize_t cached_count(Core *self, PyObject *piece, PyObject *cache, PyObject *fallback, Py_ssize_t max_len,
                         Py_ssize_t max_entries);
+/* periodic_runs.c: the periodic runs the raw interval index looks for */
+int periodic_runs_init(PyObject *module);
 
 #endif

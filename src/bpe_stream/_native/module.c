@@ -24,6 +24,7 @@ static const Part PARTS[] = {
     {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
     {NULL, text_intervals_init},                /* text_intervals.c: text interval queries */
+    {NULL, periodic_runs_init},                 /* periodic_runs.c: runs for the raw index */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

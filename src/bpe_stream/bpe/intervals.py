@@ -33,6 +33,7 @@ from array import array
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
+from .native import periodic_runs
 from .pairs import _valid_pair_memo
 
 if TYPE_CHECKING:  # annotations only: the vocabulary module imports the encoders
@@ -205,11 +206,15 @@ class _BytesIntervals:
         # Long periodic runs (unit of 1-4 bytes repeated): encodings of substrings starting at
         # different phases may never re-synchronise with the whole text's, so they are counted
         # from the prefix counts of the repeated unit instead (O(1) after a one-time O(run)).
-        runs = [m for m in _PERIODIC.finditer(data) if m.end() - m.start() >= _MIN_RUN]
-        self.run_starts = [m.start() for m in runs]
-        self.run_ends = [m.end() for m in runs]
-        self.run_units = [len(m.group(1)) for m in runs]
         core = bpe._core
+        if core is not None and periodic_runs is not None:
+            runs = periodic_runs(data, _MIN_RUN)  # the same spans, scanned in C
+        else:
+            runs = [(m.start(), m.end(), len(m.group(1))) for m in _PERIODIC.finditer(data)
+                    if m.end() - m.start() >= _MIN_RUN]
+        self.run_starts = [r[0] for r in runs]
+        self.run_ends = [r[1] for r in runs]
+        self.run_units = [r[2] for r in runs]
         self._index = None
         if core is not None:
             # the index in C; the Python arrays below only if a query comes back here

@@ -31,6 +31,8 @@ except ImportError:  # not built: no C compiler at install time
 
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
+#: the periodic runs of bytes for the raw interval index (``periodic_runs.c``)
+periodic_runs = getattr(_core_module, "periodic_runs", None)
 
 
 def _warn_not_compiled() -> None:
