@@ -55,11 +55,11 @@ eventually periodic (``_PeriodicRun``): O(1) after O(max_token_len) work.
 
 With the compiled core, ``count`` first asks ``native_count`` (``_native/text_intervals.c``),
 which follows the branches of ``_count_python`` for ends on piece boundaries, inside
-words, digit and punctuation pieces and short whitespace pieces, plus four cases
-argued there (a word's letters after its lead, a piece's first whitespace character
-at the end, a punctuation piece's newline tail or last character at the start), and
-answers -1 for everything else; ``_count_python`` is the reference the tests compare
-it with.
+words, punctuation pieces and short whitespace pieces, plus the cases argued there
+(a word's letters after its lead, a digit piece, a punctuation piece's newline tail or
+last character at the start; a digit piece, a piece's first whitespace character at
+the end), and answers -1 for everything else; ``_count_python`` is the reference the
+tests compare it with.
 """
 
 from __future__ import annotations
