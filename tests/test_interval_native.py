@@ -3,7 +3,8 @@
 ``_TextIntervals.native_count(i, j)`` answers a count or -1 ("ask the Python index");
 every answer must equal ``_count_python(i, j)`` (the reference) and ``enc.count`` of the
 slice.  Also: ``IntervalCounter`` with and without it gives the same counts and raises the
-same exceptions for bad arguments.
+same exceptions for bad arguments.  And the raw index's compiled periodic-run scan
+(_native/periodic_runs.c) against the regex it replaces.
 """
 
 import random
