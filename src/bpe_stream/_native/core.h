@@ -361,4 +361,7 @@ int batch_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
 
+/* ---- loading vocabulary files (load_strings.c) ---- */
+int load_strings_init(PyObject *module);
+
 #endif

@@ -23,6 +23,8 @@ static const Part PARTS[] = {
     {NULL, search_init},                        /* search.c: bisect over int arrays */
     {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
+    /* loading vocabulary files */
+    {NULL, load_strings_init},                  /* load_strings.c: byte-level and GGUF strings */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -13,18 +13,23 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set",
+           "load_strings"]
 
 try:
     from .._native._core import Core, whole_set
     from .._native._core import bisect_right as _bisect_right_c
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
     from .._native._core import presplit as _presplit_c
+    from .._native._core import byte_level_decode as _byte_level_decode_c
+    from .._native._core import gguf_strings as _gguf_strings_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
     _first_in_bitmap_c = None
     _presplit_c = None
+    _byte_level_decode_c = None
+    _gguf_strings_c = None
     whole_set = None
 
 
@@ -94,3 +99,12 @@ first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not o
 #: set to a non-empty value: every split then runs the ``regex`` module).
 presplit = _presplit_c if _presplit_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") and not \
     os.environ.get("BPE_STREAM_REGEX_SPLIT") else None
+
+
+def load_strings():
+    """The compiled string readers of vocabulary files (``_native/load_strings.c``):
+    ``(byte_level_decode, gguf_strings)``, or None when the compiled core is not built or
+    turned off (decided at each call: the readers run once per loaded file)."""
+    if _byte_level_decode_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _byte_level_decode_c, _gguf_strings_c
