@@ -361,7 +361,9 @@ int batch_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
 
-/* ---- loading vocabulary files (load_strings.c) ---- */
+/* ---- loading vocabulary files (load_strings.c, holding.c, merges.c) ---- */
 int load_strings_init(PyObject *module);
+int holding_init(PyObject *module);
+int merges_init(PyObject *module);
 
 #endif

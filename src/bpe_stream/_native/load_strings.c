@@ -4,8 +4,9 @@ the length-prefixed string arrays of a GGUF file's metadata.
 byte_level_decode(items, pairs=False) -> list[bytes]: each item (a str, or bytes holding
 UTF-8 text) is a byte-level string (GPT-2's table: every byte is one printable
 character); the result holds the bytes each stands for.  With pairs, every item is two
-such strings joined by one space ("a b", a merge of tokenizer.json or GGUF) and the
-result holds both sides, 2 per item.  The pure-Python twin is
+such strings joined by one space ("a b", a merge of tokenizer.json or GGUF) or a list or
+tuple of the two (newer tokenizer.json files), and the result holds both sides, 2 per
+item.  The pure-Python twin is
 encoding/formats/hf_json.decode_byte_level (with its callers' split on the space); an
 item that is not byte level (a character outside the table, bytes that are not UTF-8, a
 merge without exactly one space) raises ValueError("not byte level", index) and the
@@ -122,9 +123,20 @@ byte_level_decode(PyObject *module, PyObject *args, PyObject *kwargs)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
+        PyObject *side_a = NULL, *side_b = NULL;
         Py_ssize_t len, k, split;
         int is_str = PyUnicode_Check(item);
-        if (is_str)
+        if (pairs && (PyList_Check(item) || PyTuple_Check(item))) {
+            /* a merge given as its two sides ([a, b], newer tokenizer.json files) */
+            if (PySequence_Fast_GET_SIZE(item) != 2 || !PyUnicode_Check(PySequence_Fast_GET_ITEM(item, 0))
+                || !PyUnicode_Check(PySequence_Fast_GET_ITEM(item, 1))) {
+                not_byte_level(i);
+                goto fail;
+            }
+            side_a = PySequence_Fast_GET_ITEM(item, 0);
+            side_b = PySequence_Fast_GET_ITEM(item, 1);
+            len = PyUnicode_GET_LENGTH(side_a) + PyUnicode_GET_LENGTH(side_b);
+        } else if (is_str)
             len = PyUnicode_GET_LENGTH(item);
         else if (PyBytes_Check(item))
             len = PyBytes_GET_SIZE(item);
@@ -142,8 +154,15 @@ byte_level_decode(PyObject *module, PyObject *args, PyObject *kwargs)
             buf = bigger;
             cap = len;
         }
-        k = is_str ? decode_str(item, buf, pairs, &split)
-                   : decode_utf8((const unsigned char *)PyBytes_AS_STRING(item), len, buf, pairs, &split);
+        if (side_a != NULL) {
+            Py_ssize_t unused, kb;
+            k = decode_str(side_a, buf, 0, &unused);
+            kb = k < 0 ? -1 : decode_str(side_b, buf + k, 0, &unused);
+            split = k;
+            k = kb < 0 ? -1 : k + kb;
+        } else
+            k = is_str ? decode_str(item, buf, pairs, &split)
+                       : decode_utf8((const unsigned char *)PyBytes_AS_STRING(item), len, buf, pairs, &split);
         if (k < 0 || (pairs && split < 0)) {
             not_byte_level(i);
             goto fail;

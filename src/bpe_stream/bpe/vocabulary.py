@@ -51,7 +51,7 @@ from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
-from .native import Core, compiled_available
+from .native import Core, compiled_available, tokens_holding_compiled
 from .pairs import pair_test
 from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
@@ -420,14 +420,15 @@ def _settle(core, tokens: list[bytes] | None):
         tokens = core.tokens()
     ranks = {t: r for r, t in enumerate(tokens)}
     left, right = core.split_left(), core.split_right()
-    todo = tokens_holding(tokens, [tokens[w] for w in waiting])
+    blob, offsets, _, _ = core.parts()
+    held = tokens_holding_compiled(blob, offsets, list(waiting))
+    todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
     exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
     if unreachable:
         raise unreachable_error(sorted(unreachable), tokens)
     flags = bytearray(len(tokens))
     for r in exceptional:
         flags[r] = 1
-    blob, offsets, _, _ = core.parts()
     core = Core.from_parts(blob, offsets, array("i", left).tobytes(), array("i", right).tobytes(), bytes(flags))
     return core, frozenset(exceptional)
 

@@ -66,19 +66,20 @@ def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False) 
         except ValueError as e:
             if len(e.args) != 2:
                 raise
-            bad = strings[e.args[1]]
-            if isinstance(bad, bytes):
-                bad = bad.decode("utf-8", "replace")
-            if pairs and bad.count(" ") != 1:
-                raise ValueError(f"merge {bad!r} is not two tokens") from None
-            return _decode_byte_level_py(bad.split(" ") if pairs else [bad])  # raises, naming it
-    texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in strings]
+            # the pure-Python reading below words the error
     if not pairs:
-        return _decode_byte_level_py(texts)
-    sides = " ".join(texts).split(" ") if texts else []
-    if len(sides) != 2 * len(texts):
-        bad = next(m for m in texts if m.count(" ") != 1)
-        raise ValueError(f"merge {bad!r} is not two tokens")
+        return _decode_byte_level_py([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in strings])
+    sides: list[str] = []
+    for m in strings:
+        if isinstance(m, (list, tuple)):
+            if len(m) != 2 or not all(isinstance(x, str) for x in m):
+                raise ValueError(f"merge {m!r} is not two tokens")
+            sides += m
+            continue
+        text = m.decode("utf-8", "replace") if isinstance(m, bytes) else m
+        if not isinstance(text, str) or text.count(" ") != 1:
+            raise ValueError(f"merge {text!r} is not two tokens")
+        sides += text.split(" ")
     return _decode_byte_level_py(sides)
 
 
@@ -134,16 +135,15 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
     ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
     raw_merges = model.get("merges") or []
-    if isinstance(raw_merges, list) and all(type(m) is str for m in raw_merges):
-        # every merge "a b" with one space (byte-level tokens hold none): both sides at once
+    both = None
+    if isinstance(raw_merges, list):
+        # every merge "a b" with one space (byte-level tokens hold none) or [a, b]: both
+        # sides at once; a merge that is neither is worded by the loop below
         try:
             both = decode_byte_level(raw_merges, pairs=True)
-        except ValueError as e:
-            if str(e).startswith("merge "):
-                raise _refuse(str(e)) from None
-            raise _refuse(f"{e} (the vocabulary is not byte-level BPE; SentencePiece-style "
-                          "vocabularies are not supported)") from None
-    else:
+        except (ValueError, TypeError):
+            both = None
+    if both is None:
         sides: list[str] = []
         for m in raw_merges:
             if isinstance(m, str):
