@@ -73,8 +73,10 @@ _built: dict[str, BytePairEncoding] = {}
 def tokens_digest(tokens: list[bytes]) -> str:
     h = hashlib.sha256()
     h.update(len(tokens).to_bytes(8, "little"))
-    # 8-byte lengths: a token may be longer than 64 KiB
-    h.update(b"".join(len(t).to_bytes(8, "little") + t for t in tokens))
+    # every length (8 bytes: a token may be longer than 64 KiB), then every token's bytes:
+    # as unambiguous as lengths and bytes interleaved, without a Python object per token
+    h.update(_le_bytes(array("Q", map(len, tokens))))
+    h.update(b"".join(tokens))
     return h.hexdigest()
 
 
