@@ -174,7 +174,7 @@ def _bpe_of(s: dict) -> BytePairEncoding | None:
         return None
     unreachable = dict(zip(u_tokens, _le_array("I", s["u_ids"]).tolist()))
     exc = s["exc"]
-    exceptional = frozenset(i for i, f in enumerate(exc) if f)
+    exceptional = frozenset(_flagged(exc))
     try:
         if compiled_available() and sys.byteorder == "little":
             core = Core.from_parts(s["blob"], s["offsets"], s["left"], s["right"], exc if exceptional else None)
@@ -188,6 +188,21 @@ def _bpe_of(s: dict) -> BytePairEncoding | None:
         return BytePairEncoding(tokens, ids=ids, unreachable=unreachable, _tables=tables)
     except (ValueError, TypeError, OverflowError):
         return None
+
+
+def _flagged(flags: bytes) -> list[int]:
+    """The positions of the non-zero bytes of ``flags`` (a few among a vocabulary's
+    tokens: found with ``bytes.find``/``translate``, not a Python step per token)."""
+    nonzero = flags.translate(_NONZERO)
+    out = []
+    at = nonzero.find(1)
+    while at >= 0:
+        out.append(at)
+        at = nonzero.find(1, at + 1)
+    return out
+
+
+_NONZERO = bytes([0] + [1] * 255)
 
 
 def _write(path: Path, key: str, bpe: BytePairEncoding, meta: bytes = b"") -> None:
