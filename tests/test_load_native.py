@@ -207,6 +207,15 @@ def test_merge_check_of_unreachable_tokens():
     whole = [(b"b", b"a"), (b"b", b"ba"), (b"bba", b"b"), (b"bbab", b"b"), (b"b", b"bbabb"), (b"b", b"b")]
     for listed in (whole, whole[::-1], merges + whole):
         _compare_merges({**ranks, b"ba": 6, b"bbab": 7}, listed)
+    # "abab": rank order cannot build it ("ab" is no token), HF's loop can (a + b, then
+    # ab + ab): both checks name it
+    ranks, merges = {b"a": 0, b"b": 1, b"abab": 2}, [(b"a", b"b"), (b"ab", b"ab")]
+    _compare_merges(ranks, merges)
+    tokens_, ids, _ = merges_mod.order_by_merges(ranks, merges)
+    bpe = BytePairEncoding.from_ordered(tokens_, ids)
+    assert bpe.unreachable == {b"abab": 2}
+    assert "built by the listed merges but not in rank order" in merges_mod.merges_agree(bpe, merges)
+    assert merges_mod.merges_agree(bpe, [(b"b", b"a"), (b"ab", b"ab")]) is None
 
 
 def _built_twice(tokens, ids):
