@@ -368,4 +368,9 @@ Py_ssize_t cached_count(Core *self, PyObject *piece, PyObject *cache, PyObject *
 /* periodic_runs.c: the periodic runs the raw interval index looks for */
 int periodic_runs_init(PyObject *module);
 
+/* ---- loading vocabulary files (load_strings.c, holding.c, merges.c) ---- */
+int load_strings_init(PyObject *module);
+int holding_init(PyObject *module);
+int merges_init(PyObject *module);
+
 #endif

@@ -25,6 +25,10 @@ static const Part PARTS[] = {
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
     {NULL, text_intervals_init},                /* text_intervals.c: text interval queries */
     {NULL, periodic_runs_init},                 /* periodic_runs.c: runs for the raw index */
+    /* loading vocabulary files */
+    {NULL, load_strings_init},                  /* load_strings.c: byte-level and GGUF strings */
+    {NULL, holding_init},                       /* holding.c: tokens holding waiting ones */
+    {NULL, merges_init},                        /* merges.c: listed merges against rank order */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -10,11 +10,17 @@ this on a vocabulary built in merge order (:func:`order_by_merges`), and then ev
 rank-based engine (streaming objects included) gives HF's answers.  Where it does not
 hold, :class:`MergesBPE` is HF's algorithm itself (a heap over the listed pairs,
 O(n log n) per piece).
+
+Both checks run once per loaded file, in C when the compiled core is built
+(``_native/merges.c``: one hash table of the merges, no Python object per merge) and
+here otherwise; the two give the same answers.
 """
 
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
+
+from .native import merges_compiled
 
 __all__ = ["order_by_merges", "merges_agree", "MergesBPE"]
 
@@ -23,6 +29,13 @@ def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
     """``(tokens, ids, unlisted)``: the single bytes (by id), then each token made by a
     merge at its first merge; ``unlisted`` are tokens no merge makes (HF emits one only for
     a piece equal to it, with ``ignore_merges``)."""
+    native = merges_compiled()
+    if native is not None and type(ranks) is dict and type(merges) is list:
+        return native[0](ranks, merges)
+    return _order_by_merges_py(ranks, merges)
+
+
+def _order_by_merges_py(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
     ordered: list[bytes] = sorted((t for t in ranks if len(t) == 1), key=ranks.__getitem__)
     seen = set(ordered)
     for a, b in merges:
@@ -37,6 +50,30 @@ def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
 def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
     """None if rank-order BPE with ``bpe`` (built in :func:`order_by_merges` order) gives
     HF's encodings for ``merges``; else the reason it does not."""
+    native = merges_compiled()
+    core = getattr(bpe, "_core", None)
+    if native is not None and core is not None and type(merges) is list:
+        blob, offsets, left, right = core.parts()
+        unreachable = list(bpe.unreachable)
+        try:
+            found = native[1](blob, offsets, left, right, merges, unreachable)
+        except (TypeError, ValueError):
+            found = False  # not pairs of bytes: the reference below says what it finds
+        if found is None:
+            return None
+        if found is not False:
+            kind, at = found
+            if kind == "unreachable":
+                return f"token {unreachable[at]!r} is built by the listed merges but not in rank order"
+            tokens, split_left, split_right = bpe.tokens, bpe.split_left, bpe.split_right
+            pair = (tokens[split_left[at]], tokens[split_right[at]])
+            if kind == "unlisted":
+                return f"token {tokens[at]!r} is built from {pair[0]!r} + {pair[1]!r}, which is not a listed merge"
+            return f"token {tokens[at]!r}'s merge {pair!r} comes before the merge of an earlier token"
+    return _merges_agree_py(bpe, merges)
+
+
+def _merges_agree_py(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
     index = _first_index(merges)
     tokens, left, right = bpe.tokens, bpe.split_left, bpe.split_right
     last = -1

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "text_query", "whole_set"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "text_query", "whole_set",
+           "load_strings", "tokens_holding_compiled", "merges_compiled"]
 
 try:
     from .._native._core import Core, whole_set
@@ -21,11 +22,21 @@ try:
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
     from .._native._core import presplit as _presplit_c
     from .._native import _core as _core_module
+    from .._native._core import byte_level_decode as _byte_level_decode_c
+    from .._native._core import gguf_strings as _gguf_strings_c
+    from .._native._core import tokens_holding as _tokens_holding_c
+    from .._native._core import merges_check as _merges_check_c
+    from .._native._core import order_by_merges as _order_by_merges_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
     _first_in_bitmap_c = None
     _presplit_c = None
+    _byte_level_decode_c = None
+    _gguf_strings_c = None
+    _tokens_holding_c = None
+    _merges_check_c = None
+    _order_by_merges_c = None
     whole_set = None
     _core_module = None
 
@@ -101,3 +112,31 @@ first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not o
 #: set to a non-empty value: every split then runs the ``regex`` module).
 presplit = _presplit_c if _presplit_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") and not \
     os.environ.get("BPE_STREAM_REGEX_SPLIT") else None
+
+
+def load_strings():
+    """The compiled string readers of vocabulary files (``_native/load_strings.c``):
+    ``(byte_level_decode, gguf_strings)``, or None when the compiled core is not built or
+    turned off (decided at each call: the readers run once per loaded file)."""
+    if _byte_level_decode_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _byte_level_decode_c, _gguf_strings_c
+
+
+def tokens_holding_compiled(blob: bytes, offsets: bytes, inner: list[int]) -> list[int] | None:
+    """The ranks (increasing) of the tokens of a compiled core's ``parts()`` whose bytes hold
+    one of the tokens ranked in ``inner`` (``_native/holding.c``; the pure-Python twin is
+    :func:`bpe_stream.bpe.tables.tokens_holding`), or None when the compiled core is not
+    built or turned off."""
+    if _tokens_holding_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _tokens_holding_c(blob, offsets, inner)
+
+
+def merges_compiled():
+    """``(order_by_merges, merges_check)`` of ``_native/merges.c`` (the twins of
+    :mod:`bpe_stream.bpe.merges`'s functions), or None when the compiled core is not built
+    or turned off."""
+    if _merges_check_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _order_by_merges_c, _merges_check_c

@@ -44,6 +44,7 @@ cached on disk by :mod:`bpe_stream.encoding.cache` (plain arrays).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
 
 from .backtracking import encode_backtracking
@@ -51,7 +52,7 @@ from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
-from .native import Core, compiled_available
+from .native import Core, compiled_available, tokens_holding_compiled
 from .pairs import pair_test
 from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
@@ -109,11 +110,12 @@ class BytePairEncoding:
         self.unreachable: dict[bytes, int] = dict(unreachable or {})
         if self.ids is not None and len(self.ids) != len(tokens):
             raise ValueError(f"{len(self.ids)} ids for {len(tokens)} tokens")
-        for rank, token in enumerate(tokens):
-            if not isinstance(token, (bytes, bytearray)):
-                raise TypeError(f"token {rank} is {type(token).__name__}, expected bytes")
-            if type(token) is not bytes:
-                tokens[rank] = bytes(token)
+        if tokens and set(map(type, tokens)) != {bytes}:  # the usual case checked at C speed
+            for rank, token in enumerate(tokens):
+                if not isinstance(token, (bytes, bytearray)):
+                    raise TypeError(f"token {rank} is {type(token).__name__}, expected bytes")
+                if type(token) is not bytes:
+                    tokens[rank] = bytes(token)
         self._core = None
         if native:
             self._init_core(tokens, _tables)
@@ -273,11 +275,14 @@ class BytePairEncoding:
             drop = set(e.tokens)
             kept = [i for i in range(len(tokens)) if i not in drop]
             kept_ids = [ids[i] for i in kept]
-            return cls(
-                [tokens[i] for i in kept],
-                ids=None if kept_ids == list(range(len(kept))) else kept_ids,
-                unreachable={tokens[i]: ids[i] for i in sorted(drop)},
-            )
+            kept_ids = None if kept_ids == list(range(len(kept))) else kept_ids
+            unreachable = {tokens[i]: ids[i] for i in sorted(drop)}
+            settled = getattr(e, "settled", None)
+            if settled is not None:
+                bpe = _without_unreachable(cls, tokens, kept, settled, kept_ids, unreachable)
+                if bpe is not None:
+                    return bpe
+            return cls([tokens[i] for i in kept], ids=kept_ids, unreachable=unreachable)
 
     def __getstate__(self):
         # Data only: the tokens and the split tables (the rest is rebuilt from them).
@@ -420,16 +425,70 @@ def _settle(core, tokens: list[bytes] | None):
         tokens = core.tokens()
     ranks = {t: r for r, t in enumerate(tokens)}
     left, right = core.split_left(), core.split_right()
-    todo = tokens_holding(tokens, [tokens[w] for w in waiting])
+    first_pass = (left[:], right[:])
+    blob, offsets, _, _ = core.parts()
+    held = tokens_holding_compiled(blob, offsets, list(waiting))
+    todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
     exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
     if unreachable:
-        raise unreachable_error(sorted(unreachable), tokens)
+        err = unreachable_error(sorted(unreachable), tokens)
+        # what the build of the other tokens alone needs (see _without_unreachable)
+        err.settled = (waiting, first_pass, (left, right), exceptional)
+        raise err
     flags = bytearray(len(tokens))
     for r in exceptional:
         flags[r] = 1
-    blob, offsets, _, _ = core.parts()
     core = Core.from_parts(blob, offsets, array("i", left).tobytes(), array("i", right).tobytes(), bytes(flags))
     return core, frozenset(exceptional)
+
+
+def _without_unreachable(cls, tokens: list[bytes], kept: list[int], settled, ids, unreachable):
+    """The compiled vocabulary of ``tokens[kept]`` (the tokens BPE builds), made from what
+    the build of all of ``tokens`` found (``settled``, from :func:`_settle`) instead of a
+    second build: the same core ``Core(kept tokens)`` and its settling give, or None.
+
+    Why it is the same: the C first pass decides each token from the usable tokens ranked
+    below it, and leaves every unreachable token out of them, so without those tokens it
+    gives every other token the same split and leaves the same others waiting; BPE's merge
+    loop never forms an unreachable token in any text (what forms inside a text forms on
+    its own bytes), so deciding a waiting token by the loop does not depend on them
+    either.  Hence the tokens decided again are those holding a token still waiting (a
+    subset of the first build's), with the splits the first build's loop gave them, and
+    every other token keeps its first-pass split.  ``Core.from_parts`` checks the result."""
+    from array import array
+    from itertools import accumulate
+
+    waiting, (first_left, first_right), (left, right), exceptional = settled
+    new = [-1] * len(tokens)
+    for k, i in enumerate(kept):
+        new[i] = k
+    kept_tokens = [tokens[i] for i in kept]
+    blob = b"".join(kept_tokens)
+    offsets = array("I", [0])
+    offsets.extend(accumulate(map(len, kept_tokens)))
+    if sys.byteorder != "little":
+        return None
+    offsets = offsets.tobytes()
+    still = [new[w] for w in waiting if new[w] >= 0]
+    held = tokens_holding_compiled(blob, offsets, still) if still else []
+    if held is None:
+        return None
+    held = set(held)
+    flagged = sorted(new[i] for i in exceptional if new[i] in held)
+    is_flagged = frozenset(flagged)
+    split_left = [new[(left if k in is_flagged else first_left)[i]] for k, i in enumerate(kept)]
+    split_right = [new[(right if k in is_flagged else first_right)[i]] for k, i in enumerate(kept)]
+    if min(split_left, default=0) < 0 or min(split_right, default=0) < 0:
+        return None
+    flags = bytearray(len(kept))
+    for r in flagged:
+        flags[r] = 1
+    try:
+        core = Core.from_parts(blob, offsets, array("i", split_left).tobytes(), array("i", split_right).tobytes(),
+                               bytes(flags) if still else None)
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return None
+    return cls._from_core(core, ids=ids, unreachable=unreachable, exceptional=is_flagged)
 
 
 def _masks_from_bytes(raw: bytes) -> list[int]:

@@ -73,8 +73,10 @@ _built: dict[str, BytePairEncoding] = {}
 def tokens_digest(tokens: list[bytes]) -> str:
     h = hashlib.sha256()
     h.update(len(tokens).to_bytes(8, "little"))
-    # 8-byte lengths: a token may be longer than 64 KiB
-    h.update(b"".join(len(t).to_bytes(8, "little") + t for t in tokens))
+    # every length (8 bytes: a token may be longer than 64 KiB), then every token's bytes:
+    # as unambiguous as lengths and bytes interleaved, without a Python object per token
+    h.update(_le_bytes(array("Q", map(len, tokens))))
+    h.update(b"".join(tokens))
     return h.hexdigest()
 
 
@@ -172,7 +174,7 @@ def _bpe_of(s: dict) -> BytePairEncoding | None:
         return None
     unreachable = dict(zip(u_tokens, _le_array("I", s["u_ids"]).tolist()))
     exc = s["exc"]
-    exceptional = frozenset(i for i, f in enumerate(exc) if f)
+    exceptional = frozenset(_flagged(exc))
     try:
         if compiled_available() and sys.byteorder == "little":
             core = Core.from_parts(s["blob"], s["offsets"], s["left"], s["right"], exc if exceptional else None)
@@ -186,6 +188,21 @@ def _bpe_of(s: dict) -> BytePairEncoding | None:
         return BytePairEncoding(tokens, ids=ids, unreachable=unreachable, _tables=tables)
     except (ValueError, TypeError, OverflowError):
         return None
+
+
+def _flagged(flags: bytes) -> list[int]:
+    """The positions of the non-zero bytes of ``flags`` (a few among a vocabulary's
+    tokens: found with ``bytes.find``/``translate``, not a Python step per token)."""
+    nonzero = flags.translate(_NONZERO)
+    out = []
+    at = nonzero.find(1)
+    while at >= 0:
+        out.append(at)
+        at = nonzero.find(1, at + 1)
+    return out
+
+
+_NONZERO = bytes([0] + [1] * 255)
 
 
 def _write(path: Path, key: str, bpe: BytePairEncoding, meta: bytes = b"") -> None:

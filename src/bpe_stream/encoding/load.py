@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import json
 import os
@@ -40,15 +41,25 @@ def load(path: str | os.PathLike[str], *, pattern=None, name: str | None = None,
     table cache (:mod:`bpe_stream.encoding.cache`), keyed by the file's path, inode, size
     and times, so a later load of the same unchanged file reads only that entry.
     """
-    key, settled = _file_key(path, pattern, name, special_tokens)
-    if key is not None:
-        enc = _from_entry(key)
-        if enc is not None:
-            return enc
-    enc = Encoding.from_spec(read_vocabulary(path, pattern=pattern, name=name, special_tokens=special_tokens))
-    if key is not None and settled:
-        _store(key, enc)
-    return enc
+    # A file's reading makes about a million container objects at once (its JSON, the
+    # token and merge lists) that all outlive it: the cyclic collector would scan them
+    # again and again while they grow (a third of a cold tokenizer.json's parse) and can
+    # free none of them, so it is paused for the load.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        key, settled = _file_key(path, pattern, name, special_tokens)
+        if key is not None:
+            enc = _from_entry(key)
+            if enc is not None:
+                return enc
+        enc = Encoding.from_spec(read_vocabulary(path, pattern=pattern, name=name, special_tokens=special_tokens))
+        if key is not None and settled:
+            _store(key, enc)
+        return enc
+    finally:
+        if paused:
+            gc.enable()
 
 
 # A file changed less than this long ago is not stored: a second write within the

@@ -17,7 +17,10 @@ tokens.  Cost: one pass over the metadata.
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 
+from ...bpe.native import load_strings
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
 from ..spec import EncodingSpec
 from .hf_json import decode_byte_level
@@ -100,9 +103,15 @@ class _Window:
         return out
 
 
-def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
+# integer array types read as one array (no Python object per item but the result list's)
+_INT_ARRAYS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 10: "Q", 11: "q"}
+
+
+def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_strings: bool = False) -> dict:
     """The key-value metadata of a GGUF file (only keys starting with ``keys_prefix`` are
-    kept; the others are read past).  The tensor data is never read."""
+    kept; the others are read past).  The tensor data is never read.  With
+    ``raw_strings``, the items of string arrays are their UTF-8 bytes (as stored), not
+    decoded."""
     with open(path, "rb") as f:
         w = _Window(f, path)
         if w.take(4) != _MAGIC:
@@ -127,24 +136,32 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
 
         unpack_count = struct.Struct(count_fmt).unpack_from
 
-        def read_strings(n: int, keep: bool) -> list[str] | None:
-            # the token and merge lists: slices of the window in one tight loop, decoded
-            # from UTF-8 all at once (joined by a newline, when no string holds one)
+        native = load_strings()
+
+        def read_strings(n: int, keep: bool) -> list[str] | list[bytes] | None:
+            # the token and merge lists: slices of the window (compiled: gguf_strings; else
+            # one tight loop), decoded from UTF-8 all at once (joined by a newline, when no
+            # string holds one) unless raw_strings
             items: list[bytes] = []
             append = items.append
             done = 0
             while done < n:
-                data, pos = w.data, w.pos
-                size = len(data)
-                while done < n and pos + count_size <= size:
-                    (k,) = unpack_count(data, pos)
-                    end = pos + count_size + k
-                    if end > size:
-                        break
-                    append(data[pos + count_size : end])
-                    pos = end
-                    done += 1
-                w.pos = pos
+                if native is not None:
+                    got, w.pos = native[1](w.data, w.pos, n - done, count_size)
+                    items += got
+                    done += len(got)
+                else:
+                    data, pos = w.data, w.pos
+                    size = len(data)
+                    while done < n and pos + count_size <= size:
+                        (k,) = unpack_count(data, pos)
+                        end = pos + count_size + k
+                        if end > size:
+                            break
+                        append(data[pos + count_size : end])
+                        pos = end
+                        done += 1
+                    w.pos = pos
                 if done < n:  # the next string runs past the window
                     w.need(count_size)
                     (k,) = unpack_count(w.data, w.pos)
@@ -153,6 +170,8 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
                     w.need(count_size + k)
             if not keep:
                 return None
+            if raw_strings:
+                return items
             joined = b"\n".join(items)
             if joined.count(b"\n") == len(items) - 1:
                 return joined.decode("utf-8", "replace").split("\n") if items else []
@@ -172,7 +191,15 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
                     if n > 1 << 40:
                         raise ValueError(f"{path}: a GGUF array of {n} values")
                     data = w.take(size * n)
-                    return [v[0] for v in struct.iter_unpack(fmt, data)] if keep else None
+                    if not keep:
+                        return None
+                    code = _INT_ARRAYS.get(sub)
+                    if code is not None and array(code).itemsize == size:
+                        values = array(code, data)
+                        if sys.byteorder != "little":
+                            values.byteswap()
+                        return values.tolist()
+                    return [v[0] for v in struct.iter_unpack(fmt, data)]
                 return [read_value(sub, keep) for _ in range(n)]
             fmt = _SCALARS.get(kind)
             if fmt is None:
@@ -193,14 +220,15 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "") -> dict:
 
 def read_gguf(path, name: str | None = None) -> EncodingSpec:
     """The :class:`EncodingSpec` of a GGUF file's vocabulary."""
-    meta = read_gguf_metadata(path, ("tokenizer.", "general.name"))
+    # the token and merge strings stay UTF-8 bytes: decoded from byte level in one step
+    meta = read_gguf_metadata(path, ("tokenizer.", "general.name"), raw_strings=True)
     general = meta
     model = meta.get("tokenizer.ggml.model")
     if model != "gpt2":
         raise ValueError(f"{path}: tokenizer.ggml.model is {model!r}; only 'gpt2' (byte-level BPE) is "
                          "supported ('llama' is SentencePiece, 'bert' WordPiece, 't5' Unigram)")
     tokens = meta.get("tokenizer.ggml.tokens")
-    if not tokens:
+    if not tokens or not isinstance(tokens, list) or not isinstance(tokens[0], bytes):
         raise ValueError(f"{path}: no tokenizer.ggml.tokens")
     types = meta.get("tokenizer.ggml.token_type") or [1] * len(tokens)
     pre = meta.get("tokenizer.ggml.pre", "default")
@@ -210,7 +238,8 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
     pretokenizer = get_pretokenizer(what) if isinstance(what, str) else chain(pre, what, dialect="hf", known=True)
     if len(types) != len(tokens):
         raise ValueError(f"{path}: {len(types)} token types for {len(tokens)} tokens")
-    specials = {tokens[i]: i for i, kind in enumerate(types) if kind in (_CONTROL, _USER_DEFINED)}
+    special_kinds = (_CONTROL, _USER_DEFINED)
+    specials = {tokens[i].decode("utf-8", "replace"): i for i, kind in enumerate(types) if kind in special_kinds}
     if len(specials) + types.count(_UNUSED) == 0:
         ids: list[int] | range = range(len(tokens))
         strings = tokens
@@ -222,16 +251,10 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
     listed = meta.get("tokenizer.ggml.merges") or []
-    # "a b" strings: one split of them all when each holds exactly one space
-    joined = " ".join(listed)
-    sides = joined.split(" ") if listed else []
-    if len(sides) != 2 * len(listed):
-        bad = next(m for m in listed if m.count(" ") != 1)
-        raise ValueError(f"{path}: merge {bad!r} is not two tokens")
     try:
-        both = decode_byte_level(sides)
+        both = decode_byte_level(listed, pairs=True)  # "a b" strings
     except ValueError as e:
-        raise ValueError(f"{path}: merge {e}") from None
+        raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") from None
     merges = list(zip(both[0::2], both[1::2]))
     # llama.cpp emits a piece that is a token whole for these (its ignore_merges)
     whole = pre in ("llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "tekken", "dbrx", "smaug-bpe")

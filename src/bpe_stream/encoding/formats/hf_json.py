@@ -18,8 +18,9 @@ Cost: linear in the file.
 from __future__ import annotations
 
 import json
-from itertools import accumulate, repeat
+from itertools import accumulate
 
+from ...bpe.native import load_strings
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain
 from ..spec import EncodingSpec
 
@@ -47,11 +48,42 @@ _TO_LATIN1 = {ord(c): b for b, c in byte_encoder().items()}
 _ALPHABET = frozenset(byte_encoder().values())
 
 
-def decode_byte_level(strings: list[str]) -> list[bytes]:
-    """The bytes each byte-level string stands for.  Every character stands for one byte,
-    so the strings are translated to code points 0-255 at once, encoded as Latin-1 and cut
-    at their lengths; a character outside the alphabet is refused first (it would pass
-    through as itself).  ValueError names the first string that is not byte level."""
+def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False) -> list[bytes]:
+    """The bytes each byte-level string stands for (a str, or bytes holding its UTF-8, as a
+    GGUF file stores it); with ``pairs``, each string is a merge ``"a b"`` (one space) and
+    the result holds both sides, two per string.  ValueError names the first string that
+    is not byte level (or, with ``pairs``, not two tokens).
+
+    Compiled (``_native/load_strings.c``): one pass, one bytes object per result.  Pure
+    Python: every character stands for one byte, so the strings are translated to code
+    points 0-255 at once, encoded as Latin-1 and cut at their lengths; a character outside
+    the alphabet is refused first (it would pass through as itself)."""
+    strings = strings if type(strings) is list else list(strings)
+    native = load_strings()
+    if native is not None:
+        try:
+            return native[0](strings, pairs=pairs)
+        except ValueError as e:
+            if len(e.args) != 2:
+                raise
+            # the pure-Python reading below words the error
+    if not pairs:
+        return _decode_byte_level_py([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in strings])
+    sides: list[str] = []
+    for m in strings:
+        if isinstance(m, (list, tuple)):
+            if len(m) != 2 or not all(isinstance(x, str) for x in m):
+                raise ValueError(f"merge {m!r} is not two tokens")
+            sides += m
+            continue
+        text = m.decode("utf-8", "replace") if isinstance(m, bytes) else m
+        if not isinstance(text, str) or text.count(" ") != 1:
+            raise ValueError(f"merge {text!r} is not two tokens")
+        sides += text.split(" ")
+    return _decode_byte_level_py(sides)
+
+
+def _decode_byte_level_py(strings: list[str]) -> list[bytes]:
     joined = "".join(strings)
     stray = set(joined).difference(_ALPHABET)
     if stray:
@@ -103,21 +135,25 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
     ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
     raw_merges = model.get("merges") or []
-    sides: list[str] = []
-    if isinstance(raw_merges, list) and set(map(type, raw_merges)) == {str} \
-            and list(map(str.count, raw_merges, repeat(" "))).count(1) == len(raw_merges):
-        # every merge is "a b" with one space (byte-level tokens hold none): one split
-        sides = " ".join(raw_merges).split(" ")
-        raw_merges = []
-    for m in raw_merges:
-        if isinstance(m, str):
-            a, sep, b = m.partition(" ")
-            if not sep:
-                raise _refuse(f"merge {m!r} is not two tokens")
-        else:
-            a, b = m
-        sides += (a, b)
-    both = to_bytes(sides)
+    both = None
+    if isinstance(raw_merges, list):
+        # every merge "a b" with one space (byte-level tokens hold none) or [a, b]: both
+        # sides at once; a merge that is neither is worded by the loop below
+        try:
+            both = decode_byte_level(raw_merges, pairs=True)
+        except (ValueError, TypeError):
+            both = None
+    if both is None:
+        sides: list[str] = []
+        for m in raw_merges:
+            if isinstance(m, str):
+                a, sep, b = m.partition(" ")
+                if not sep:
+                    raise _refuse(f"merge {m!r} is not two tokens")
+            else:
+                a, b = m
+            sides += (a, b)
+        both = to_bytes(sides)
     merges = list(zip(both[0::2], both[1::2]))
     steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
     if not byte_level and not _decoder_is_byte_level(data.get("decoder")):

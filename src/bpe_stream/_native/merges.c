@@ -1,0 +1,413 @@
+/* Listed merges (tokenizer.json, GGUF) against rank order: the compiled twins of
+bpe/merges.py's order_by_merges and merges_agree, which give the same answers.
+
+order_by_merges(ranks, merges) -> (tokens, ids, unlisted): ranks a dict bytes -> id,
+merges a list of (a, b) bytes pairs; tokens are the single bytes (by id), then each
+token a + b at its first merge; ids their ids; unlisted the tokens no merge makes.
+
+merges_check(blob, offsets, left, right, merges, unreachable) -> None | (kind, index):
+for a vocabulary built in that order (a compiled core's parts(): native uint32 offsets
+and int32 splits), None when rank order gives HF's encodings: every token of two or more
+bytes is built from a listed pair, the pairs' first positions in the list never
+decrease with rank, and no token of unreachable (a list of bytes) is built whole by HF's
+merge loop.  Else ("unlisted", rank), ("order", rank) or ("unreachable", index into
+unreachable): the first failure, which the caller words.
+
+Invariant: the merges live in one open-addressing table keyed by the bytes of both
+sides (first position kept), the vocabulary in another keyed by its bytes; no Python
+object is made per merge or per token but the results.  Complexity: O(total bytes of
+the merges and tokens); HF's loop on an unreachable token of L bytes is O(L log L) (a
+binary heap of pairs, stale entries skipped, as MergesBPE.parts).
+*/
+#include "core.h"
+
+static inline uint64_t
+bytes_hash(const unsigned char *p, Py_ssize_t n)
+{
+    return hash_end(hash_feed(hash_start(n), p, n));
+}
+
+static inline uint64_t
+pair_hash(const unsigned char *a, Py_ssize_t la, const unsigned char *b, Py_ssize_t lb)
+{
+    return hash_end(bytes_hash(a, la) * 0x9e3779b97f4a7c15ULL ^ bytes_hash(b, lb));
+}
+
+/* The merges as (a, b) bytes; -1 with an error set when one is not. */
+static int
+merge_sides(PyObject *merges, Py_ssize_t j, PyObject **a, PyObject **b)
+{
+    PyObject *m = PyList_GET_ITEM(merges, j);
+    if (!PyTuple_Check(m) || PyTuple_GET_SIZE(m) != 2 || !PyBytes_Check(PyTuple_GET_ITEM(m, 0))
+        || !PyBytes_Check(PyTuple_GET_ITEM(m, 1))) {
+        PyErr_Format(PyExc_TypeError, "merge %zd is not a pair of bytes", j);
+        return -1;
+    }
+    *a = PyTuple_GET_ITEM(m, 0);
+    *b = PyTuple_GET_ITEM(m, 1);
+    return 0;
+}
+
+static uint64_t
+table_size(Py_ssize_t n)
+{
+    uint64_t size = 16;
+    while (size < 2 * (uint64_t)n + 2)
+        size <<= 1;
+    return size;
+}
+
+typedef struct {
+    Py_ssize_t index;
+    long long id;
+} ByteToken;
+
+static int
+by_id(const void *x, const void *y)
+{
+    const ByteToken *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static PyObject *
+order_by_merges_c(PyObject *module, PyObject *args)
+{
+    PyObject *ranks, *merges;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &ranks, &PyList_Type, &merges))
+        return NULL;
+    Py_ssize_t n = PyDict_GET_SIZE(ranks), n_merges = PyList_GET_SIZE(merges);
+    PyObject **keys = PyMem_Calloc(n + 1, sizeof(PyObject *));
+    PyObject **vals = PyMem_Calloc(n + 1, sizeof(PyObject *));
+    uint8_t *seen = PyMem_Calloc(n + 1, 1);
+    ByteToken *singles = PyMem_Calloc(n + 1, sizeof(ByteToken));
+    uint64_t size = table_size(n), mask = size - 1;
+    int64_t *slot = PyMem_Malloc(size * sizeof(int64_t));
+    PyObject *tokens = NULL, *ids = NULL, *unlisted = NULL, *result = NULL;
+    if (!keys || !vals || !seen || !singles || !slot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (uint64_t s = 0; s < size; s++)
+        slot[s] = -1;
+    Py_ssize_t pos = 0, i = 0, n_singles = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(ranks, &pos, &k, &v)) {
+        if (!PyBytes_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "order_by_merges: a token is not bytes");
+            goto done;
+        }
+        keys[i] = k;
+        vals[i] = v;
+        Py_ssize_t len = PyBytes_GET_SIZE(k);
+        if (len == 1) {
+            long long id = PyLong_AsLongLong(v);
+            if (id == -1 && PyErr_Occurred())
+                goto done;
+            singles[n_singles].index = i;
+            singles[n_singles++].id = id;
+            seen[i] = 1;
+        }
+        uint64_t s = bytes_hash((const unsigned char *)PyBytes_AS_STRING(k), len) & mask;
+        while (slot[s] >= 0)
+            s = (s + 1) & mask;  /* dict keys are distinct */
+        slot[s] = i++;
+    }
+    qsort(singles, n_singles, sizeof(ByteToken), by_id);
+    tokens = PyList_New(0);
+    ids = PyList_New(0);
+    unlisted = PyDict_New();
+    if (!tokens || !ids || !unlisted)
+        goto done;
+    for (Py_ssize_t j = 0; j < n_singles; j++)
+        if (PyList_Append(tokens, keys[singles[j].index]) < 0 || PyList_Append(ids, vals[singles[j].index]) < 0)
+            goto done;
+    for (Py_ssize_t j = 0; j < n_merges; j++) {
+        PyObject *a, *b;
+        if (merge_sides(merges, j, &a, &b) < 0)
+            goto done;
+        const unsigned char *pa = (const unsigned char *)PyBytes_AS_STRING(a);
+        const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(b);
+        Py_ssize_t la = PyBytes_GET_SIZE(a), lb = PyBytes_GET_SIZE(b);
+        uint64_t s = hash_end(hash_feed(hash_feed(hash_start(la + lb), pa, la), pb, lb)) & mask;
+        for (; slot[s] >= 0; s = (s + 1) & mask) {
+            PyObject *t = keys[slot[s]];
+            const unsigned char *pt = (const unsigned char *)PyBytes_AS_STRING(t);
+            if (PyBytes_GET_SIZE(t) == la + lb && memcmp(pt, pa, la) == 0 && memcmp(pt + la, pb, lb) == 0) {
+                if (!seen[slot[s]]) {
+                    seen[slot[s]] = 1;
+                    if (PyList_Append(tokens, t) < 0 || PyList_Append(ids, vals[slot[s]]) < 0)
+                        goto done;
+                }
+                break;
+            }
+        }
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (!seen[j] && PyDict_SetItem(unlisted, keys[j], vals[j]) < 0)
+            goto done;
+    result = PyTuple_Pack(3, tokens, ids, unlisted);
+done:
+    Py_XDECREF(tokens);
+    Py_XDECREF(ids);
+    Py_XDECREF(unlisted);
+    PyMem_Free(keys);
+    PyMem_Free(vals);
+    PyMem_Free(seen);
+    PyMem_Free(singles);
+    PyMem_Free(slot);
+    return result;
+}
+
+/* ------------------------------------------------------------ merges_check */
+
+typedef struct {
+    PyObject *merges;
+    int64_t *slot;  /* a merge's position, -1 empty */
+    uint64_t mask;
+} PairTable;
+
+static int
+pair_table_build(PairTable *pt, PyObject *merges)
+{
+    Py_ssize_t n = PyList_GET_SIZE(merges);
+    uint64_t size = table_size(n);
+    pt->merges = merges;
+    pt->mask = size - 1;
+    pt->slot = PyMem_Malloc(size * sizeof(int64_t));
+    if (pt->slot == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (uint64_t s = 0; s < size; s++)
+        pt->slot[s] = -1;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *a, *b;
+        if (merge_sides(merges, j, &a, &b) < 0)
+            return -1;
+        const unsigned char *pa = (const unsigned char *)PyBytes_AS_STRING(a);
+        const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(b);
+        Py_ssize_t la = PyBytes_GET_SIZE(a), lb = PyBytes_GET_SIZE(b);
+        uint64_t s = pair_hash(pa, la, pb, lb) & pt->mask;
+        int dup = 0;
+        for (; pt->slot[s] >= 0; s = (s + 1) & pt->mask) {
+            PyObject *m = PyList_GET_ITEM(merges, pt->slot[s]);
+            PyObject *ma = PyTuple_GET_ITEM(m, 0), *mb = PyTuple_GET_ITEM(m, 1);
+            if (PyBytes_GET_SIZE(ma) == la && PyBytes_GET_SIZE(mb) == lb
+                && memcmp(PyBytes_AS_STRING(ma), pa, la) == 0 && memcmp(PyBytes_AS_STRING(mb), pb, lb) == 0) {
+                dup = 1;  /* the first position is kept */
+                break;
+            }
+        }
+        if (!dup)
+            pt->slot[s] = j;
+    }
+    return 0;
+}
+
+/* The first position of the listed pair (a, b), or -1. */
+static int64_t
+pair_find(const PairTable *pt, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb, Py_ssize_t lb)
+{
+    for (uint64_t s = pair_hash(pa, la, pb, lb) & pt->mask; pt->slot[s] >= 0; s = (s + 1) & pt->mask) {
+        PyObject *m = PyList_GET_ITEM(pt->merges, pt->slot[s]);
+        PyObject *ma = PyTuple_GET_ITEM(m, 0), *mb = PyTuple_GET_ITEM(m, 1);
+        if (PyBytes_GET_SIZE(ma) == la && PyBytes_GET_SIZE(mb) == lb
+            && memcmp(PyBytes_AS_STRING(ma), pa, la) == 0 && memcmp(PyBytes_AS_STRING(mb), pb, lb) == 0)
+            return pt->slot[s];
+    }
+    return -1;
+}
+
+typedef struct {
+    int64_t merge;   /* the pair's first position in the list */
+    Py_ssize_t at;   /* the left part's start */
+    Py_ssize_t end_left, end_right;  /* both parts' ends when pushed: a changed part is stale */
+} HeapItem;
+
+static inline int
+heap_less(const HeapItem *x, const HeapItem *y)
+{
+    return x->merge != y->merge ? x->merge < y->merge : x->at < y->at;
+}
+
+static void
+heap_push(HeapItem *h, Py_ssize_t *n, HeapItem item)
+{
+    Py_ssize_t i = (*n)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (!heap_less(&item, &h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = item;
+}
+
+static HeapItem
+heap_pop(HeapItem *h, Py_ssize_t *n)
+{
+    HeapItem top = h[0], last = h[--(*n)];
+    Py_ssize_t i = 0;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && heap_less(&h[c + 1], &h[c]))
+            c++;
+        if (!heap_less(&h[c], &last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = last;
+    return top;
+}
+
+/* Push the pair of the parts starting at i and nxt[i] if it is listed. */
+static void
+push_pair(const PairTable *pt, const unsigned char *data, Py_ssize_t n, const Py_ssize_t *nxt, Py_ssize_t i,
+          HeapItem *heap, Py_ssize_t *size)
+{
+    Py_ssize_t j = nxt[i];
+    if (j >= n)
+        return;
+    int64_t r = pair_find(pt, data + i, j - i, data + j, nxt[j] - j);
+    if (r >= 0)
+        heap_push(heap, size, (HeapItem){r, i, j, nxt[j]});
+}
+
+/* Whether HF's merge loop on data[0:n] ends with one part (MergesBPE.parts == [data]);
+   -1 on a memory error. */
+static int
+hf_builds_whole(const PairTable *pt, const unsigned char *data, Py_ssize_t n)
+{
+    if (n < 2)
+        return 1;
+    Py_ssize_t *nxt = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    Py_ssize_t *prv = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    uint8_t *alive = PyMem_Malloc(n);
+    /* each merge pushes at most two pairs: 3n entries at most */
+    HeapItem *heap = PyMem_Malloc(3 * n * sizeof(HeapItem));
+    int whole = -1;
+    if (!nxt || !prv || !alive || !heap) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t size = 0, parts = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        nxt[i] = i + 1;
+        prv[i] = i - 1;
+        alive[i] = 1;
+    }
+    for (Py_ssize_t i = 0; i + 1 < n; i++)
+        push_pair(pt, data, n, nxt, i, heap, &size);
+    while (size > 0) {
+        HeapItem top = heap_pop(heap, &size);
+        Py_ssize_t i = top.at, j = top.end_left;
+        if (!alive[i] || nxt[i] != j || j >= n || !alive[j] || nxt[j] != top.end_right)
+            continue;  /* stale: a part changed since it was pushed */
+        alive[j] = 0;
+        nxt[i] = nxt[j];
+        if (nxt[j] < n)
+            prv[nxt[j]] = i;
+        parts--;
+        push_pair(pt, data, n, nxt, i, heap, &size);
+        if (prv[i] >= 0)
+            push_pair(pt, data, n, nxt, prv[i], heap, &size);
+    }
+    whole = parts == 1;
+done:
+    PyMem_Free(nxt);
+    PyMem_Free(prv);
+    PyMem_Free(alive);
+    PyMem_Free(heap);
+    return whole;
+}
+
+static PyObject *
+merges_check(PyObject *module, PyObject *args)
+{
+    Py_buffer blob, offs, left, right;
+    PyObject *merges, *unreachable;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!O!", &blob, &offs, &left, &right, &PyList_Type, &merges,
+                          &PyList_Type, &unreachable))
+        return NULL;
+    PyObject *result = NULL;
+    PairTable pt = {NULL, NULL, 0};
+    Py_ssize_t n = offs.len / 4 - 1;
+    const uint32_t *off = offs.buf;
+    const int32_t *l = left.buf, *r = right.buf;
+    const unsigned char *data = blob.buf;
+    if (n < 0 || offs.len % 4 || left.len != 4 * n || right.len != 4 * n || off[0] != 0
+        || (Py_ssize_t)off[n] > blob.len) {
+        PyErr_SetString(PyExc_ValueError, "merges_check: tables of different sizes");
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < n; t++)
+        if (off[t] > off[t + 1] || l[t] < 0 || l[t] >= n || r[t] < 0 || r[t] >= n) {
+            PyErr_SetString(PyExc_ValueError, "merges_check: offsets or splits out of range");
+            goto done;
+        }
+    if (pair_table_build(&pt, merges) < 0)
+        goto done;
+    int64_t last = -1;
+    for (Py_ssize_t t = 0; t < n; t++) {
+        if (off[t + 1] - off[t] == 1)
+            continue;
+        int64_t j = pair_find(&pt, data + off[l[t]], off[l[t] + 1] - off[l[t]], data + off[r[t]],
+                              off[r[t] + 1] - off[r[t]]);
+        if (j < 0) {
+            result = Py_BuildValue("(sn)", "unlisted", t);
+            goto done;
+        }
+        if (j < last) {
+            result = Py_BuildValue("(sn)", "order", t);
+            goto done;
+        }
+        last = j;
+    }
+    for (Py_ssize_t u = 0; u < PyList_GET_SIZE(unreachable); u++) {
+        PyObject *tok = PyList_GET_ITEM(unreachable, u);
+        if (!PyBytes_Check(tok)) {
+            PyErr_SetString(PyExc_TypeError, "merges_check: an unreachable token is not bytes");
+            goto done;
+        }
+        if (PyBytes_GET_SIZE(tok) < 2)
+            continue;
+        int whole = hf_builds_whole(&pt, (const unsigned char *)PyBytes_AS_STRING(tok), PyBytes_GET_SIZE(tok));
+        if (whole < 0)
+            goto done;
+        if (whole) {
+            result = Py_BuildValue("(sn)", "unreachable", u);
+            goto done;
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    PyMem_Free(pt.slot);
+    PyBuffer_Release(&blob);
+    PyBuffer_Release(&offs);
+    PyBuffer_Release(&left);
+    PyBuffer_Release(&right);
+    return result;
+}
+
+static PyMethodDef merges_functions[] = {
+    {"order_by_merges", (PyCFunction)order_by_merges_c, METH_VARARGS,
+     "order_by_merges(ranks, merges) -> (tokens, ids, unlisted): bpe/merges.py's order_by_merges."},
+    {"merges_check", (PyCFunction)merges_check, METH_VARARGS,
+     "merges_check(blob, offsets, left, right, merges, unreachable) -> None | (kind, index):\n"
+     "whether rank order follows the listed merges (bpe/merges.py's merges_agree)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+merges_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, merges_functions);
+}

@@ -1,0 +1,275 @@
+"""The compiled routines of loading a vocabulary file against their pure-Python twins:
+byte-level strings and GGUF string arrays (``_native/load_strings.c``), the tokens that
+hold waiting ones (``holding.c``), merge order and the merges-agree check
+(``merges.c``), and a vocabulary with unreachable tokens built once
+(``BytePairEncoding.from_ordered``) against a second build of the other tokens.
+The real vocabularies run in the full tier."""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+import real_vocabularies as rv
+from conftest import examples, full_tier_only
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_vocabulary import random_vocabulary
+
+from bpe_stream.bpe import merges as merges_mod
+from bpe_stream.bpe import vocabulary as vocabulary_mod
+from bpe_stream.bpe.native import compiled_available, load_strings, merges_compiled, tokens_holding_compiled
+from bpe_stream.bpe.tables import tokens_holding
+from bpe_stream.bpe.vocabulary import BytePairEncoding
+from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
+
+pytestmark = pytest.mark.skipif(not compiled_available(), reason="compiled core not built")
+
+_ENC = byte_encoder()
+# byte-level characters, a few characters outside the table, the space
+_CHARS = [*_ENC.values(), "\u0100", "\u4e00", "é", "\U0001f600", " ", "a"]
+
+
+def _to_byte_level(data: bytes) -> str:
+    return "".join(_ENC[b] for b in data)
+
+
+def _python(items, pairs):
+    """The reference: each item (str, UTF-8 bytes or, with pairs, [a, b]) read in Python."""
+    texts = []
+    for m in items:
+        if isinstance(m, (list, tuple)):
+            texts += m
+            continue
+        text = m.decode("utf-8", "replace") if isinstance(m, bytes) else m
+        if pairs:
+            if text.count(" ") != 1:
+                raise ValueError("not two tokens")
+            texts += text.split(" ")
+        else:
+            texts.append(text)
+    return _decode_byte_level_py(texts)
+
+
+def _both(items, pairs=False):
+    native = load_strings()[0]
+    try:
+        expected = _python(items, pairs)
+    except ValueError:
+        expected = ValueError
+    try:
+        got = native(items, pairs=pairs)
+    except ValueError as e:
+        assert len(e.args) == 2 and 0 <= e.args[1] < len(items)
+        got = ValueError
+    assert got == expected
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(_CHARS), max_size=8), max_size=20), st.booleans(),
+       st.booleans())
+@settings(max_examples=examples(200), deadline=None)
+def test_byte_level_decode_equals_python(strings, as_bytes, pairs):
+    items = [s.encode("utf-8") for s in strings] if as_bytes else strings
+    _both(items, pairs)
+
+
+@given(st.lists(st.binary(min_size=1, max_size=6), max_size=20), st.binary(max_size=3))
+@settings(max_examples=examples(200), deadline=None)
+def test_byte_level_round_trip_and_merge_forms(tokens, noise):
+    strings = [_to_byte_level(t) for t in tokens]
+    native = load_strings()[0]
+    assert native(strings) == tokens
+    assert native([s.encode("utf-8") for s in strings]) == tokens
+    pairs = [f"{a} {b}" for a, b in zip(strings, strings[1:])]
+    listed = [[a, b] for a, b in zip(strings, strings[1:])]
+    expected = [t for a, b in zip(tokens, tokens[1:]) for t in (a, b)]
+    assert native(pairs, pairs=True) == native(listed, pairs=True) == expected
+    assert native([p.encode("utf-8") for p in pairs], pairs=True) == expected
+    # bytes that are not UTF-8 (or not of the table) are refused as Python refuses them
+    _both([noise + b"!"], False)
+    _both([b"!" + noise + b" !"], True)
+
+
+def test_byte_level_decode_refusals_name_the_item():
+    native = load_strings()[0]
+    for items, pairs in [(["Ġa", "a b"], False), (["a b", "ab"], True), (["a b", "a b c"], True),
+                         ([["a"]], True), ([["a", 1]], True), ([b"\xc3("], False), ([b"\xe4\xb8\x80"], False)]:
+        with pytest.raises(ValueError) as info:
+            native(items, pairs=pairs)
+        assert info.value.args[1] == len(items) - 1
+    with pytest.raises(TypeError):
+        native([1])
+    # the wrapper words the error as the Python reading does
+    with pytest.raises(ValueError, match="is not a byte-level token"):
+        decode_byte_level(["a", "a\u4e00"])
+    with pytest.raises(ValueError, match="merge 'ab' is not two tokens"):
+        decode_byte_level(["a b", "ab"], pairs=True)
+
+
+def _gguf_array(strings: list[bytes], count: str) -> bytes:
+    return b"".join(struct.pack(count, len(s)) + s for s in strings)
+
+
+@given(st.lists(st.binary(max_size=40), max_size=30), st.sampled_from(["<I", "<Q"]), st.integers(0, 5),
+       st.integers(0, 2000))
+@settings(max_examples=examples(200), deadline=None)
+def test_gguf_strings_reads_the_whole_strings_of_a_window(strings, count, pad, cut):
+    gguf_strings = load_strings()[1]
+    size = struct.calcsize(count)
+    data = b"\x07" * pad + _gguf_array(strings, count)
+    window = data[: pad + cut]
+    got, end = gguf_strings(window, pad, len(strings), size)
+    # the reference: whole strings that fit in the window, in order
+    expected, at = [], pad
+    for s in strings:
+        if at + size + len(s) > len(window):
+            break
+        expected.append(s)
+        at += size + len(s)
+    assert (got, end) == (expected, at)
+    # the rest from where it stopped, with the whole data
+    rest, end2 = gguf_strings(data, end, len(strings) - len(got), size)
+    assert got + rest == strings and end2 == len(data)
+    assert gguf_strings(data, pad, min(1, len(strings)), size)[0] == strings[:1]
+
+
+def test_gguf_strings_refuses_bad_arguments():
+    gguf_strings = load_strings()[1]
+    for args in [(b"abc", 4, 1, 4), (b"abc", 0, 1, 2), (b"abc", -1, 1, 4)]:
+        with pytest.raises(ValueError):
+            gguf_strings(*args)
+    # a count larger than the window is not read past
+    assert gguf_strings(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8) == ([], 0)
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]), k=st.integers(1, 6))
+@settings(max_examples=examples(200), deadline=None)
+def test_tokens_holding_equals_python(seed, alphabet, k):
+    tokens = random_vocabulary(seed, alphabet, merges=30)
+    rng = random.Random(seed)
+    inner = sorted(rng.sample(range(len(tokens)), min(k, len(tokens))))
+    blob = b"".join(tokens)
+    offsets = [0]
+    for t in tokens:
+        offsets.append(offsets[-1] + len(t))
+    from array import array
+
+    got = tokens_holding_compiled(blob, array("I", offsets).tobytes(), inner)
+    assert got == sorted(tokens_holding(tokens, [tokens[i] for i in inner]))
+
+
+def _merges_of(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """A merge list that builds ``tokens`` (each by its split, in rank order)."""
+    bpe = BytePairEncoding(tokens, native=False)
+    return [(tokens[bpe.split_left[t]], tokens[bpe.split_right[t]]) for t in range(len(tokens)) if len(tokens[t]) > 1]
+
+
+def _compare_merges(ranks, merges):
+    order_c, check_c = merges_compiled()
+    got = order_c(ranks, merges)
+    expected = merges_mod._order_by_merges_py(ranks, merges)
+    assert got == expected and list(got[2]) == list(expected[2])
+    tokens, ids, _ = expected
+    bpe = BytePairEncoding.from_ordered(tokens, ids)
+    assert merges_mod.merges_agree(bpe, merges) == merges_mod._merges_agree_py(bpe, merges)
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]),
+       edit=st.sampled_from(["none", "swap", "drop", "extra", "duplicate"]))
+@settings(max_examples=examples(200), deadline=None)
+def test_merge_order_and_check_equal_python(seed, alphabet, edit):
+    tokens = random_vocabulary(seed, alphabet, merges=25)
+    merges = _merges_of(tokens)
+    rng = random.Random(seed)
+    if merges and edit == "swap":
+        i, j = rng.randrange(len(merges)), rng.randrange(len(merges))
+        merges[i], merges[j] = merges[j], merges[i]
+    elif merges and edit == "drop":
+        del merges[rng.randrange(len(merges))]
+    elif edit == "extra":
+        merges.insert(rng.randrange(len(merges) + 1), (rng.choice(tokens), rng.choice(tokens)))
+    elif merges and edit == "duplicate":
+        merges.append(merges[rng.randrange(len(merges))])
+    ids = list(range(len(tokens)))
+    rng.shuffle(ids)
+    _compare_merges(dict(zip(tokens, ids)), merges)
+
+
+def test_merge_check_of_unreachable_tokens():
+    # "bbbabb": rank order never builds it; listing the merge that makes it whole in HF's
+    # loop is a disagreement, leaving it out is none
+    tokens = [b"a", b"b", b"bb", b"bba", b"bbabb", b"bbbabb"]
+    ranks = {t: i for i, t in enumerate(tokens)}
+    merges = [(b"b", b"b"), (b"bb", b"a"), (b"bba", b"bb")]
+    _compare_merges(ranks, merges)
+    # merge lists under which HF's loop builds it whole (b + bbabb), in several orders
+    whole = [(b"b", b"a"), (b"b", b"ba"), (b"bba", b"b"), (b"bbab", b"b"), (b"b", b"bbabb"), (b"b", b"b")]
+    for listed in (whole, whole[::-1], merges + whole):
+        _compare_merges({**ranks, b"ba": 6, b"bbab": 7}, listed)
+    # "abab": rank order cannot build it ("ab" is no token), HF's loop can (a + b, then
+    # ab + ab): both checks name it
+    ranks, merges = {b"a": 0, b"b": 1, b"abab": 2}, [(b"a", b"b"), (b"ab", b"ab")]
+    _compare_merges(ranks, merges)
+    tokens_, ids, _ = merges_mod.order_by_merges(ranks, merges)
+    bpe = BytePairEncoding.from_ordered(tokens_, ids)
+    assert bpe.unreachable == {b"abab": 2}
+    assert "built by the listed merges but not in rank order" in merges_mod.merges_agree(bpe, merges)
+    assert merges_mod.merges_agree(bpe, [(b"b", b"a"), (b"ab", b"ab")]) is None
+
+
+def _built_twice(tokens, ids):
+    """from_ordered with the second build of the reachable tokens (the reference)."""
+    saved = vocabulary_mod._without_unreachable
+    vocabulary_mod._without_unreachable = lambda *args: None
+    try:
+        return BytePairEncoding.from_ordered(tokens, ids)
+    finally:
+        vocabulary_mod._without_unreachable = saved
+
+
+def _assert_same_vocabulary(a, b):
+    assert a._core.parts() == b._core.parts()
+    assert a._core.exceptional() == b._core.exceptional() and a.exceptional == b.exceptional
+    assert a._core.masks_bytes() == b._core.masks_bytes()
+    assert a.ids == b.ids and list(a.unreachable.items()) == list(b.unreachable.items())
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc"]), extra=st.integers(1, 6))
+@settings(max_examples=examples(200), deadline=None)
+def test_unreachable_tokens_removed_without_a_second_build(seed, alphabet, extra):
+    # random tokens inserted among a vocabulary's: some are unreachable, some exceptional
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=25)
+    for _ in range(extra):
+        t = bytes(rng.choice(alphabet) for _ in range(rng.randint(2, 6)))
+        if t not in tokens:
+            tokens.insert(rng.randint(len(alphabet), len(tokens)), t)
+    ids = list(range(len(tokens)))
+    rng.shuffle(ids)
+    _assert_same_vocabulary(BytePairEncoding.from_ordered(tokens, ids), _built_twice(tokens, ids))
+
+
+def _real(name):
+    try:
+        return rv.built(name)
+    except rv.Unavailable as e:
+        pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("name", ["llama3/tokenizer.json", "qwen2/tokenizer.json", "gpt2/tokenizer.json",
+                                  "llama3/llama3-vocab.gguf"])
+def test_real_vocabularies_read_and_built_as_in_python(name, monkeypatch):
+    full_tier_only()
+    from bpe_stream.encoding.formats import read_vocabulary
+
+    path = _real(name)
+    spec = read_vocabulary(path)
+    monkeypatch.setenv("BPE_STREAM_PURE_PYTHON", "1")
+    pure = read_vocabulary(path)
+    monkeypatch.delenv("BPE_STREAM_PURE_PYTHON")
+    assert spec.mergeable_ranks == pure.mergeable_ranks and spec.merges == pure.merges
+    assert spec.special_tokens == pure.special_tokens
+    _compare_merges(spec.mergeable_ranks, spec.merges)
+    tokens, ids, _ = merges_mod.order_by_merges(spec.mergeable_ranks, spec.merges)
+    _assert_same_vocabulary(BytePairEncoding.from_ordered(tokens, ids), _built_twice(tokens, ids))
