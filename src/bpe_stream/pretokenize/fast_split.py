@@ -49,10 +49,11 @@ one character at a time, against ``enc.count`` of every prefix.
 
 from __future__ import annotations
 
+from .family import MEMBERS
 from .patterns import PATTERNS
 from .unicode import compile_regex
 
-__all__ = ["FastSplit", "fast_split_for", "EXTEND", "NEW", "MERGE", "K_NONE"]
+__all__ = ["FastSplit", "fast_split_for", "fast_split_for_member", "EXTEND", "NEW", "MERGE", "K_NONE"]
 
 EXTEND, NEW, MERGE = 1, 2, 3
 
@@ -144,9 +145,15 @@ def _new_piece_kind(x: int, o200k: bool, after_ws_only: bool) -> int | None:
     return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
 
 
-def _table(o200k: bool) -> dict:
+def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None, max_digits: int = 3) -> dict:
+    """The transitions of a member with (``o200k``) cased letters or not, a punctuation tail
+    that takes ``/`` (``slash``), whitespace split after its last newline at the end of the text
+    (``ws_newlines``: no ``\\s++$``) and digit groups of at most ``max_digits``."""
+    slash = o200k if slash is None else slash
+    ws_newlines = o200k if ws_newlines is None else ws_newlines
     E, N_, M = EXTEND, NEW, MERGE
     letters = (LO, UP, OL) if o200k else (LO,)
+    present = {LO, D, SP, NL, WS, P} | ({UP, OL} if o200k else set()) | ({SL} if slash else set())
     punct = (P, SL)
     t: dict[int, dict[int, tuple[int, int]]] = {}
 
@@ -157,7 +164,7 @@ def _table(o200k: bool) -> dict:
     def fill(kind, overrides, after_ws_only=False):
         row = {}
         for x in (LO, UP, OL, D, SP, NL, WS, P, SL):
-            if not o200k and x in (UP, OL, SL):
+            if x not in present:
                 continue
             v = overrides.get(x, "new")
             if v == "new":
@@ -176,53 +183,75 @@ def _table(o200k: bool) -> dict:
         fill(K_WORD_U, {LO: (E, K_WORD), OL: (E, K_WORD_O), UP: (E, K_WORD_U)})
     else:
         fill(K_WORD, {LO: (E, K_WORD)})
-    fill(K_DIG1, {D: (E, K_DIG2)})
-    fill(K_DIG2, {D: (E, K_DIG3)})
-    fill(K_DIG3, {})
+    # a digit group of max_digits ends; a new digit starts the next one
+    fill(K_DIG1, {D: (E, K_DIG2)} if max_digits >= 2 else {})
+    if max_digits >= 2:
+        fill(K_DIG2, {D: (E, K_DIG3)} if max_digits >= 3 else {})
+    if max_digits >= 3:
+        fill(K_DIG3, {})
     p1 = {x: (E, K_WORD) for x in letters}
     if o200k:
         p1[UP] = (E, K_WORD_U)
         p1[OL] = (E, K_WORD_O)
     fill(K_P1, {**p1, NL: (E, K_PNL), **{x: (E, K_PN) for x in punct}})
     fill(K_PN, {NL: (E, K_PNL), **{x: (E, K_PN) for x in punct}})
-    fill(K_PNL, {NL: (E, K_PNL), **({SL: (E, K_PNL)} if o200k else {})})
+    fill(K_PNL, {NL: (E, K_PNL), **({SL: (E, K_PNL)} if slash else {})})
     # a single whitespace character after a non-whitespace piece
     ws_next = (
         {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN_NL)}
-        if o200k
+        if ws_newlines
         else {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN)}
     )
     fill(K_SP, {**p1, **{x: (E, K_PN) for x in punct}, **ws_next})
     fill(K_WS1, {**p1, **ws_next})
-    if o200k:
+    if ws_newlines:
         fill(K_NL1, {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)})
     else:
         fill(K_NL1, dict(ws_next))
     # whitespace runs of two or more characters: only whitespace is handled
     t[K_WSRUN] = dict(ws_next)
-    if o200k:
+    if ws_newlines:
         t[K_WSRUN_NL] = {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)}
         t[K_WSTAIL] = {SP: (E, K_WSTAIL), WS: (E, K_WSTAIL), NL: (M, K_WSRUN_NL)}
     return t
 
 
 class FastSplit:
-    """Char classes and transitions for one bundled pattern."""
+    """Char classes and transitions for one pattern of the family (see :func:`fast_split_for_member`).
 
-    __slots__ = ("o200k", "classes", "table", "_class_of")
+    ``o200k``: cased letters (o200k's two letter sets, marks in both and in punctuation);
+    ``slash``: the punctuation tail takes ``/``; ``ws_newlines``: no ``\\s++$`` (whitespace at the
+    end of the text is split after its last newline); ``max_digits``: the longest digit group;
+    ``marks_letters``: marks are letters (in the letter run, not in punctuation: Qwen3.5).
+    """
 
-    def __init__(self, o200k: bool):
+    __slots__ = ("o200k", "slash", "ws_newlines", "max_digits", "marks_letters", "classes", "table", "_class_of")
+
+    def __init__(self, o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None,
+                 max_digits: int = 3, marks_letters: bool = False):
         self.o200k = o200k
+        self.slash = o200k if slash is None else slash
+        self.ws_newlines = o200k if ws_newlines is None else ws_newlines
+        self.max_digits = max_digits
+        self.marks_letters = marks_letters
         self._class_of = _class_o200k if o200k else _class_cl100k
         self.classes: dict[str, int | None] = {}
-        t = _table(o200k)
+        t = _table(o200k, self.slash, self.ws_newlines, max_digits)
         # flat table: key kind * 16 + class
         self.table = {k * 16 + x: v for k, row in t.items() for x, v in row.items()}
+
+    def _member_class(self, ch: str):
+        x = self._class_of(ch)
+        if x == SL and not self.slash:
+            return P  # "/" is punctuation like any other where no tail takes it
+        if self.marks_letters and x == P and MARK.match(ch):
+            return LO  # [\p{L}\p{M}]+: a mark is one more letter (marks leave the punctuation set)
+        return x
 
     def char_class(self, ch: str):
         x = self.classes.get(ch, -1)
         if x == -1:
-            x = self._class_of(ch)
+            x = self._class_of(ch) if not (self.marks_letters or self.slash != self.o200k) else self._member_class(ch)
             if len(self.classes) < 65536:
                 self.classes[ch] = x
         return x
@@ -262,9 +291,9 @@ class FastSplit:
                 return {LO: K_WORD, UP: K_WORD_U, OL: K_WORD_O}[x]
             return K_WORD
         if x == D:
-            return (K_DIG1, K_DIG2, K_DIG3)[b - a - 1] if b - a <= 3 else K_NONE
+            return (K_DIG1, K_DIG2, K_DIG3)[b - a - 1] if b - a <= self.max_digits else K_NONE
         if x in (P, SL):
-            if o200k and x == SL:
+            if x == SL:
                 # the piece is ` ?[^\s\p{L}\p{N}]+[\r\n/]*`: it holds a newline iff its
                 # trailing [\r\n/] run does
                 if holds_newline(a, b):
@@ -275,7 +304,7 @@ class FastSplit:
             return K_PNL if x == NL else K_NONE
         prev = spans(2)
         if prev is not None and self._all_ws(text, *prev):
-            if not o200k or x == NL or cc(text[prev[1] - 1]) != NL:
+            if not self.ws_newlines or x == NL or cc(text[prev[1] - 1]) != NL:
                 return K_NONE
             pp = spans(3)
             if pp is not None and self._all_ws(text, *pp):
@@ -283,7 +312,7 @@ class FastSplit:
             return K_WSTAIL
         if b - a == 1:
             return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
-        if o200k and x == NL:
+        if self.ws_newlines and x == NL:
             return K_WSRUN_NL
         return K_WSRUN
 
@@ -309,6 +338,52 @@ def fast_split_for(pat_str):
     if fs is None:
         fs = _CACHE[key] = FastSplit(key == "o200k")
     return fs
+
+
+_MEMBER_CACHE: dict[tuple, FastSplit | None] = {}
+# The members whose choices the transitions are proven for (by enumeration against each one's
+# own regex, tests/test_members_streaming.py); a pre-tokenizer with the choices of one of them
+# gets the same transitions.
+_PROVEN_MEMBERS = ("cl100k_base", "llama3", "qwen2", "qwen3.5", "o200k_base", "tekken")
+
+
+def _choices(m) -> tuple:
+    return (m.contractions, m.letters, m.letter_lead, m.digits, m.digit_lead, m.punct_tail, m.punct_marks,
+            m.whitespace, m.end_whitespace_whole)
+
+
+def fast_split_for_member(pretokenizer):
+    """The :class:`FastSplit` of a member of the pre-tokenizer family
+    (:mod:`bpe_stream.pretokenize.family`), derived from its choices, or None.
+
+    The transitions follow from the choices: cased letters (o200k's two letter sets, Tekken)
+    or not; marks in the letter run and out of punctuation (Qwen3.5), where a mark is one
+    more letter; digit groups of at most three or one (a digit after a full group starts a
+    new piece); a punctuation tail that takes ``/`` or not; whitespace at the end of the text
+    one piece (``\\s++$``, cl100k) or split after its last newline (Llama 3, Qwen, o200k,
+    Tekken: ``\\s*[\\r\\n]+`` then ``\\s+(?!\\S)``).  Given only for the choices of the
+    members in ``_PROVEN_MEMBERS`` (the argument of the module doc holds for each; every
+    transition is checked by enumeration against each one's own regex), and only when the
+    pattern is the member's own (one of its known spellings) or the one the choices stand
+    for.  Normalization is the caller's: what streams is the split of the normalized text.
+    Not for chains, GPT-2's space lead or digit runs (None: the regex re-splits)."""
+    m = pretokenizer
+    if m is None or isinstance(m, str) or m.pre_splits or m.main is not None:
+        return None
+    member = MEMBERS.get(m.name)
+    spelled = member is not None and m.known and (m.pattern, m.dialect) in {(member.pattern, member.dialect),
+                                                                             *member.spellings}
+    if not spelled and m.pattern != m.regex_from_choices():
+        return None
+    choices = _choices(m)
+    if choices not in _MEMBER_CACHE:
+        fs = None
+        if any(choices == _choices(MEMBERS[name]) for name in _PROVEN_MEMBERS):
+            cased = m.letters == "cased"
+            fs = FastSplit(cased, m.punct_tail == "newlines-slash", not m.end_whitespace_whole,
+                           3 if m.digits == "one-to-three" else 1, m.letters == "letters-marks")
+        _MEMBER_CACHE[choices] = fs
+    return _MEMBER_CACHE[choices]
 
 
 WS_CLASSES = _WS_CLASSES

@@ -88,6 +88,7 @@ from ..pretokenize.fast_split import (
     UP,
     WS_CLASSES,
     fast_split_for,
+    fast_split_for_member,
 )
 from ..pretokenize.long_pieces import (
     _COMPRESSIBLE,
@@ -224,7 +225,7 @@ class TextAppendable:
         self.edit_len = 0  # characters added or removed by the edit being made (see _long_count)
         self.split_cache = _split_cache(enc)
         # regex-free single-character appends (see bpe_stream.pretokenize.fast_split)
-        self.fast = fast_split_for(enc.pat_str)
+        self.fast = fast_split_for(enc.pat_str) or fast_split_for_member(enc.pretokenizer)
         self.kind = K_NONE  # kind of the last piece; K_NONE = not known (classify first)
         self.last_str = None  # the last piece if it has at most _LONG characters
         self.ws_start = 0  # start of the trailing whitespace stretch (len(text) if none)
