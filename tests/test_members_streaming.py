@@ -252,3 +252,29 @@ def test_appendable_one_character_at_a_time(name, parts, cut):
         text += ch
         assert ae.token_count == enc.count(text), (name, text)
     assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["qwen2", "qwen3.5"])
+def test_normalizing_one_character_appends_keep_marks_apart(name):
+    # one-character appends that normalize nothing back move the last mark instead of adding
+    # one per character: marks stay about a block apart, and a truncation re-normalizes at
+    # most about a block
+    from bpe_stream.stream.normalizing import _BLOCK, NormalizingStream
+
+    enc = member_encoding(name)
+    ae = AppendableEncoder(enc)
+    stream = ae._impl
+    assert isinstance(stream, NormalizingStream)
+    text = ("Cafe\u0301 na\u00efve \u1100\u1161 \u212b " * 300)[:5000]
+    for ch in text:
+        ae.append(ch)
+    assert ae.token_count == enc.count(text)
+    assert len(stream.raw_at) <= len(text) // _BLOCK + 3
+    assert list(stream.raw_at) == sorted(set(stream.raw_at))
+    for n in (4999, 4000, 2500, 1023, 1, 0):
+        ae.truncate(n)
+        assert ae.token_count == enc.count(text[:n])
+        for ch in text[n : n + 40]:
+            ae.append(ch)
+        assert ae.token_count == enc.count(text[: n + 40])
+        ae.truncate(n)
