@@ -161,6 +161,7 @@ FAST_MEMBERS = ["llama3", "qwen2", "qwen3.5", "tekken"]
 SMALL_CLASSES = "aB1 \n\t!'s"
 ALL_CLASSES = "aB1 \n\r\t!/'s\u0301\u4e2d\u02b0\u3000\u01c5"
 LETTER_CLASSES = "aB\u4e2d\u02b0\u0301 !'"
+MARK_CLASSES = "a!/\u0301 \t1\n'B"
 
 
 def _unnormalized(name: str) -> Encoding:
@@ -204,6 +205,7 @@ def test_fast_path_small(name):
     enc = _unnormalized(name)
     assert _exhaustive_member(enc, SMALL_CLASSES, 3) > 300
     assert _exhaustive_member(enc, ALL_CLASSES, 2) > 100
+    assert _exhaustive_member(enc, MARK_CLASSES, 3) > 100
 
 
 @pytest.mark.slow
@@ -213,6 +215,7 @@ def test_fast_path_exhaustive(name):
     assert _exhaustive_member(enc, SMALL_CLASSES, 5) > 10_000
     assert _exhaustive_member(enc, ALL_CLASSES, 3) > 1_000
     assert _exhaustive_member(enc, LETTER_CLASSES, 5) > 1_000
+    assert _exhaustive_member(enc, MARK_CLASSES, 4) > 1_000
 
 
 @pytest.mark.parametrize("name", FAST_MEMBERS)

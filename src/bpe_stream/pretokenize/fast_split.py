@@ -27,8 +27,18 @@ with whitespace require that the piece before ``P`` is *not* whitespace-only, or
 (``WSTAIL``, ``MERGE``) they state the split of the whole trailing run.
 o200k exception: a mark is both a possible one-character prefix and a member of
 both letter sets, so a piece made of a mark may have been decided by reading the
-letters after it (the prefixed alternative failed there); kinds are never given to
-a piece that follows a mark, and marks themselves always go to the regex.
+letters after it (the prefixed alternative failed there: ``"\u0301" + "A"`` is two
+pieces, ``"\u0301Ab"`` one); kinds are never given to a piece that follows a mark
+and starts with a letter or a mark.  A piece that follows a mark and starts with
+anything else is independent of it: a prefix is one character, which the letter
+sets must follow, so every alternative at the mark's piece fails or ends at that
+first character.  Marks appended (``MARK_TABLE``, cased members): a word absorbs a
+mark as it absorbs ``Lm|Lo`` (both letter sets); a one-character punctuation or
+non-newline whitespace piece is a prefix the mark follows (a word, ``[\p{Lu}\p{Lt}\p{Lm}
+\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+`` with the mark as its letter: ``K_WORD_O``); a
+punctuation run of two or more characters without a newline is no word's start (its
+second character is no letter), so the run ``[^\s\p{L}\p{N}]+`` takes the mark.  A mark
+after anything else (a digit, a newline, a mark piece) goes to the regex.
 (2) The split from ``a`` of ``P + c``: written out per kind below.  It only uses
 facts the kind guarantees: e.g. ``WORD`` (cl100k) is an optional non-letter
 non-digit non-newline prefix plus letters; a letter extends the possessive
@@ -53,7 +63,7 @@ from .family import MEMBERS
 from .patterns import PATTERNS
 from .unicode import compile_regex
 
-__all__ = ["FastSplit", "fast_split_for", "fast_split_for_member", "EXTEND", "NEW", "MERGE", "K_NONE"]
+__all__ = ["FastSplit", "fast_split_for", "fast_split_for_member", "MARK_TABLE", "EXTEND", "NEW", "MERGE", "K_NONE"]
 
 EXTEND, NEW, MERGE = 1, 2, 3
 
@@ -216,6 +226,13 @@ def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = No
     return t
 
 
+# Cased members (o200k, Tekken): transitions of an appended mark by kind of the last piece
+# (see the module doc); the kind after it is the one its class-table twin gives.
+MARK_TABLE = {K_WORD: (EXTEND, K_WORD_O), K_WORD_O: (EXTEND, K_WORD_O), K_WORD_U: (EXTEND, K_WORD_O),
+              K_P1: (EXTEND, K_WORD_O), K_SP: (EXTEND, K_WORD_O), K_WS1: (EXTEND, K_WORD_O),
+              K_PN: (EXTEND, K_PN)}
+
+
 class FastSplit:
     """Char classes and transitions for one pattern of the family (see :func:`fast_split_for_member`).
 
@@ -274,9 +291,9 @@ class FastSplit:
         first = text[a]
         if first == "'":
             return K_NONE
-        if self.o200k and a > 0 and cc(text[a - 1]) is None:
-            # after a mark, o200k's optional prefix may be re-decided (a mark is both a
-            # prefix character and a letter-set character): re-split
+        if self.o200k and a > 0 and cc(text[a - 1]) is None and cc(first) in (LO, UP, OL, None):
+            # a letter or a mark after a mark: o200k's optional prefix may be re-decided (a
+            # mark is both a prefix character and a letter-set character): re-split
             return K_NONE
         x = cc(text[b - 1])
         if x is None or x == AP:

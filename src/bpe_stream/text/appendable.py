@@ -75,13 +75,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import chain
 
+from ..bpe.appendable import BytesAppendable
 from ..bpe.checks import _check_len
 from ..pretokenize.fast_split import (
     EXTEND,
     K_NONE,
-    K_WORD,
-    K_WORD_O,
-    K_WORD_U,
+    MARK_TABLE,
     NEW,
     O200K_FIRST,
     OL,
@@ -106,8 +105,6 @@ __all__ = ["TextAppendable"]
 
 _LONG = 64  # pieces longer than this are counted with a raw appendable record
 _MARK = compile_regex(r"\p{M}")
-_WORD_KINDS = frozenset({K_WORD, K_WORD_O, K_WORD_U})
-_MARK_EXTEND = (EXTEND, K_WORD_O)
 _NL_SEEN = 8  # pieces whose newline search _holds_newline remembers
 
 
@@ -200,7 +197,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes", "alts", "nl_seen", "edit_len",
+        "upper_start", "upper_classes", "alts", "nl_seen", "edit_len", "short", "plain_bpe",
     )
 
     def __init__(self, enc):
@@ -238,6 +235,11 @@ class TextAppendable:
         self.nl_seen: dict = {}
         self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
         self.tok_pieces = 0
+        # [start, end, raw appendable of text[start:end] or None]: the short last piece that
+        # missed the piece cache (see _short_count); valid while no truncation comes
+        self.short = None
+        # whether a piece's tokens are BPE's over its bytes (no whole-piece rule, no merge list)
+        self.plain_bpe = not getattr(enc, "_whole", None) and getattr(enc, "_merges_engine", None) is None
 
     # ------------------------------------------------------------- protocol
     def __getstate__(self):
@@ -262,6 +264,7 @@ class TextAppendable:
                      "upper_start", "upper_classes", "edit_len"):
             setattr(new, name, getattr(self, name))
         new.nl_seen = dict(self.nl_seen)
+        new.short = None
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
         new.stable_cum = list(self.stable_cum)
@@ -315,15 +318,17 @@ class TextAppendable:
                     self._fast_append(s, x, tr)
                     return
             elif fast.o200k and _MARK.match(s) is not None:
-                # o200k: after the first character of a word, a mark is in the same sets as
-                # Lm|Lo (both letter sets), so it extends the word as they do (kind K_WORD_O).
-                # (Its other role, a one-character prefix, only matters where a piece starts,
-                # and the kinds are not given to pieces that follow a mark.)
+                # cased members: a mark extends a word as Lm|Lo do, makes a word of a
+                # one-character prefix, joins a punctuation run (fast_split.MARK_TABLE); it is
+                # in the upper-word set (class OL for the stability rule).  (Its other role, a
+                # one-character prefix, only matters where a piece starts, and the kinds are
+                # not given to letters or marks that follow a mark.)
                 kind = self.kind
                 if kind == K_NONE:
                     kind = self._classify()
-                if kind in _WORD_KINDS:
-                    self._fast_append(s, OL, _MARK_EXTEND)
+                tr = MARK_TABLE.get(kind)
+                if tr is not None:
+                    self._fast_append(s, OL, tr)
                     return
         if s:
             self._slow_append(s)
@@ -345,10 +350,17 @@ class TextAppendable:
             ls = self.last_str
             if ls is not None and len(ls) < _LONG:
                 ls += s
-                c = len(pieces[ls])
+                toks = pieces.get(ls)
+                c = len(toks) if toks is not None else self._short_count(a, L, ls)
             else:
                 ls = None
-                c = self._long_count(a, L)
+                rec = self.records.get(a)
+                if rec is not None and rec.end == L - 1:
+                    # the piece's record grows by s (what _long_count does, without its checks)
+                    rec.append_char(s, self.run_re, self.mergeable)
+                    c = rec.ba.token_count
+                else:
+                    c = self._long_count(a, L)
             tail[-1] = (a, L, c)
             self.tail_count += c - c0
             self.last_str = ls
@@ -385,6 +397,25 @@ class TextAppendable:
                 ends.append(b)
                 cum.append(cum[-1] + c)
                 self.tail_count -= c
+
+    def _short_count(self, a: int, end: int, piece: str) -> int:
+        """Token count of the short last piece ``text[a:end] == piece`` grown by one character,
+        which missed the piece cache.  A piece that misses twice (text that does not repeat
+        its pieces: emoji runs, random letters) gets a raw appendable, then grown by the
+        character's bytes, O(1), instead of encoding the whole piece again on each miss
+        (O(_LONG)); the first miss encodes and caches it (prose: a rare word is seen again)."""
+        sh = self.short
+        if sh is not None and sh[0] == a and self.plain_bpe:
+            ba = sh[2]
+            if ba is not None and sh[1] == end - 1:
+                ba.append(piece[-1].encode("utf-8"))
+            else:
+                ba = sh[2] = BytesAppendable(self.enc.bpe)
+                ba.append(piece.encode("utf-8"))
+            sh[1] = end
+            return ba.token_count
+        self.short = [a, end, None]
+        return len(self.enc._pieces[piece])
 
     def _long_count(self, a: int, end: int) -> int:
         rec = self.records.get(a)
@@ -499,6 +530,7 @@ class TextAppendable:
         if n == len(self.text):
             return
         self.edit_len = len(self.text) - n
+        self.short = None
         self.pending = ""
         self.kind = K_NONE
         self.last_str = None
