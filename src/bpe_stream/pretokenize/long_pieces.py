@@ -395,6 +395,22 @@ def _slash_tail_cut(truns, a: int, b: int, z1: int = -1):
 
 # run regex -> character -> the group of its class run (append_char)
 _CHAR_GROUPS: dict = {}
+# run regex -> group -> what _add_run asks of it (_group_flags)
+_GROUP_FLAGS: dict = {}
+
+
+def _group_flags(run_re) -> list:
+    """Per group of ``run_re``: (in a lower-word stretch, its first group, in an upper-word
+    stretch, its first group, non-mark punctuation, a mark, the catch-all group's characters
+    that are punctuation ("" for other groups), o200k's slash-tail stretches kept)."""
+    word_groups = _WORD_GROUPS.get(run_re, ())
+    upper_groups = _UPPER_GROUPS.get(run_re, ())
+    punct_groups, mark_groups, catch_chars = _PUNCT_GROUPS[run_re]
+    catch_all = _CATCH_ALL[run_re]
+    return [(g in word_groups, bool(word_groups) and g == word_groups[0], g in upper_groups,
+             bool(upper_groups) and g == upper_groups[0], g in punct_groups, g in mark_groups,
+             catch_chars if g == catch_all else "", run_re is _RUNS_O200K)
+            for g in range(run_re.groups + 1)]
 
 
 class _LongPiece:
@@ -535,30 +551,30 @@ class _LongPiece:
         r = runs[-1]
         if r[2] - r[1] >= _LONG_RUN and not (self.lruns and self.lruns[-1] is r):
             self.lruns.append(r)
-        word_groups = _WORD_GROUPS.get(run_re, ())
-        if g in word_groups:
+        flags = _GROUP_FLAGS.get(run_re)
+        if flags is None:
+            flags = _GROUP_FLAGS[run_re] = _group_flags(run_re)
+        in_word, word_first, in_upper, upper_first, in_punct, is_mark, catch_chars, slash_tail = flags[g]
+        if in_word:
             wruns = self.wruns
             if not (wruns and wruns[-1][1] == a):
                 wruns.append([a, a, -1])
             last = wruns[-1]
             last[1] = b
-            if last[2] < 0 and g == word_groups[0]:
+            if last[2] < 0 and word_first:
                 last[2] = a
-        upper_groups = _UPPER_GROUPS.get(run_re, ())
-        if g in upper_groups:
+        if in_upper:
             uruns = self.uruns
             if not (uruns and uruns[-1][1] == a):
                 uruns.append([a, a, -1, -1])
             last = uruns[-1]
             last[1] = b
-            if g == upper_groups[0]:
+            if upper_first:
                 if last[2] < 0:
                     last[2] = a
             else:
                 last[3] = b - 1
-        punct_groups, mark_groups, catch_chars = _PUNCT_GROUPS[run_re]
-        is_mark = g in mark_groups
-        if g in punct_groups or is_mark or (ch and ch in catch_chars):
+        if in_punct or is_mark or (ch and ch in catch_chars):
             pruns = self.pruns
             if not (pruns and pruns[-1][1] == a):
                 pruns.append([a, a, -1, -1])
@@ -573,7 +589,7 @@ class _LongPiece:
                     last[3] = a
                 if b - last[3] >= 2:
                     last[2], last[3] = last[3], -1
-        if run_re is _RUNS_O200K and (g == 5 or ch == "/"):
+        if slash_tail and (g == 5 or ch == "/"):
             truns = self.truns
             if not (truns and truns[-1][1] == a):
                 truns.append([a, a, -1, -1])
