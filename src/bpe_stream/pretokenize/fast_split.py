@@ -1,6 +1,7 @@
-"""Regex-free updates of the pre-split when one character is appended (bundled patterns).
+"""Regex-free updates of the pre-split when one character is appended (bundled patterns
+and the family members with their shapes: :func:`fast_split_for_member`).
 
-Invariant: for the cl100k and o200k patterns, a text ``T`` whose *last piece* ``P =
+Invariant: for the cl100k and o200k patterns (and the members below), a text ``T`` whose *last piece* ``P =
 T[a:L]`` has kind ``k`` (below) and a character ``c`` of class ``x`` with
 ``TRANSITIONS[k][x] = (action, k2)``, the split of ``T + c`` is
 
@@ -51,6 +52,17 @@ letter; any other word (``WORD_L``) absorbs ``Ll|Lm|Lo|M`` but not ``Lu|Lt``.
 Whitespace at the end of the text: cl100k's ``\\s++$`` makes a whitespace run
 that follows a non-whitespace piece a single piece; o200k splits it after its last
 newline (``\\s*[\\r\\n]+``) and keeps the rest whole (``\\s+(?!\\S)`` at the end).
+
+Members (:func:`fast_split_for_member`).  The argument uses the pattern's shape only,
+so it carries over to the members that vary it in a few choices, each changing the
+table in one place: Llama 3 and Qwen (no ``\\s++$``) split whitespace at the end of
+the text as o200k does (``ws_newlines``: ``K_WSRUN_NL``, ``K_WSTAIL``); Qwen's and
+Tekken's digits are ``\\p{N}`` (``max_digits`` 1: a digit after a digit is a new
+piece); Qwen3.5's letter run ``[\\p{L}\\p{M}]+`` and punctuation
+``[^\\s\\p{L}\\p{M}\\p{N}]`` make a mark a letter of class ``LO`` (its lead
+``[^\\r\\n\\p{L}\\p{N}]`` may be a mark too, which changes no span: a mark lead
+before letters is a letter of the same run); Tekken is o200k without contractions (an
+apostrophe is punctuation, and still always goes to the regex).
 
 The tests check every transition by brute force: all strings up to length 5 over
 an alphabet with one character per class (and the contraction letters), appended

@@ -47,14 +47,19 @@ within a 2n budget, cut rather than dropped by truncations) for when the piece c
 back: an edit and its undo then swap records instead of re-adding the part in Python
 (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
-One character at a time (the common streaming case), bundled patterns: the
+One character at a time (the common streaming case), the bundled patterns and the
+members of the family whose choices the transitions are derived from (Llama 3, Qwen2,
+Qwen3.5, Tekken: :func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the
 regex is not called.  The character's class and the *kind* of the last piece
 select a transition of :mod:`bpe_stream.pretokenize.fast_split` (extend the last piece,
 start a new one, or merge the last two), proven there and checked exhaustively
-by the tests; cost O(1) (two dict lookups, one piece-cache lookup, a long piece
-record step).  Anything else (apostrophes, o200k marks, a whitespace run ending,
-multi-character appends) re-splits the tail as above and the kind is recomputed
-in O(1) on the next single-character append.
+by the tests; cost O(1): two dict lookups, then one piece-cache lookup for a short last
+piece (a short piece that misses the cache twice -- text that does not repeat its
+pieces -- is counted by a raw appendable grown by the character, ``_short_count``), or
+one step of a long piece's record (the character's bytes and its class run, no slice
+and no regex).  Anything else (apostrophes, o200k marks after digits, newlines or
+marks, a whitespace run ending, multi-character appends) re-splits the tail as above
+and the kind is recomputed in O(1) on the next single-character append.
 
 ``tokens()`` is incremental: tokens of stable pieces are computed once and kept
 (``tok`` holds those of the first ``tok_pieces`` stable pieces; truncation cuts it
