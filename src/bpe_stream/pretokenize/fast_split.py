@@ -167,10 +167,15 @@ def _new_piece_kind(x: int, o200k: bool, after_ws_only: bool) -> int | None:
     return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
 
 
-def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None, max_digits: int = 3) -> dict:
+def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None, max_digits: int = 3,
+           space_lead: bool = False) -> dict:
     """The transitions of a member with (``o200k``) cased letters or not, a punctuation tail
     that takes ``/`` (``slash``), whitespace split after its last newline at the end of the text
-    (``ws_newlines``: no ``\\s++$``) and digit groups of at most ``max_digits``."""
+    (``ws_newlines``: no ``\\s++$``) and digit groups of at most ``max_digits`` (0: runs).
+    ``space_lead``: GPT-2's shape (only a space leads a word, a digit run or a punctuation
+    run; no punctuation tail; no newline rule)."""
+    if space_lead:
+        return _table_space_lead()
     slash = o200k if slash is None else slash
     ws_newlines = o200k if ws_newlines is None else ws_newlines
     E, N_, M = EXTEND, NEW, MERGE
@@ -245,6 +250,30 @@ MARK_TABLE = {K_WORD: (EXTEND, K_WORD_O), K_WORD_O: (EXTEND, K_WORD_O), K_WORD_U
               K_PN: (EXTEND, K_PN)}
 
 
+def _table_space_lead() -> dict:
+    """GPT-2's ``'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+``: a
+    letter, digit or punctuation run extends with its class and a new piece starts at any
+    other character; one space after a non-whitespace piece leads the run that follows it
+    (``" a"``, ``" 1"``, ``" !"``), any other whitespace character does not; whitespace
+    after it, at the end of the text, is one piece with it (``\\s+(?!\\S)`` runs to the end)."""
+    E, N_ = EXTEND, NEW
+    classes = (LO, D, SP, NL, WS, P)
+    new_kind = {LO: K_WORD, D: K_DIG1, P: K_P1, SP: K_SP, WS: K_WS1, NL: K_NL1}
+    ws_next = {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN)}
+
+    def row(overrides):
+        return {x: overrides.get(x, (N_, new_kind[x])) for x in classes}
+
+    t = {K_EMPTY: row({})}
+    t[K_WORD] = row({LO: (E, K_WORD)})
+    t[K_DIG1] = row({D: (E, K_DIG1)})  # a digit run
+    t[K_P1] = t[K_PN] = row({P: (E, K_PN)})
+    t[K_SP] = row({LO: (E, K_WORD), D: (E, K_DIG1), P: (E, K_PN), **ws_next})
+    t[K_WS1] = t[K_NL1] = row(ws_next)
+    t[K_WSRUN] = dict(ws_next)
+    return t
+
+
 class FastSplit:
     """Char classes and transitions for one pattern of the family (see :func:`fast_split_for_member`).
 
@@ -254,18 +283,20 @@ class FastSplit:
     ``marks_letters``: marks are letters (in the letter run, not in punctuation: Qwen3.5).
     """
 
-    __slots__ = ("o200k", "slash", "ws_newlines", "max_digits", "marks_letters", "classes", "table", "_class_of")
+    __slots__ = ("o200k", "slash", "ws_newlines", "max_digits", "marks_letters", "space_lead", "classes", "table",
+                 "_class_of")
 
     def __init__(self, o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None,
-                 max_digits: int = 3, marks_letters: bool = False):
+                 max_digits: int = 3, marks_letters: bool = False, space_lead: bool = False):
         self.o200k = o200k
         self.slash = o200k if slash is None else slash
         self.ws_newlines = o200k if ws_newlines is None else ws_newlines
-        self.max_digits = max_digits
+        self.max_digits = max_digits  # 0: digit runs of any length
         self.marks_letters = marks_letters
+        self.space_lead = space_lead
         self._class_of = _class_o200k if o200k else _class_cl100k
         self.classes: dict[str, int | None] = {}
-        t = _table(o200k, self.slash, self.ws_newlines, max_digits)
+        t = _table(o200k, self.slash, self.ws_newlines, max_digits, space_lead)
         # flat table: key kind * 16 + class
         self.table = {k * 16 + x: v for k, row in t.items() for x, v in row.items()}
 
@@ -310,6 +341,8 @@ class FastSplit:
         x = cc(text[b - 1])
         if x is None or x == AP:
             return K_NONE
+        if self.space_lead:
+            return self._classify_space_lead(text, spans, a, b, x)
         o200k = self.o200k
         if x in (LO, UP, OL):
             if o200k:
@@ -345,6 +378,26 @@ class FastSplit:
             return K_WSRUN_NL
         return K_WSRUN
 
+    def _classify_space_lead(self, text, spans, a: int, b: int, x: int) -> int:
+        """GPT-2's shape (see :func:`_table_space_lead`).  An apostrophe right before a
+        one-character piece may start a contraction that reads it and the next character
+        (``"'" + "l"`` is two pieces, ``"'ll"`` one): no kind then."""
+        if b - a == 1 and a > 0 and text[a - 1] == "'":
+            return K_NONE
+        if x == LO:
+            return K_WORD
+        if x == D:
+            return K_DIG1
+        if x == P:
+            return K_PN
+        # ends with whitespace: a piece that does is whitespace only
+        prev = spans(2)
+        if prev is not None and self._all_ws(text, *prev):
+            return K_NONE
+        if b - a == 1:
+            return {SP: K_SP, WS: K_WS1, NL: K_NL1}[x]
+        return K_WSRUN
+
     def _all_ws(self, text, a: int, b: int) -> bool:
         # a piece whose first, second and last characters are whitespace is whitespace only
         # (the only other pieces starting and ending with whitespace are " " + punctuation + newlines)
@@ -373,7 +426,7 @@ _MEMBER_CACHE: dict[tuple, FastSplit | None] = {}
 # The members whose choices the transitions are proven for (by enumeration against each one's
 # own regex, tests/test_members_streaming.py); a pre-tokenizer with the choices of one of them
 # gets the same transitions.
-_PROVEN_MEMBERS = ("cl100k_base", "llama3", "qwen2", "qwen3.5", "o200k_base", "tekken")
+_PROVEN_MEMBERS = ("gpt2", "cl100k_base", "llama3", "qwen2", "qwen3.5", "o200k_base", "tekken")
 
 
 def _choices(m) -> tuple:
@@ -395,7 +448,8 @@ def fast_split_for_member(pretokenizer):
     transition is checked by enumeration against each one's own regex), and only when the
     pattern is the member's own (one of its known spellings) or the one the choices stand
     for.  Normalization is the caller's: what streams is the split of the normalized text.
-    Not for chains, GPT-2's space lead or digit runs (None: the regex re-splits)."""
+    GPT-2's shape (a space lead, digit runs, no newline rule) has its own table
+    (:func:`_table_space_lead`).  Not for chains (None: the regex re-splits)."""
     m = pretokenizer
     if m is None or isinstance(m, str) or m.pre_splits or m.main is not None:
         return None
@@ -410,7 +464,8 @@ def fast_split_for_member(pretokenizer):
         if any(choices == _choices(MEMBERS[name]) for name in _PROVEN_MEMBERS):
             cased = m.letters == "cased"
             fs = FastSplit(cased, m.punct_tail == "newlines-slash", not m.end_whitespace_whole,
-                           3 if m.digits == "one-to-three" else 1, m.letters == "letters-marks")
+                           {"one-to-three": 3, "one": 1, "run": 0}[m.digits], m.letters == "letters-marks",
+                           m.letter_lead == "space")
         _MEMBER_CACHE[choices] = fs
     return _MEMBER_CACHE[choices]
 
