@@ -168,14 +168,15 @@ def _new_piece_kind(x: int, o200k: bool, after_ws_only: bool) -> int | None:
 
 
 def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None, max_digits: int = 3,
-           space_lead: bool = False) -> dict:
+           space_lead: bool = False, digits_apart: bool = False) -> dict:
     """The transitions of a member with (``o200k``) cased letters or not, a punctuation tail
     that takes ``/`` (``slash``), whitespace split after its last newline at the end of the text
     (``ws_newlines``: no ``\\s++$``) and digit groups of at most ``max_digits`` (0: runs).
     ``space_lead``: GPT-2's shape (only a space leads a word, a digit run or a punctuation
-    run; no punctuation tail; no newline rule)."""
+    run; no punctuation tail; no newline rule); ``digits_apart``: its chain with every digit
+    split off first (StarCoder)."""
     if space_lead:
-        return _table_space_lead()
+        return _table_space_lead(digits_apart)
     slash = o200k if slash is None else slash
     ws_newlines = o200k if ws_newlines is None else ws_newlines
     E, N_, M = EXTEND, NEW, MERGE
@@ -250,12 +251,17 @@ MARK_TABLE = {K_WORD: (EXTEND, K_WORD_O), K_WORD_O: (EXTEND, K_WORD_O), K_WORD_U
               K_PN: (EXTEND, K_PN)}
 
 
-def _table_space_lead() -> dict:
+def _table_space_lead(digits_apart: bool = False) -> dict:
     """GPT-2's ``'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+``: a
     letter, digit or punctuation run extends with its class and a new piece starts at any
     other character; one space after a non-whitespace piece leads the run that follows it
     (``" a"``, ``" 1"``, ``" !"``), any other whitespace character does not; whitespace
-    after it, at the end of the text, is one piece with it (``\\s+(?!\\S)`` runs to the end)."""
+    after it, at the end of the text, is one piece with it (``\\s+(?!\\S)`` runs to the end).
+
+    ``digits_apart`` (StarCoder: ``\\p{N}`` split off first, the regex applied to the text
+    between digits as a whole text of its own): a digit is always a new piece, and it
+    ends the text the whitespace before it belongs to, so that whitespace stays whole
+    (``\\s+(?!\\S)`` sees the end of its text)."""
     E, N_ = EXTEND, NEW
     classes = (LO, D, SP, NL, WS, P)
     new_kind = {LO: K_WORD, D: K_DIG1, P: K_P1, SP: K_SP, WS: K_WS1, NL: K_NL1}
@@ -271,6 +277,9 @@ def _table_space_lead() -> dict:
     t[K_SP] = row({LO: (E, K_WORD), D: (E, K_DIG1), P: (E, K_PN), **ws_next})
     t[K_WS1] = t[K_NL1] = row(ws_next)
     t[K_WSRUN] = dict(ws_next)
+    if digits_apart:
+        for kind in (K_DIG1, K_SP, K_WSRUN):
+            t[kind][D] = (N_, K_DIG1)
     return t
 
 
@@ -287,7 +296,8 @@ class FastSplit:
                  "_class_of")
 
     def __init__(self, o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None,
-                 max_digits: int = 3, marks_letters: bool = False, space_lead: bool = False):
+                 max_digits: int = 3, marks_letters: bool = False, space_lead: bool = False,
+                 digits_apart: bool = False):
         self.o200k = o200k
         self.slash = o200k if slash is None else slash
         self.ws_newlines = o200k if ws_newlines is None else ws_newlines
@@ -296,7 +306,7 @@ class FastSplit:
         self.space_lead = space_lead
         self._class_of = _class_o200k if o200k else _class_cl100k
         self.classes: dict[str, int | None] = {}
-        t = _table(o200k, self.slash, self.ws_newlines, max_digits, space_lead)
+        t = _table(o200k, self.slash, self.ws_newlines, max_digits, space_lead, digits_apart)
         # flat table: key kind * 16 + class
         self.table = {k * 16 + x: v for k, row in t.items() for x, v in row.items()}
 
@@ -426,12 +436,12 @@ _MEMBER_CACHE: dict[tuple, FastSplit | None] = {}
 # The members whose choices the transitions are proven for (by enumeration against each one's
 # own regex, tests/test_members_streaming.py); a pre-tokenizer with the choices of one of them
 # gets the same transitions.
-_PROVEN_MEMBERS = ("gpt2", "cl100k_base", "llama3", "qwen2", "qwen3.5", "o200k_base", "tekken")
+_PROVEN_MEMBERS = ("gpt2", "starcoder", "cl100k_base", "llama3", "qwen2", "qwen3.5", "o200k_base", "tekken")
 
 
 def _choices(m) -> tuple:
     return (m.contractions, m.letters, m.letter_lead, m.digits, m.digit_lead, m.punct_tail, m.punct_marks,
-            m.whitespace, m.end_whitespace_whole)
+            m.whitespace, m.end_whitespace_whole, m.pre_splits)
 
 
 def fast_split_for_member(pretokenizer):
@@ -449,9 +459,10 @@ def fast_split_for_member(pretokenizer):
     pattern is the member's own (one of its known spellings) or the one the choices stand
     for.  Normalization is the caller's: what streams is the split of the normalized text.
     GPT-2's shape (a space lead, digit runs, no newline rule) has its own table
-    (:func:`_table_space_lead`).  Not for chains (None: the regex re-splits)."""
+    (:func:`_table_space_lead`), with StarCoder's chain (digits split off first).  Not for
+    other chains (None: the regex re-splits)."""
     m = pretokenizer
-    if m is None or isinstance(m, str) or m.pre_splits or m.main is not None:
+    if m is None or isinstance(m, str) or m.pre_splits not in ((), (r"\p{N}",)) or m.main is not None:
         return None
     member = MEMBERS.get(m.name)
     spelled = member is not None and m.known and (m.pattern, m.dialect) in {(member.pattern, member.dialect),
@@ -465,7 +476,7 @@ def fast_split_for_member(pretokenizer):
             cased = m.letters == "cased"
             fs = FastSplit(cased, m.punct_tail == "newlines-slash", not m.end_whitespace_whole,
                            {"one-to-three": 3, "one": 1, "run": 0}[m.digits], m.letters == "letters-marks",
-                           m.letter_lead == "space")
+                           m.letter_lead == "space", m.pre_splits == (r"\p{N}",))
         _MEMBER_CACHE[choices] = fs
     return _MEMBER_CACHE[choices]
 
