@@ -241,7 +241,16 @@ def _table(o200k: bool, slash: bool | None = None, ws_newlines: bool | None = No
     if ws_newlines:
         t[K_WSRUN_NL] = {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)}
         t[K_WSTAIL] = {SP: (E, K_WSTAIL), WS: (E, K_WSTAIL), NL: (M, K_WSRUN_NL)}
+    _apostrophe_in_punctuation(t)
     return t
+
+
+def _apostrophe_in_punctuation(t: dict) -> None:
+    """An apostrophe after punctuation (or one space) that no newline ended joins the
+    punctuation run: the piece's match started before it, at a character no contraction
+    starts with, and a lead before letters must be followed by a letter right away."""
+    for kind in (K_P1, K_PN, K_SP):
+        t[kind][AP] = (EXTEND, K_PN)
 
 
 # Cased members (o200k, Tekken): transitions of an appended mark by kind of the last piece
@@ -280,6 +289,7 @@ def _table_space_lead(digits_apart: bool = False) -> dict:
     if digits_apart:
         for kind in (K_DIG1, K_SP, K_WSRUN):
             t[kind][D] = (N_, K_DIG1)
+    _apostrophe_in_punctuation(t)
     return t
 
 
