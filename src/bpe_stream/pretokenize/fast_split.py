@@ -257,7 +257,7 @@ def _apostrophe_in_punctuation(t: dict) -> None:
 # (see the module doc); the kind after it is the one its class-table twin gives.
 MARK_TABLE = {K_WORD: (EXTEND, K_WORD_O), K_WORD_O: (EXTEND, K_WORD_O), K_WORD_U: (EXTEND, K_WORD_O),
               K_P1: (EXTEND, K_WORD_O), K_SP: (EXTEND, K_WORD_O), K_WS1: (EXTEND, K_WORD_O),
-              K_PN: (EXTEND, K_PN)}
+              K_PN: (EXTEND, K_PN), K_DIG1: (NEW, K_WORD_O), K_DIG2: (NEW, K_WORD_O), K_DIG3: (NEW, K_WORD_O)}
 
 
 def _table_space_lead(digits_apart: bool = False) -> dict:
