@@ -28,17 +28,17 @@ with whitespace require that the piece before ``P`` is *not* whitespace-only, or
 (``WSTAIL``, ``MERGE``) they state the split of the whole trailing run.
 o200k exception: a mark is both a possible one-character prefix and a member of
 both letter sets, so a piece made of a mark may have been decided by reading the
-letters after it (the prefixed alternative failed there: ``"\u0301" + "A"`` is two
-pieces, ``"\u0301Ab"`` one); kinds are never given to a piece that follows a mark
+letters after it (the prefixed alternative failed there: ``"\\u0301" + "A"`` is two
+pieces, ``"\\u0301Ab"`` one); kinds are never given to a piece that follows a mark
 and starts with a letter or a mark.  A piece that follows a mark and starts with
 anything else is independent of it: a prefix is one character, which the letter
 sets must follow, so every alternative at the mark's piece fails or ends at that
 first character.  Marks appended (``MARK_TABLE``, cased members): a word absorbs a
 mark as it absorbs ``Lm|Lo`` (both letter sets); a one-character punctuation or
-non-newline whitespace piece is a prefix the mark follows (a word, ``[\p{Lu}\p{Lt}\p{Lm}
-\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+`` with the mark as its letter: ``K_WORD_O``); a
+non-newline whitespace piece is a prefix the mark follows (a word, ``[\\p{Lu}\\p{Lt}\\p{Lm}
+\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+`` with the mark as its letter: ``K_WORD_O``); a
 punctuation run of two or more characters without a newline is no word's start (its
-second character is no letter), so the run ``[^\s\p{L}\p{N}]+`` takes the mark.  A mark
+second character is no letter), so the run ``[^\\s\\p{L}\\p{N}]+`` takes the mark.  A mark
 after anything else (a digit, a newline, a mark piece) goes to the regex.
 (2) The split from ``a`` of ``P + c``: written out per kind below.  It only uses
 facts the kind guarantees: e.g. ``WORD`` (cl100k) is an optional non-letter
