@@ -157,10 +157,13 @@ def test_corpus_slices(name):
 # choices: every transition, from every kind, against the member's own regex, by
 # enumeration of every string over one character per class the member tells apart (cased
 # letters, marks, digits, the whitespace kinds, "/", the apostrophe and contraction letters).
-FAST_MEMBERS = ["gpt2", "starcoder", "llama3", "qwen2", "qwen3.5", "tekken"]
+FAST_MEMBERS = ["gpt2", "starcoder", "llama3", "qwen2", "qwen3.5", "tekken", "deepseek_v3"]
 SMALL_CLASSES = "aB1 \n\t!'s"
 ALL_CLASSES = "aB1 \n\r\t!/'sl\u0301\u4e2d\u02b0\u3000\u01c5"
 CONTRACTION_CLASSES = "'slrevmtdLa1 !\n"
+# DeepSeek-V3's: ASCII and other letters, marks, ASCII and other punctuation, digit groups,
+# CJK runs, whitespace kinds, a format character (a lead only)
+DEEPSEEK_CLASSES = "a\u00e9\u0301(\u00ab1\u4e2d \n\t\u200d"
 LETTER_CLASSES = "aB\u4e2d\u02b0\u0301 !'"
 MARK_CLASSES = "a!/\u0301 \t1\n'B"
 
@@ -218,6 +221,7 @@ def test_fast_path_exhaustive(name):
     assert _exhaustive_member(enc, LETTER_CLASSES, 5) > 1_000
     assert _exhaustive_member(enc, MARK_CLASSES, 4) > 1_000
     assert _exhaustive_member(enc, CONTRACTION_CLASSES, 4) > 1_000
+    assert _exhaustive_member(enc, DEEPSEEK_CLASSES, 4) > 1_000
 
 
 @pytest.mark.parametrize("name", FAST_MEMBERS)
@@ -225,8 +229,6 @@ def test_no_fast_path_for_other_shapes(name):
     from bpe_stream.pretokenize.fast_split import fast_split_for_member
 
     assert fast_split_for_member(MEMBERS[name]) is not None
-    for other in ("deepseek_v3",):
-        assert fast_split_for_member(MEMBERS[other]) is None
     # a pattern the choices do not describe gets no transitions
     from dataclasses import replace
 

@@ -87,6 +87,11 @@ _WS_CLASSES = frozenset({SP, NL, WS})
 (K_NONE, K_EMPTY, K_WORD, K_WORD_U, K_DIG1, K_DIG2, K_DIG3, K_P1, K_PN, K_PNL,
  K_SP, K_WS1, K_NL1, K_WSRUN, K_WSRUN_NL, K_WSTAIL, K_WORD_O) = range(17)
 
+# DeepSeek-V3's classes (its own main regex, see _table_deepseek): ASCII letters, ASCII
+# punctuation and symbols, the CJK runs its chain splits off
+AL, AQ, CJ = 10, 11, 12
+K_AWORD, K_AP1, K_CJK = 17, 18, 19
+
 _S = compile_regex(r"\s")
 _L = compile_regex(r"\p{L}")
 _N = compile_regex(r"\p{N}")
@@ -148,6 +153,32 @@ def _class_o200k(ch: str):
     if _N.match(ch):
         return D
     return P
+
+
+_PS = compile_regex(r"[\p{P}\p{S}]")
+_CJK_RUN = compile_regex("[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]")
+
+
+def _class_deepseek(ch: str):
+    if "\ud800" <= ch <= "\udfff":
+        return None
+    if _N.match(ch):
+        return D  # digit groups are split off first
+    if _CJK_RUN.match(ch):
+        return CJ  # then the CJK runs
+    if ch == " ":
+        return SP
+    if ch in "\r\n":
+        return NL
+    if _S.match(ch):
+        return WS
+    if "a" <= ch <= "z" or "A" <= ch <= "Z":
+        return AL
+    if _L.match(ch) or MARK.match(ch):
+        return LO  # [\p{L}\p{M}]+
+    if _PS.match(ch):
+        return AQ if ch < "\x80" else P
+    return None  # no alternative takes it alone (a lead, or text between matches): the regex
 
 
 def _new_piece_kind(x: int, o200k: bool, after_ws_only: bool) -> int | None:
@@ -260,6 +291,52 @@ MARK_TABLE = {K_WORD: (EXTEND, K_WORD_O), K_WORD_O: (EXTEND, K_WORD_O), K_WORD_U
               K_PN: (EXTEND, K_PN), K_DIG1: (NEW, K_WORD_O), K_DIG2: (NEW, K_WORD_O), K_DIG3: (NEW, K_WORD_O)}
 
 
+def _table_deepseek() -> dict:
+    """DeepSeek-V3: ``\\p{N}{1,3}`` split off, then CJK runs, then on the text between them (each
+    a whole text of its own) ``[ASCII punct][A-Za-z]+ | [^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+ |
+    ?[\\p{P}\\p{S}]+[\\r\\n]* | \\s*[\\r\\n]+ | \\s+(?!\\S) | \\s+``.  A digit group or a CJK run
+    extends with its class and ends the text before it (whitespace before it stays whole);
+    one ASCII punctuation character followed by ASCII letters is a word (``K_AWORD``) that
+    takes ASCII letters only; any other word takes letters and marks, led by one space or
+    non-newline whitespace; punctuation runs take ``\\p{P}\\p{S}`` (never marks) and then
+    newlines; whitespace as Llama 3's.  Characters outside these classes (controls, format
+    characters: a lead or text between matches) go to the regex."""
+    E, N_ = EXTEND, NEW
+    classes = (AL, LO, AQ, P, D, CJ, SP, NL, WS)
+    new_kind = {AL: K_WORD, LO: K_WORD, AQ: K_AP1, P: K_P1, D: K_DIG1, CJ: K_CJK, SP: K_SP, WS: K_WS1, NL: K_NL1}
+    ws_next = {SP: (E, K_WSRUN), WS: (E, K_WSRUN), NL: (E, K_WSRUN_NL)}
+
+    def row(overrides, after_ws_only=False):
+        out = {}
+        for x in classes:
+            v = overrides.get(x, "new")
+            if v == "new":
+                v = None if after_ws_only and x in _WS_CLASSES else (N_, new_kind[x])
+            if v is not None:
+                out[x] = v
+        return out
+
+    punct_next = {AQ: (E, K_PN), P: (E, K_PN), NL: (E, K_PNL)}
+    t = {K_EMPTY: row({})}
+    t[K_WORD] = row({AL: (E, K_WORD), LO: (E, K_WORD)})
+    t[K_AWORD] = row({AL: (E, K_AWORD)})
+    t[K_AP1] = row({AL: (E, K_AWORD), **punct_next})
+    t[K_P1] = row(punct_next)
+    t[K_PN] = row(punct_next)
+    t[K_PNL] = row({NL: (E, K_PNL)})
+    t[K_DIG1] = row({D: (E, K_DIG2)})
+    t[K_DIG2] = row({D: (E, K_DIG3)})
+    t[K_DIG3] = row({})
+    t[K_CJK] = row({CJ: (E, K_CJK)})
+    t[K_SP] = row({AL: (E, K_WORD), LO: (E, K_WORD), AQ: (E, K_PN), P: (E, K_PN), **ws_next})
+    t[K_WS1] = row({AL: (E, K_WORD), LO: (E, K_WORD), **ws_next})
+    t[K_NL1] = row({NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)})
+    t[K_WSRUN] = {**ws_next, D: (N_, K_DIG1), CJ: (N_, K_CJK)}
+    t[K_WSRUN_NL] = {NL: (E, K_WSRUN_NL), SP: (N_, K_WSTAIL), WS: (N_, K_WSTAIL)}
+    t[K_WSTAIL] = {SP: (E, K_WSTAIL), WS: (E, K_WSTAIL), NL: (MERGE, K_WSRUN_NL)}
+    return t
+
+
 def _table_space_lead(digits_apart: bool = False) -> dict:
     """GPT-2's ``'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+``: a
     letter, digit or punctuation run extends with its class and a new piece starts at any
@@ -302,12 +379,12 @@ class FastSplit:
     ``marks_letters``: marks are letters (in the letter run, not in punctuation: Qwen3.5).
     """
 
-    __slots__ = ("o200k", "slash", "ws_newlines", "max_digits", "marks_letters", "space_lead", "classes", "table",
-                 "_class_of")
+    __slots__ = ("o200k", "slash", "ws_newlines", "max_digits", "marks_letters", "space_lead", "deepseek", "classes",
+                 "table", "_class_of")
 
     def __init__(self, o200k: bool, slash: bool | None = None, ws_newlines: bool | None = None,
                  max_digits: int = 3, marks_letters: bool = False, space_lead: bool = False,
-                 digits_apart: bool = False):
+                 digits_apart: bool = False, deepseek: bool = False):
         self.o200k = o200k
         self.slash = o200k if slash is None else slash
         self.ws_newlines = o200k if ws_newlines is None else ws_newlines
@@ -316,12 +393,18 @@ class FastSplit:
         self.space_lead = space_lead
         self._class_of = _class_o200k if o200k else _class_cl100k
         self.classes: dict[str, int | None] = {}
-        t = _table(o200k, self.slash, self.ws_newlines, max_digits, space_lead, digits_apart)
+        self.deepseek = deepseek
+        if deepseek:
+            self._class_of = _class_deepseek
+        t = _table_deepseek() if deepseek else _table(o200k, self.slash, self.ws_newlines, max_digits, space_lead,
+                                                      digits_apart)
         # flat table: key kind * 16 + class
         self.table = {k * 16 + x: v for k, row in t.items() for x, v in row.items()}
 
     def _member_class(self, ch: str):
         x = self._class_of(ch)
+        if self.deepseek:
+            return x
         if x == SL and not self.slash:
             return P  # "/" is punctuation like any other where no tail takes it
         if self.marks_letters and x == P and MARK.match(ch):
@@ -331,7 +414,8 @@ class FastSplit:
     def char_class(self, ch: str):
         x = self.classes.get(ch, -1)
         if x == -1:
-            x = self._class_of(ch) if not (self.marks_letters or self.slash != self.o200k) else self._member_class(ch)
+            x = (self._class_of(ch) if not (self.marks_letters or self.slash != self.o200k or self.deepseek)
+                 else self._member_class(ch))
             if len(self.classes) < 65536:
                 self.classes[ch] = x
         return x
@@ -363,6 +447,20 @@ class FastSplit:
             return K_NONE
         if self.space_lead:
             return self._classify_space_lead(text, spans, a, b, x)
+        if self.deepseek and x not in _WS_CLASSES:
+            first_x = cc(first)
+            if x == CJ:
+                return K_CJK if first_x == CJ else K_NONE
+            if x == D:
+                return (K_DIG1, K_DIG2, K_DIG3)[b - a - 1] if b - a <= 3 else K_NONE
+            if first_x == AQ and b - a > 1:
+                # an ASCII punctuation character and ASCII letters, or a punctuation run
+                return K_AWORD if x == AL else K_PN if x in (AQ, P) else K_NONE
+            if x in (AL, LO):
+                return K_WORD
+            if x in (AQ, P):
+                return (K_AP1 if x == AQ else K_P1) if b - a == 1 else K_PN
+            return K_NONE
         o200k = self.o200k
         if x in (LO, UP, OL):
             if o200k:
@@ -442,7 +540,7 @@ def fast_split_for(pat_str):
     return fs
 
 
-_MEMBER_CACHE: dict[tuple, FastSplit | None] = {}
+_MEMBER_CACHE: dict = {}
 # The members whose choices the transitions are proven for (by enumeration against each one's
 # own regex, tests/test_members_streaming.py); a pre-tokenizer with the choices of one of them
 # gets the same transitions.
@@ -472,7 +570,17 @@ def fast_split_for_member(pretokenizer):
     (:func:`_table_space_lead`), with StarCoder's chain (digits split off first).  Not for
     other chains (None: the regex re-splits)."""
     m = pretokenizer
-    if m is None or isinstance(m, str) or m.pre_splits not in ((), (r"\p{N}",)) or m.main is not None:
+    if m is None or isinstance(m, str):
+        return None
+    deepseek = MEMBERS["deepseek_v3"]
+    known_mains = {deepseek.main, *(p for p, _ in deepseek.spellings)}
+    if m.main is not None and m.pre_splits == deepseek.pre_splits and m.dialect == deepseek.dialect and (
+            m.main in known_mains and m.pattern in known_mains):
+        fs = _MEMBER_CACHE.get("deepseek")
+        if fs is None:
+            fs = _MEMBER_CACHE["deepseek"] = FastSplit(False, False, True, 3, deepseek=True)
+        return fs
+    if m.pre_splits not in ((), (r"\p{N}",)) or m.main is not None:
         return None
     member = MEMBERS.get(m.name)
     spelled = member is not None and m.known and (m.pattern, m.dialect) in {(member.pattern, member.dialect),
