@@ -62,7 +62,8 @@ piece); Qwen3.5's letter run ``[\\p{L}\\p{M}]+`` and punctuation
 ``[^\\s\\p{L}\\p{M}\\p{N}]`` make a mark a letter of class ``LO`` (its lead
 ``[^\\r\\n\\p{L}\\p{N}]`` may be a mark too, which changes no span: a mark lead
 before letters is a letter of the same run); Tekken is o200k without contractions (an
-apostrophe is punctuation, and still always goes to the regex).
+apostrophe is punctuation).  GPT-2 (and StarCoder's chain) and DeepSeek-V3's chain have
+tables of their own, argued in :func:`_table_space_lead` and :func:`_table_deepseek`.
 
 The tests check every transition by brute force: all strings up to length 5 over
 an alphabet with one character per class (and the contraction letters), appended
@@ -567,8 +568,9 @@ def fast_split_for_member(pretokenizer):
     pattern is the member's own (one of its known spellings) or the one the choices stand
     for.  Normalization is the caller's: what streams is the split of the normalized text.
     GPT-2's shape (a space lead, digit runs, no newline rule) has its own table
-    (:func:`_table_space_lead`), with StarCoder's chain (digits split off first).  Not for
-    other chains (None: the regex re-splits)."""
+    (:func:`_table_space_lead`), with StarCoder's chain (digits split off first), and so
+    has DeepSeek-V3's chain with its own main regex (:func:`_table_deepseek`, for its
+    exact patterns only).  Other chains and mains: None (the regex re-splits)."""
     m = pretokenizer
     if m is None or isinstance(m, str):
         return None

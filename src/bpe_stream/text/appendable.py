@@ -48,8 +48,8 @@ back: an edit and its undo then swap records instead of re-adding the part in Py
 (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
 One character at a time (the common streaming case), the bundled patterns and the
-members of the family whose choices the transitions are derived from (Llama 3, Qwen2,
-Qwen3.5, Tekken: :func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the
+other members of the family, whose transitions are derived from their choices
+(:func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the
 regex is not called.  The character's class and the *kind* of the last piece
 select a transition of :mod:`bpe_stream.pretokenize.fast_split` (extend the last piece,
 start a new one, or merge the last two), proven there and checked exhaustively
