@@ -18,6 +18,7 @@ import argparse
 import multiprocessing as mp
 import os
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--families", default=None, help="comma-separated family names (default: all)")
     ap.add_argument("--timeout", type=int, default=300, help="CPU seconds per run before it is killed")
     ap.add_argument("--out", help="also write the table to this Markdown file")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per cell (each a fresh process); the median is shown")
     args = ap.parse_args()
     families = list(FAMILIES) if args.families is None else args.families.split(",")
     if "prose" not in families:
@@ -77,8 +79,8 @@ def main() -> None:
         "",
         "# Appending one character at a time, per input family",
         "",
-        f"{machine_info()}; {args.size:,} bytes per text; CPU time of one run per cell, each in a "
-        f"fresh process; cells: µs per character appended (`token_count` read after each), and "
+        f"{machine_info()}; {args.size:,} bytes per text; CPU time, the median of {args.repeat} run(s) per "
+        f"cell, each in a fresh process; cells: µs per character appended (`token_count` read after each), and "
         f"in parentheses that over prose's.  Load average at start: "
         f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
         "",
@@ -97,7 +99,8 @@ def main() -> None:
         ratios = []
         ok = True
         for name in encodings:
-            res = in_child(_run, (encs[name], text), args.timeout)
+            runs = [in_child(_run, (encs[name], text), args.timeout) for _ in range(args.repeat)]
+            res = None if None in runs else (statistics.median(dt for dt, _ in runs), all(good for _, good in runs))
             if res is None:
                 cells.append(f">{args.timeout} s")
                 ratios.append(float("inf"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -43,6 +44,10 @@ def member_encoding(name: str, ranks) -> bpe_stream.Encoding:
 
 
 def measure(enc, text: str) -> dict:
+    # every run starts from empty piece and split caches (cl100k_base's encoding is shared)
+    enc._pieces.clear()
+    enc._piece_counts.clear()
+    getattr(enc, "_bpe_stream_split_cache", {}).clear()
     counter = bpe_stream.AppendableEncoder(enc)
 
     def append_all():
@@ -68,13 +73,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=200_000, help="UTF-8 bytes of each text")
     parser.add_argument("--markdown", metavar="PATH")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the median of each time is shown")
     args = parser.parse_args(argv)
     ranks = bpe_stream.get_encoding("cl100k_base")._mergeable_ranks
     command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, ROOT),
                                                              *(argv if argv is not None else sys.argv[1:])])
     lines = ["# Streaming on every family member (bench_members_streaming.py)", "",
              f"Command (from the repository root): `{command}`", "",
-             f"CPU time (`time.process_time`), one run per cell, {args.size:,}-byte texts, cl100k_base's ranks "
+             f"CPU time (`time.process_time`), the median of {args.repeat} run(s) per cell (each from empty piece caches), {args.size:,}-byte texts, cl100k_base's ranks "
              f"under each member's pre-tokenizer; load average at the start {os.getloadavg()[0]:.2f} "
              "(a shared 2-core machine). *append*: µs per character appended one at a time to an "
              "`AppendableEncoder`; *chunk*: s per MB for `Chunker(enc, 256).chunks`; *count*: a first "
@@ -89,7 +95,9 @@ def main(argv=None) -> int:
         for member in ["cl100k_base", *(m for m in MEMBERS if m != "cl100k_base")]:
             enc = member_encoding(member, ranks)
             enc.count("warm up")
-            r = measure(enc, text)
+            runs = [measure(enc, text) for _ in range(args.repeat)]
+            r = {key: statistics.median(run[key] for run in runs) for key in ("append", "chunk", "count")}
+            r["tokens"] = runs[0]["tokens"]
             if base is None:
                 base = r
             ra, rc, rn = r["append"] / base["append"], r["chunk"] / base["chunk"], r["count"] / base["count"]

@@ -24,6 +24,9 @@ long_text_st = st.lists(st.sampled_from(LONG_ATOMS), max_size=8).map("".join)
 CLASS_ALPHABET = "aB1 \n\r\t!/'s\u0301中ʰ\u3000"
 LETTER_ALPHABET = "aB中ʰ\u0301 !'"  # o200k's letter sets, marks and prefixes
 SMALL_ALPHABET = "aB1 \n\t!'s"
+# marks after every kind of last piece (o200k: words, prefixes, punctuation runs, digits,
+# newlines, marks) and what follows a mark
+MARK_ALPHABET = "a!/\u0301 \t1\n'B"
 
 
 def all_strings(alphabet: str, max_len: int):

@@ -5,6 +5,7 @@ from _streaming_helpers import (
     CLASS_ALPHABET,
     ENCODINGS_WITH_CROSS,
     LETTER_ALPHABET,
+    MARK_ALPHABET,
     SMALL_ALPHABET,
     append_records_violations,
     characters_read,
@@ -157,6 +158,37 @@ def test_fast_path_exhaustive(name):
     assert _exhaustive(enc, SMALL_ALPHABET, 5) > 10_000
     assert _exhaustive(enc, CLASS_ALPHABET, 3) > 1_000
     assert _exhaustive(enc, LETTER_ALPHABET, 5) > 1_000
+    assert _exhaustive(enc, MARK_ALPHABET, 4) > 1_000
+
+
+@pytest.mark.parametrize("name", ENCODINGS_WITH_CROSS)
+def test_fast_path_marks_small(name):
+    # marks appended after each kind of last piece, and what follows them (fast tier)
+    enc = encoding_by_name(name)
+    assert _exhaustive(enc, MARK_ALPHABET, 3) > 100
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(units=st.lists(st.sampled_from(["\U0001F600", "\u2764\ufe0f", "\u200d", "1\ufe0f\u20e3", "x", "Q", "\u4e2d",
+                                       "!", "\u0301", " ", "\n"]), min_size=1, max_size=60),
+       cuts=st.lists(st.integers(0, 8), max_size=4), name=st.sampled_from(["cross-o200k_base", "cross-cl100k_base"]))
+def test_short_pieces_missing_the_cache_counted_as_they_grow(units, cuts, name):
+    # a short last piece that misses the piece cache twice is counted by a raw appendable
+    # grown a character at a time (TextAppendable._short_count); truncations drop it
+    enc = encoding_by_name(name)
+    enc._pieces.clear()
+    ae = AppendableEncoder(enc)
+    text = ""
+    for i, ch in enumerate("".join(units)):
+        ae.append(ch)
+        text += ch
+        assert ae.token_count == enc.count(text), repr(text)
+        if cuts and i % 17 == 16:
+            n = max(0, len(text) - cuts.pop())
+            ae.truncate(n)
+            text = text[:n]
+            assert ae.token_count == enc.count(text), repr(text)
+    assert ae.tokens() == enc.encode_ordinary(text)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)

@@ -150,3 +150,138 @@ def test_corpus_slices(name):
             j = enc.split_at(piece, budget)
             assert enc.count(piece[:j]) <= budget
             assert all(enc.count(piece[:k]) > budget for k in range(j + 1, min(len(piece), j + 60) + 1))
+
+
+# ---------------------------------------------------------------- one character at a time
+# The regex-free one-character path (pretokenize/fast_split.py) derived from a member's
+# choices: every transition, from every kind, against the member's own regex, by
+# enumeration of every string over one character per class the member tells apart (cased
+# letters, marks, digits, the whitespace kinds, "/", the apostrophe and contraction letters).
+FAST_MEMBERS = ["gpt2", "starcoder", "llama3", "qwen2", "qwen3.5", "tekken", "deepseek_v3"]
+SMALL_CLASSES = "aB1 \n\t!'s"
+ALL_CLASSES = "aB1 \n\r\t!/'sl\u0301\u4e2d\u02b0\u3000\u01c5"
+CONTRACTION_CLASSES = "'slrevmtdLa1 !\n"
+# DeepSeek-V3's: ASCII and other letters, marks, ASCII and other punctuation, digit groups,
+# CJK runs, whitespace kinds, a format character (a lead only)
+DEEPSEEK_CLASSES = "a\u00e9\u0301(\u00ab1\u4e2d \n\t\u200d"
+LETTER_CLASSES = "aB\u4e2d\u02b0\u0301 !'"
+MARK_CLASSES = "a!/\u0301 \t1\n'B"
+
+
+def _unnormalized(name: str) -> Encoding:
+    """The member over its ranks without its normalization: the split streamed is the split
+    of the text as given (the normalizing stream feeds it normalized text)."""
+    from dataclasses import replace
+
+    enc = member_encoding(name)
+    return Encoding(enc.name + "-split", pretokenizer=replace(enc.pretokenizer, normalizer=None), bpe=enc.bpe)
+
+
+def _exhaustive_member(enc, alphabet: str, depth: int) -> int:
+    """Append every string over ``alphabet`` up to ``depth`` characters one at a time (the
+    state copied at every node, so that the fast path runs from every reachable state):
+    pieces and count equal the member's regex and ``enc.count``.  Returns how many appends
+    took the regex-free path."""
+    from bpe_stream.text.appendable import TextAppendable
+
+    pattern = enc.pretokenizer.compiled()
+    fast_hits = 0
+    stack = [(TextAppendable(enc), "")]
+    assert stack[0][0].fast is not None
+    while stack:
+        ta, text = stack.pop()
+        for ch in alphabet:
+            child = ta.copy()
+            kind_before = child.kind
+            child.append(ch)
+            s = text + ch
+            assert child.token_count == enc.count(s), repr(s)
+            ends = list(child.stable_ends[1:]) + [b for _, b, _ in child.tail]
+            assert ends == [m.end() for m in pattern.finditer(s)], repr(s)
+            fast_hits += child.kind != 0 or kind_before != 0
+            if len(s) < depth:
+                stack.append((child, s))
+    return fast_hits
+
+
+@pytest.mark.parametrize("name", FAST_MEMBERS)
+def test_fast_path_small(name):
+    enc = _unnormalized(name)
+    assert _exhaustive_member(enc, SMALL_CLASSES, 3) > 300
+    assert _exhaustive_member(enc, ALL_CLASSES, 2) > 100
+    assert _exhaustive_member(enc, MARK_CLASSES, 3) > 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FAST_MEMBERS)
+def test_fast_path_exhaustive(name):
+    enc = _unnormalized(name)
+    assert _exhaustive_member(enc, SMALL_CLASSES, 5) > 10_000
+    assert _exhaustive_member(enc, ALL_CLASSES, 3) > 1_000
+    assert _exhaustive_member(enc, LETTER_CLASSES, 5) > 1_000
+    assert _exhaustive_member(enc, MARK_CLASSES, 4) > 1_000
+    assert _exhaustive_member(enc, CONTRACTION_CLASSES, 4) > 1_000
+    assert _exhaustive_member(enc, DEEPSEEK_CLASSES, 4) > 1_000
+
+
+@pytest.mark.parametrize("name", FAST_MEMBERS)
+def test_no_fast_path_for_other_shapes(name):
+    from bpe_stream.pretokenize.fast_split import fast_split_for_member
+
+    assert fast_split_for_member(MEMBERS[name]) is not None
+    # a pattern the choices do not describe gets no transitions
+    from dataclasses import replace
+
+    assert fast_split_for_member(replace(MEMBERS[name], pattern=MEMBERS[name].pattern + "|x", spellings=())) is None
+
+
+CHAR_PARTS = PARTS + ["\u00e9", "e\u0301", "\u1100\u1161", "\u0958", "\u212b", "A\u030a", "\U0001f600", "\U0001f44d\U0001f3fd"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(CHAR_PARTS), max_size=20), cut=st.integers(0, 12))
+def test_appendable_one_character_at_a_time(name, parts, cut):
+    # the regex-free path (and, for the NFC members, appends that normalize nothing back)
+    enc = member_encoding(name)
+    ae = AppendableEncoder(enc)
+    text = ""
+    for ch in "".join(parts):
+        ae.append(ch)
+        text += ch
+        assert ae.token_count == enc.count(text), (name, text)
+    n = max(0, len(text) - cut)
+    ae.truncate(n)
+    text = text[:n]
+    assert ae.token_count == enc.count(text)
+    for ch in "".join(reversed(parts)):
+        ae.append(ch)
+        text += ch
+        assert ae.token_count == enc.count(text), (name, text)
+    assert ae.tokens() == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["qwen2", "qwen3.5"])
+def test_normalizing_one_character_appends_keep_marks_apart(name):
+    # one-character appends that normalize nothing back move the last mark instead of adding
+    # one per character: marks stay about a block apart, and a truncation re-normalizes at
+    # most about a block
+    from bpe_stream.stream.normalizing import _BLOCK, NormalizingStream
+
+    enc = member_encoding(name)
+    ae = AppendableEncoder(enc)
+    stream = ae._impl
+    assert isinstance(stream, NormalizingStream)
+    text = ("Cafe\u0301 na\u00efve \u1100\u1161 \u212b " * 300)[:5000]
+    for ch in text:
+        ae.append(ch)
+    assert ae.token_count == enc.count(text)
+    assert len(stream.raw_at) <= len(text) // _BLOCK + 3
+    assert list(stream.raw_at) == sorted(set(stream.raw_at))
+    for n in (4999, 4000, 2500, 1023, 1, 0):
+        ae.truncate(n)
+        assert ae.token_count == enc.count(text[:n])
+        for ch in text[n : n + 40]:
+            ae.append(ch)
+        assert ae.token_count == enc.count(text[: n + 40])
+        ae.truncate(n)

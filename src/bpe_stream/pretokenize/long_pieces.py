@@ -393,6 +393,26 @@ def _slash_tail_cut(truns, a: int, b: int, z1: int = -1):
     return (cut_from, cut_to) if cut_to - cut_from >= _MIN_CUT else None
 
 
+# run regex -> character -> the group of its class run (append_char)
+_CHAR_GROUPS: dict = {}
+# run regex -> group -> what _add_run asks of it (_group_flags)
+_GROUP_FLAGS: dict = {}
+
+
+def _group_flags(run_re) -> list:
+    """Per group of ``run_re``: (in a lower-word stretch, its first group, in an upper-word
+    stretch, its first group, non-mark punctuation, a mark, the catch-all group's characters
+    that are punctuation ("" for other groups), o200k's slash-tail stretches kept)."""
+    word_groups = _WORD_GROUPS.get(run_re, ())
+    upper_groups = _UPPER_GROUPS.get(run_re, ())
+    punct_groups, mark_groups, catch_chars = _PUNCT_GROUPS[run_re]
+    catch_all = _CATCH_ALL[run_re]
+    return [(g in word_groups, bool(word_groups) and g == word_groups[0], g in upper_groups,
+             bool(upper_groups) and g == upper_groups[0], g in punct_groups, g in mark_groups,
+             catch_chars if g == catch_all else "", run_re is _RUNS_O200K)
+            for g in range(run_re.groups + 1)]
+
+
 class _LongPiece:
     """A raw appendable over the UTF-8 of ``T[start:end]`` plus its class runs and stretches.
 
@@ -494,67 +514,89 @@ class _LongPiece:
                     last[3] = min(rb, end) - 1
                     break
 
+    def append_char(self, ch: str, run_re, mergeable) -> None:
+        """``set_end(text, self.end + 1)`` where the character added is ``ch`` (the
+        one-character append of the text engine): the class run of ``ch`` is looked up, not
+        matched, and the text is not sliced.  O(1) plus the raw append."""
+        self.ba.append(ch.encode("utf-8"))
+        if run_re is not None:
+            groups = _CHAR_GROUPS.get(run_re)
+            if groups is None:
+                groups = _CHAR_GROUPS[run_re] = {}
+            g = groups.get(ch)
+            if g is None:
+                g = run_re.match(ch).lastindex
+                if len(groups) < 1 << 16:
+                    groups[ch] = g
+            self._add_run(g, self.end, self.end + 1, ch if g == _CATCH_ALL[run_re] else "", run_re, mergeable)
+        self.end += 1
+
     def _extend(self, text: str, end: int, run_re, mergeable) -> None:
-        runs = self.runs
-        word_groups = _WORD_GROUPS.get(run_re, ())
-        upper_groups = _UPPER_GROUPS.get(run_re, ())
-        punct_groups, mark_groups, catch_chars = _PUNCT_GROUPS[run_re]
-        catch_all = _CATCH_ALL[run_re]
-        o200k = run_re is _RUNS_O200K
-        wruns, uruns, pruns, truns = self.wruns, self.uruns, self.pruns, self.truns
         base = self.end
+        catch_all = _CATCH_ALL[run_re]
+        add = self._add_run
         for m in run_re.finditer(text[base:end]):
             g = m.lastindex
             a, b = m.span()
-            a += base
-            b += base
-            if runs and runs[-1][2] == a and runs[-1][0] == g and g in mergeable:
-                runs[-1][2] = b
-            else:
-                runs.append([g, a, b])
-            r = runs[-1]
-            if r[2] - r[1] >= _LONG_RUN and not (self.lruns and self.lruns[-1] is r):
-                self.lruns.append(r)
-            if g in word_groups:
-                if not (wruns and wruns[-1][1] == a):
-                    wruns.append([a, a, -1])
-                last = wruns[-1]
-                last[1] = b
-                if last[2] < 0 and g == word_groups[0]:
+            add(g, a + base, b + base, m.group()[0] if g == catch_all else "", run_re, mergeable)
+
+    def _add_run(self, g: int, a: int, b: int, ch: str, run_re, mergeable) -> None:
+        """Add the class run ``[a, b)`` of group ``g`` (``ch``: its first character when ``g``
+        is the catch-all group, else "") at the end of the runs and stretches."""
+        runs = self.runs
+        if runs and runs[-1][2] == a and runs[-1][0] == g and g in mergeable:
+            runs[-1][2] = b
+        else:
+            runs.append([g, a, b])
+        r = runs[-1]
+        if r[2] - r[1] >= _LONG_RUN and not (self.lruns and self.lruns[-1] is r):
+            self.lruns.append(r)
+        flags = _GROUP_FLAGS.get(run_re)
+        if flags is None:
+            flags = _GROUP_FLAGS[run_re] = _group_flags(run_re)
+        in_word, word_first, in_upper, upper_first, in_punct, is_mark, catch_chars, slash_tail = flags[g]
+        if in_word:
+            wruns = self.wruns
+            if not (wruns and wruns[-1][1] == a):
+                wruns.append([a, a, -1])
+            last = wruns[-1]
+            last[1] = b
+            if last[2] < 0 and word_first:
+                last[2] = a
+        if in_upper:
+            uruns = self.uruns
+            if not (uruns and uruns[-1][1] == a):
+                uruns.append([a, a, -1, -1])
+            last = uruns[-1]
+            last[1] = b
+            if upper_first:
+                if last[2] < 0:
                     last[2] = a
-            if g in upper_groups:
-                if not (uruns and uruns[-1][1] == a):
-                    uruns.append([a, a, -1, -1])
-                last = uruns[-1]
-                last[1] = b
-                if g == upper_groups[0]:
-                    if last[2] < 0:
-                        last[2] = a
-                else:
-                    last[3] = b - 1
-            ch = m.group()[0] if g == catch_all else ""
-            is_mark = g in mark_groups
-            if g in punct_groups or is_mark or (ch and ch in catch_chars):
-                if not (pruns and pruns[-1][1] == a):
-                    pruns.append([a, a, -1, -1])
-                last = pruns[-1]
-                last[1] = b
-                if is_mark:
-                    last[3] = -1
-                elif last[2] < 0:
-                    # (the streak's start is needed only to find q: once q is known it is
-                    # not kept, so that a record cut and grown holds what one built at once does)
-                    if last[3] < 0:
-                        last[3] = a
-                    if b - last[3] >= 2:
-                        last[2], last[3] = last[3], -1
-            if o200k and (g == 5 or ch == "/"):
-                if not (truns and truns[-1][1] == a):
-                    truns.append([a, a, -1, -1])
-                last = truns[-1]
-                last[1] = b
-                if ch == "/":
-                    if last[2] < 0:
-                        last[2] = a
-                elif last[2] >= 0 and last[3] < 0:
+            else:
+                last[3] = b - 1
+        if in_punct or is_mark or (ch and ch in catch_chars):
+            pruns = self.pruns
+            if not (pruns and pruns[-1][1] == a):
+                pruns.append([a, a, -1, -1])
+            last = pruns[-1]
+            last[1] = b
+            if is_mark:
+                last[3] = -1
+            elif last[2] < 0:
+                # (the streak's start is needed only to find q: once q is known it is
+                # not kept, so that a record cut and grown holds what one built at once does)
+                if last[3] < 0:
                     last[3] = a
+                if b - last[3] >= 2:
+                    last[2], last[3] = last[3], -1
+        if slash_tail and (g == 5 or ch == "/"):
+            truns = self.truns
+            if not (truns and truns[-1][1] == a):
+                truns.append([a, a, -1, -1])
+            last = truns[-1]
+            last[1] = b
+            if ch == "/":
+                if last[2] < 0:
+                    last[2] = a
+            elif last[2] >= 0 and last[3] < 0:
+                last[3] = a

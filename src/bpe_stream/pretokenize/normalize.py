@@ -35,7 +35,7 @@ import unicodedata
 from ..bpe.cache_dir import cache_dir, write_atomically
 from ..bpe.native import first_in_bitmap
 
-__all__ = ["combines_backward", "is_boundary", "last_boundary", "first_boundary", "normalize"]
+__all__ = ["combines_backward", "unstable_characters", "is_boundary", "last_boundary", "first_boundary", "normalize"]
 
 # More unstable runs than one per this many characters: normalize the rest in one call.
 _DENSE = 16
@@ -128,6 +128,13 @@ def _unstable_bitmap(form: str) -> bytes:
 def combines_backward(form: str = "NFC") -> frozenset[str]:
     """Characters that may join (or reorder with) the character before them under ``form``."""
     return _classes(form)[0]
+
+
+@functools.lru_cache(maxsize=None)
+def unstable_characters(form: str = "NFC") -> frozenset[str]:
+    """Characters that combine backward or that ``form`` changes on its own: a character
+    outside this set normalizes to itself and splits the normalization at its position."""
+    return _classes(form)[1]
 
 
 def _combines_backward(form: str) -> frozenset[str]:

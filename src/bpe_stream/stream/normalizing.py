@@ -11,8 +11,13 @@ Invariant: the engine's text is ``normalize(raw)``.  ``marks`` hold boundaries `
 precedes it) with the length of the normalized text before them (measured from the
 growing end for a text that grows at the front); since ``normalize(raw)`` is the
 normalization of the parts between boundaries, an edit only re-normalizes the part after
-the last boundary before the edit.  Cost: an append re-normalizes the characters after
-the last boundary (usually one) plus what it adds, in blocks of about ``_BLOCK``
+the last boundary before the edit.  Cost: an append of one character that is a boundary
+(it combines with nothing before it) normalizes nothing already fed: the engine is given
+its normalization (itself unless the form changes it on its own) and the last mark moves
+to it, O(1) plus the engine's append (its one-character path); marks stay about
+``_BLOCK`` characters apart (the last one moves while it is nearer than that to the one
+before).  Any other append re-normalizes the characters after the last boundary (usually
+one) plus what it adds, in blocks of about ``_BLOCK``
 characters with a mark after each; a truncation re-normalizes from the mark before the
 cut (at most a block); then the engine's own costs.  A run of characters that all combine
 backward (thousands of accents on one letter) has no boundary inside, and each edit then
@@ -25,7 +30,13 @@ from array import array
 from bisect import bisect_right
 
 from ..bpe.checks import _check_len
-from ..pretokenize.normalize import first_boundary, last_boundary, normalize
+from ..pretokenize.normalize import (
+    combines_backward,
+    first_boundary,
+    last_boundary,
+    normalize,
+    unstable_characters,
+)
 from ..text.input import fix_surrogates
 
 __all__ = ["NormalizingStream"]
@@ -36,13 +47,15 @@ _BLOCK = 1024  # characters normalized at a time, with a mark between blocks
 class NormalizingStream:
     """An engine over the normalized text, lengths and edits in the caller's characters."""
 
-    __slots__ = ("enc", "engine", "front", "form", "raw", "raw_at", "norm_at", "pending")
+    __slots__ = ("enc", "engine", "front", "form", "raw", "raw_at", "norm_at", "pending", "joins", "unstable")
 
     def __init__(self, enc, engine_cls, front: bool = False):
         self.enc = enc
         self.engine = engine_cls(enc)
         self.front = front
         self.form = enc.pretokenizer.normalizer
+        self.joins = combines_backward(self.form)  # characters that are no boundary
+        self.unstable = unstable_characters(self.form)  # characters the form may change
         self.raw = ""  # the caller's text (surrogates fixed)
         # marks: boundaries as lengths of raw and of the normalized text before them (after
         # them, from the end, when the text grows at the front); (0, 0) is always there
@@ -69,6 +82,7 @@ class NormalizingStream:
     def copy(self):
         new = NormalizingStream.__new__(NormalizingStream)
         new.enc, new.front, new.form, new.raw, new.pending = self.enc, self.front, self.form, self.raw, self.pending
+        new.joins, new.unstable = self.joins, self.unstable
         new.engine = self.engine.copy()
         new.raw_at, new.norm_at = array("q", self.raw_at), array("q", self.norm_at)
         return new
@@ -76,6 +90,25 @@ class NormalizingStream:
     # ---------------------------------------------------------------- edits
     def append(self, s: str) -> None:
         if not s:
+            return
+        if len(s) == 1 and not self.front and not self.pending and s not in self.joins and (
+                not "\ud800" <= s <= "\udfff"):
+            # s is a boundary: normalize(raw + s) == normalize(raw) + normalize(s), and the
+            # engine holds normalize(raw) already; a mark at s (a boundary) for the next edit
+            raw = self.raw
+            n = len(raw)
+            norm = len(self.engine)
+            self.raw = ""  # (the only reference: raw += s resizes in place)
+            raw += s
+            self.raw = raw
+            raw_at, norm_at = self.raw_at, self.norm_at
+            if len(raw_at) > 1 and raw_at[-1] - raw_at[-2] < _BLOCK:
+                raw_at[-1] = n
+                norm_at[-1] = norm
+            elif n:
+                raw_at.append(n)
+                norm_at.append(norm)
+            self.engine.append(s if s not in self.unstable else normalize(self.form, s))
             return
         if self.pending and "\udc00" <= s[0] <= "\udfff":
             s = self.pending + s

@@ -47,14 +47,19 @@ within a 2n budget, cut rather than dropped by truncations) for when the piece c
 back: an edit and its undo then swap records instead of re-adding the part in Python
 (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
-One character at a time (the common streaming case), bundled patterns: the
+One character at a time (the common streaming case), the bundled patterns and the
+other members of the family, whose transitions are derived from their choices
+(:func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the
 regex is not called.  The character's class and the *kind* of the last piece
 select a transition of :mod:`bpe_stream.pretokenize.fast_split` (extend the last piece,
 start a new one, or merge the last two), proven there and checked exhaustively
-by the tests; cost O(1) (two dict lookups, one piece-cache lookup, a long piece
-record step).  Anything else (apostrophes, o200k marks, a whitespace run ending,
-multi-character appends) re-splits the tail as above and the kind is recomputed
-in O(1) on the next single-character append.
+by the tests; cost O(1): two dict lookups, then one piece-cache lookup for a short last
+piece (a short piece that misses the cache twice -- text that does not repeat its
+pieces -- is counted by a raw appendable grown by the character, ``_short_count``), or
+one step of a long piece's record (the character's bytes and its class run, no slice
+and no regex).  Anything else (apostrophes, o200k marks after digits, newlines or
+marks, a whitespace run ending, multi-character appends) re-splits the tail as above
+and the kind is recomputed in O(1) on the next single-character append.
 
 ``tokens()`` is incremental: tokens of stable pieces are computed once and kept
 (``tok`` holds those of the first ``tok_pieces`` stable pieces; truncation cuts it
@@ -75,19 +80,19 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import chain
 
+from ..bpe.appendable import BytesAppendable
 from ..bpe.checks import _check_len
 from ..pretokenize.fast_split import (
     EXTEND,
     K_NONE,
-    K_WORD,
-    K_WORD_O,
-    K_WORD_U,
+    MARK_TABLE,
     NEW,
     O200K_FIRST,
     OL,
     UP,
     WS_CLASSES,
     fast_split_for,
+    fast_split_for_member,
 )
 from ..pretokenize.long_pieces import (
     _COMPRESSIBLE,
@@ -105,8 +110,6 @@ __all__ = ["TextAppendable"]
 
 _LONG = 64  # pieces longer than this are counted with a raw appendable record
 _MARK = compile_regex(r"\p{M}")
-_WORD_KINDS = frozenset({K_WORD, K_WORD_O, K_WORD_U})
-_MARK_EXTEND = (EXTEND, K_WORD_O)
 _NL_SEEN = 8  # pieces whose newline search _holds_newline remembers
 
 
@@ -199,7 +202,7 @@ class TextAppendable:
         "enc", "pattern", "run_re", "mergeable", "margin", "text",
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
-        "upper_start", "upper_classes", "alts", "nl_seen", "edit_len",
+        "upper_start", "upper_classes", "alts", "nl_seen", "edit_len", "short", "plain_bpe",
     )
 
     def __init__(self, enc):
@@ -224,7 +227,7 @@ class TextAppendable:
         self.edit_len = 0  # characters added or removed by the edit being made (see _long_count)
         self.split_cache = _split_cache(enc)
         # regex-free single-character appends (see bpe_stream.pretokenize.fast_split)
-        self.fast = fast_split_for(enc.pat_str)
+        self.fast = fast_split_for(enc.pat_str) or fast_split_for_member(enc.pretokenizer)
         self.kind = K_NONE  # kind of the last piece; K_NONE = not known (classify first)
         self.last_str = None  # the last piece if it has at most _LONG characters
         self.ws_start = 0  # start of the trailing whitespace stretch (len(text) if none)
@@ -237,6 +240,11 @@ class TextAppendable:
         self.nl_seen: dict = {}
         self.tok: list[int] = []  # tokens of the first tok_pieces stable pieces
         self.tok_pieces = 0
+        # [start, end, raw appendable of text[start:end] or None]: the short last piece that
+        # missed the piece cache (see _short_count); valid while no truncation comes
+        self.short = None
+        # whether a piece's tokens are BPE's over its bytes (no whole-piece rule, no merge list)
+        self.plain_bpe = not getattr(enc, "_whole", None) and getattr(enc, "_merges_engine", None) is None
 
     # ------------------------------------------------------------- protocol
     def __getstate__(self):
@@ -261,6 +269,7 @@ class TextAppendable:
                      "upper_start", "upper_classes", "edit_len"):
             setattr(new, name, getattr(self, name))
         new.nl_seen = dict(self.nl_seen)
+        new.short = None
         new.text = self.text.copy()
         new.stable_ends = list(self.stable_ends)
         new.stable_cum = list(self.stable_cum)
@@ -314,15 +323,17 @@ class TextAppendable:
                     self._fast_append(s, x, tr)
                     return
             elif fast.o200k and _MARK.match(s) is not None:
-                # o200k: after the first character of a word, a mark is in the same sets as
-                # Lm|Lo (both letter sets), so it extends the word as they do (kind K_WORD_O).
-                # (Its other role, a one-character prefix, only matters where a piece starts,
-                # and the kinds are not given to pieces that follow a mark.)
+                # cased members: a mark extends a word as Lm|Lo do, makes a word of a
+                # one-character prefix, joins a punctuation run (fast_split.MARK_TABLE); it is
+                # in the upper-word set (class OL for the stability rule).  (Its other role, a
+                # one-character prefix, only matters where a piece starts, and the kinds are
+                # not given to letters or marks that follow a mark.)
                 kind = self.kind
                 if kind == K_NONE:
                     kind = self._classify()
-                if kind in _WORD_KINDS:
-                    self._fast_append(s, OL, _MARK_EXTEND)
+                tr = MARK_TABLE.get(kind)
+                if tr is not None:
+                    self._fast_append(s, OL, tr)
                     return
         if s:
             self._slow_append(s)
@@ -344,10 +355,17 @@ class TextAppendable:
             ls = self.last_str
             if ls is not None and len(ls) < _LONG:
                 ls += s
-                c = len(pieces[ls])
+                toks = pieces.get(ls)
+                c = len(toks) if toks is not None else self._short_count(a, L, ls)
             else:
                 ls = None
-                c = self._long_count(a, L)
+                rec = self.records.get(a)
+                if rec is not None and rec.end == L - 1:
+                    # the piece's record grows by s (what _long_count does, without its checks)
+                    rec.append_char(s, self.run_re, self.mergeable)
+                    c = rec.ba.token_count
+                else:
+                    c = self._long_count(a, L)
             tail[-1] = (a, L, c)
             self.tail_count += c - c0
             self.last_str = ls
@@ -384,6 +402,25 @@ class TextAppendable:
                 ends.append(b)
                 cum.append(cum[-1] + c)
                 self.tail_count -= c
+
+    def _short_count(self, a: int, end: int, piece: str) -> int:
+        """Token count of the short last piece ``text[a:end] == piece`` grown by one character,
+        which missed the piece cache.  A piece that misses twice (text that does not repeat
+        its pieces: emoji runs, random letters) gets a raw appendable, then grown by the
+        character's bytes, O(1), instead of encoding the whole piece again on each miss
+        (O(_LONG)); the first miss encodes and caches it (prose: a rare word is seen again)."""
+        sh = self.short
+        if sh is not None and sh[0] == a and self.plain_bpe:
+            ba = sh[2]
+            if ba is not None and sh[1] == end - 1:
+                ba.append(piece[-1].encode("utf-8"))
+            else:
+                ba = sh[2] = BytesAppendable(self.enc.bpe)
+                ba.append(piece.encode("utf-8"))
+            sh[1] = end
+            return ba.token_count
+        self.short = [a, end, None]
+        return len(self.enc._pieces[piece])
 
     def _long_count(self, a: int, end: int) -> int:
         rec = self.records.get(a)
@@ -498,6 +535,7 @@ class TextAppendable:
         if n == len(self.text):
             return
         self.edit_len = len(self.text) - n
+        self.short = None
         self.pending = ""
         self.kind = K_NONE
         self.last_str = None
