@@ -361,4 +361,7 @@ int batch_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
 
+/* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
+int chunk_cuts_init(PyObject *module);
+
 #endif

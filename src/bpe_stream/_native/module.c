@@ -23,6 +23,7 @@ static const Part PARTS[] = {
     {NULL, search_init},                        /* search.c: bisect over int arrays */
     {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
+    {NULL, chunk_cuts_init},                    /* chunk_cuts.c: exact chunk cuts in bulk */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -13,18 +13,21 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "whole_set"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "first_in_bitmap", "presplit",
+           "whole_set"]
 
 try:
     from .._native._core import Core, whole_set
     from .._native._core import bisect_right as _bisect_right_c
     from .._native._core import first_in_bitmap as _first_in_bitmap_c
     from .._native._core import presplit as _presplit_c
+    from .._native._core import exact_cuts as _exact_cuts_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
     _first_in_bitmap_c = None
     _presplit_c = None
+    _exact_cuts_c = None
     whole_set = None
 
 
@@ -94,3 +97,9 @@ first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not o
 #: set to a non-empty value: every split then runs the ``regex`` module).
 presplit = _presplit_c if _presplit_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") and not \
     os.environ.get("BPE_STREAM_REGEX_SPLIT") else None
+
+
+#: The exact chunker's cuts that prefix sums decide, many chunks per call
+#: (``_native/chunk_cuts.c``); None when the compiled core is not built or turned off
+#: (the chunker then finds every cut in Python, the reference).
+exact_cuts = _exact_cuts_c if _exact_cuts_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") else None
