@@ -401,7 +401,9 @@ class Chunker(Generic[T]):
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
         # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: the bundled patterns
-        self._bulk_exact = not self._semantic and self._use_scan and self._hard_boundaries
+        self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
+                            and self._bpe._core is not None)
+        self._o200k = self._is_text and enc_or_bpe.pat_str == O200K_PATTERN
         # a pre-tokenizer that normalizes (Qwen's NFC): the chunks are of the text the model
         # sees, normalize(text), and their offsets are into it (the same as the input's
         # wherever the input is already normalized, as most text is)
@@ -676,8 +678,9 @@ class Chunker(Generic[T]):
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
                 tc = window.text_counts()
-                cuts, next_start, min_end = bulk(text, tc.bounds, tc.cum, s, state.min_end - base, self.max_tokens,
-                                                 self.overlap, self._byte_horizon, window.final, LOOKAHEAD)
+                cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
+                                                 self.max_tokens, self.overlap, self._byte_horizon, window.final,
+                                                 LOOKAHEAD, self._o200k)
                 if cuts:
                     for i in range(0, len(cuts), 3):
                         cs, ce = cuts[i], cuts[i + 1]
