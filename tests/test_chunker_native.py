@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import CORPUS_FILES, examples
+import conftest
+from conftest import CORPUS_FILES, examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -76,9 +77,12 @@ HAND_PICKED = [
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @pytest.mark.parametrize("budget", BUDGETS)
 def test_hand_picked_texts(name, budget):
+    if budget not in (1, 16):
+        full_tier_only()
     enc = ENCODINGS[name]
+    overlaps = _overlaps(budget) if conftest.FULL else sorted({0, budget // 4})
     for text in HAND_PICKED:
-        for overlap in _overlaps(budget):
+        for overlap in overlaps:
             _same(enc, text, budget, overlap)
 
 
@@ -91,12 +95,13 @@ def test_corpus_slices_and_streams(name):
     counting = _CountingCuts(chunker_module._exact_cuts)
     saved = chunker_module._exact_cuts
     chunker_module._exact_cuts = counting
+    files, size, budgets = (CORPUS_FILES[:4], 3000, (1, 16, 256)) if conftest.FULL else (CORPUS_FILES[:2], 1500, (16,))
     try:
-        for path in CORPUS_FILES[:4]:
+        for path in files:
             text = path.read_text(encoding="utf-8", errors="replace")
-            i = rng.randrange(max(1, len(text) - 3000))
-            part = text[i : i + 3000]
-            for budget in (1, 16, 256):
+            i = rng.randrange(max(1, len(text) - size))
+            part = text[i : i + size]
+            for budget in budgets:
                 for overlap in (0, budget // 4):
                     _same(enc, part, budget, overlap)
             pieces = []
@@ -112,6 +117,7 @@ def test_corpus_slices_and_streams(name):
 
 
 def test_long_text_through_blocks():
+    full_tier_only()
     # texts over two blocks go through the streaming path (windows that are not final)
     enc = ENCODINGS["cl100k_base"]
     rng = random.Random(3)
@@ -130,7 +136,7 @@ texts = st.one_of(
 )
 
 
-@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts, budget=st.sampled_from(BUDGETS), share=st.sampled_from([0, 1, 4]),
        name=st.sampled_from(sorted(ENCODINGS)), seed=st.integers(0, 2**32))
 def test_hypothesis_texts(text, budget, share, name, seed):

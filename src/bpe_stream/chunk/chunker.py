@@ -48,7 +48,11 @@ split once (:class:`~bpe_stream.chunk.counts.TextCounts`, prefix sums of cached
 piece counts); per chunk a :class:`~bpe_stream.chunk.counts.ChunkView` finds
 ``e_max`` by bisecting those sums and re-checks only a few short strings around
 the start and the cut, and counts semantic candidates the same way (the proof
-is in that module).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+is in that module).  With the compiled core, ``boundaries="exact"`` and a cl100k/o200k
+pattern, the chunks whose cut and overlap start those sums decide by rule 5 (hard
+boundaries), with at most a short letter run recounted, come from one native call
+for many chunks (``_native/chunk_cuts.c``); the steps above run for the others and
+are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.
 
