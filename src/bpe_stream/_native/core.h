@@ -373,4 +373,7 @@ int load_strings_init(PyObject *module);
 int holding_init(PyObject *module);
 int merges_init(PyObject *module);
 
+/* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
+int chunk_cuts_init(PyObject *module);
+
 #endif

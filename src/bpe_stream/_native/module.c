@@ -29,6 +29,7 @@ static const Part PARTS[] = {
     {NULL, load_strings_init},                  /* load_strings.c: byte-level and GGUF strings */
     {NULL, holding_init},                       /* holding.c: tokens holding waiting ones */
     {NULL, merges_init},                        /* merges.c: listed merges against rank order */
+    {NULL, chunk_cuts_init},                    /* chunk_cuts.c: exact chunk cuts in bulk */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

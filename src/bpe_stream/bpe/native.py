@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "first_in_bitmap", "presplit", "text_query", "whole_set",
-           "load_strings", "tokens_holding_compiled", "merges_compiled"]
+__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "first_in_bitmap", "presplit",
+           "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled"]
 
 try:
     from .._native._core import Core, whole_set
@@ -27,6 +27,7 @@ try:
     from .._native._core import tokens_holding as _tokens_holding_c
     from .._native._core import merges_check as _merges_check_c
     from .._native._core import order_by_merges as _order_by_merges_c
+    from .._native._core import exact_cuts as _exact_cuts_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
@@ -37,6 +38,7 @@ except ImportError:  # not built: no C compiler at install time
     _tokens_holding_c = None
     _merges_check_c = None
     _order_by_merges_c = None
+    _exact_cuts_c = None
     whole_set = None
     _core_module = None
 
@@ -140,3 +142,9 @@ def merges_compiled():
     if _merges_check_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _order_by_merges_c, _merges_check_c
+
+
+#: The exact chunker's cuts that prefix sums decide, many chunks per call
+#: (``_native/chunk_cuts.c``); None when the compiled core is not built or turned off
+#: (the chunker then finds every cut in Python, the reference).
+exact_cuts = _exact_cuts_c if _exact_cuts_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") else None

@@ -48,7 +48,11 @@ split once (:class:`~bpe_stream.chunk.counts.TextCounts`, prefix sums of cached
 piece counts); per chunk a :class:`~bpe_stream.chunk.counts.ChunkView` finds
 ``e_max`` by bisecting those sums and re-checks only a few short strings around
 the start and the cut, and counts semantic candidates the same way (the proof
-is in that module).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+is in that module).  With the compiled core, ``boundaries="exact"`` and a cl100k/o200k
+pattern, the chunks whose cut and overlap start those sums decide by rule 5 (hard
+boundaries), with at most a short letter run recounted, come from one native call
+for many chunks (``_native/chunk_cuts.c``); the steps above run for the others and
+are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.
 
@@ -106,6 +110,7 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
 import regex
 
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
+from ..bpe.native import exact_cuts as _exact_cuts
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -289,6 +294,7 @@ class Chunker(Generic[T]):
     _context: ContextArg | None = None
     _subs: dict[int, Chunker[str]] | None = None
     _budget_name = "max_tokens"
+    _bulk_exact = False
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -398,6 +404,10 @@ class Chunker(Generic[T]):
         # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
+        # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: the bundled patterns
+        self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
+                            and self._bpe._core is not None)
+        self._o200k = self._is_text and enc_or_bpe.pat_str == O200K_PATTERN
         # a pre-tokenizer that normalizes (Qwen's NFC): the chunks are of the text the model
         # sees, normalize(text), and their offsets are into it (the same as the input's
         # wherever the input is already normalized, as most text is)
@@ -662,11 +672,29 @@ class Chunker(Generic[T]):
         text = window.text
         base = window.base
         n = len(text)
+        bulk = _exact_cuts if self._bulk_exact else None
         while not state.done:
             s = state.start - base
             if s >= n and window.final:
                 state.done = True
                 return
+            if bulk is not None:
+                # The chunks that the prefix sums decide, from the compiled core in one call
+                # (the same chunks as the steps below; chunk_cuts.c says which ones).
+                tc = window.text_counts()
+                cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
+                                                 self.max_tokens, self.overlap, self._byte_horizon, window.final,
+                                                 LOOKAHEAD, self._o200k)
+                if cuts:
+                    for i in range(0, len(cuts), 3):
+                        cs, ce = cuts[i], cuts[i + 1]
+                        yield Chunk(text[cs:ce], base + cs, base + ce, cuts[i + 2])
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    continue
             planned = self._plan(window, s, state.min_end - base)
             if planned is _NEED_MORE:
                 return

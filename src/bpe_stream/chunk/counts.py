@@ -642,6 +642,8 @@ class ChunkView:
             i = self.base(j)
 
 
+# Letter runs up to this long: SuffixView counts their suffixes one by one.
+_SHORT_LETTERS = 64
 # Longest text SuffixView counts from its stable boundary to the chunk's end.
 _SUFFIX_BASE_MAX = 1024
 
@@ -803,6 +805,13 @@ class SuffixView:
         once no longer suffix can fit.
         """
         tc = self.tc
+        if e - start <= _SHORT_LETTERS:
+            # a word: its suffixes' counts directly (a prependable encoder is for long runs)
+            text = tc.text
+            for i in range(start, e):
+                if tc.count_str(text[i:e]) <= k:
+                    return i
+            return None
         run = tc.text[start:e]
         data = run.encode("utf-8")
         nb = len(data)

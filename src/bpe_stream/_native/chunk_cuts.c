@@ -1,0 +1,390 @@
+/* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
+
+exact_cuts(text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
+           final, lookahead) -> (cuts, start, min_end)
+
+``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
+prefix counts at them; a cl100k/o200k pattern).  From the chunk start ``start`` this
+walks chunk after chunk, as Chunker._run does with boundaries="exact", while each
+chunk is one of the cases below, and returns the chunks found as a flat list
+``[s0, e0, count0, s1, e1, count1, ...]`` with the start and min_end of the next
+chunk (the caller's state); it stops, leaving the rest to the Python path, at the first
+chunk that is not such a case.  Every answer is the one the Python path gives (the
+tests compare them); the cases are the ones that path reaches on ordinary text, where
+its per-chunk work is a few bisects and class tests, but costs 5-20 us of Python.
+
+The cases (rule numbers are those of chunk/counts.py; M = max_tokens; ``s`` must be a
+piece boundary ``bounds[gi]``):
+
+* The cut.  ``k`` is the first boundary with ``cum[k] - cum[gi] > M``, ``b_o =
+  bounds[k]`` and ``a = bounds[k - 1]``.  If ``b_o`` and ``a`` are hard (rule 5:
+  every end from ``b_o`` on costs at least ``C(b_o) > M``, and ``count(T[s:j]) =
+  C(a) + count(T[a:j])`` for ``j > a``), ``s < a`` and either ``C(a) == M`` or the
+  piece ``T[a:b_o]`` is one character, then no end inside the piece fits and the cut is
+  ``a`` with count ``C(a)``.  ``b_o`` must lie within ``byte_horizon`` characters of
+  ``s`` (the Python path's cap on ends) and, unless ``final``, ``a + lookahead``
+  within the text (the streaming rule).  When no boundary is over the budget and
+  ``final``, the chunk is the rest of the text.
+* The overlap start after a cut ``e = a``.  ``g = bounds[i]``, the first boundary with
+  ``cum[ka] - cum[i] <= overlap``: if ``g`` is hard, ``s < g`` and that count is
+  exactly ``overlap``, then every start ``p < g`` costs ``count(T[p:g]) +
+  overlap > overlap`` (rule 5), so ``g`` is the earliest start that fits.
+
+Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups).
+*/
+#include "core.h"
+#include "unicode_classes.h"
+
+static inline Py_ssize_t
+item_at(PyObject *list, Py_ssize_t i)
+{
+    return PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+}
+
+/* The first index in [lo, hi) whose item is > x (bisect_right); -1 on an error. */
+static Py_ssize_t
+bisect_right_list(PyObject *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
+{
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) >> 1;
+        Py_ssize_t v = item_at(list, mid);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (x < v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The first index in [lo, hi) whose item is >= x (bisect_left); -1 on an error. */
+static Py_ssize_t
+bisect_left_list(PyObject *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
+{
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) >> 1;
+        Py_ssize_t v = item_at(list, mid);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (v < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Rule 5 of chunk/counts.py at h (0 < h < n), the class test of its _HARD_AT:
+   a letter then no letter, mark or apostrophe; or a non-whitespace character then
+   whitespace other than \r, \n; or \r / \n then neither whitespace nor "/". */
+static inline int
+hard_at(int kind, const void *data, Py_ssize_t h)
+{
+    Py_UCS4 c0 = PyUnicode_READ(kind, data, h - 1);
+    Py_UCS4 c1 = PyUnicode_READ(kind, data, h);
+    uint8_t f0 = presplit_flags(c0), f1 = presplit_flags(c1);
+    if ((f0 & PF_L) && !(f1 & (PF_L | PF_M)) && c1 != '\'')
+        return 1;
+    if (!(f0 & PF_WS) && (f1 & PF_WS) && c1 != '\r' && c1 != '\n')
+        return 1;
+    if ((c0 == '\r' || c0 == '\n') && !(f1 & PF_WS) && c1 != '/')
+        return 1;
+    return 0;
+}
+
+/* Whether text[p:q] (q - p >= 1) matches chunk/counts.py's _LETTER_RUN: a piece whose
+   every non-empty prefix, and every substring of its letters, is one piece (point 4
+   there).  o200k (o200k != 0): an optional lead that is no \r, \n, letter, number,
+   apostrophe or mark, then [Lu Lt]* Ll+ | [Lu Lt]+ | [Lm Lo]+; cl100k: a lead that is
+   no \r, \n, letter, number or apostrophe, then letters. */
+static int
+letter_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int o200k)
+{
+    Py_UCS4 c = PyUnicode_READ(kind, data, p);
+    uint8_t f = presplit_flags(c);
+    if (!(f & PF_L)) {
+        if (c == '\r' || c == '\n' || c == '\'' || (f & PF_N) || (o200k && (f & PF_M)))
+            return 0;
+        p++;
+        if (p >= q)
+            return 0;
+    }
+    if (!o200k) {
+        for (Py_ssize_t i = p; i < q; i++)
+            if (!(presplit_flags(PyUnicode_READ(kind, data, i)) & PF_L))
+                return 0;
+        return 1;
+    }
+    /* classes: U = Lu Lt (UP and not LO), l = Ll (LO and not UP), o = Lm Lo (both) */
+    int state = 0;  /* 0: U*, 1: Ll+ after U*, 2: o+ */
+    int seen_upper = 0;
+    for (Py_ssize_t i = p; i < q; i++) {
+        uint8_t g = presplit_flags(PyUnicode_READ(kind, data, i));
+        if (!(g & PF_L))
+            return 0;
+        int up = (g & PF_UP) != 0, lo = (g & PF_LO) != 0;
+        if (up && !lo) {
+            if (state != 0)
+                return 0;
+            seen_upper = 1;
+        } else if (lo && !up) {
+            if (state == 2)
+                return 0;
+            state = 1;
+        } else if (up && lo) {
+            if (seen_upper || state == 1)
+                return 0;
+            state = 2;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#define MAX_RUN_CHARS 64  /* straddling letter runs up to this long are counted here */
+
+/* The UTF-8 bytes of text[p:q] (q - p <= MAX_RUN_CHARS) into buf, with the byte offset
+   of each character boundary in off (q - p + 1 entries). */
+static void
+utf8_of_slice(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned char *buf, Py_ssize_t *off)
+{
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = p; i < q; i++) {
+        off[i - p] = m;
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x80) {
+            buf[m++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            buf[m++] = (unsigned char)(0xC0 | (c >> 6));
+            buf[m++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            buf[m++] = (unsigned char)(0xE0 | (c >> 12));
+            buf[m++] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            buf[m++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            buf[m++] = (unsigned char)(0xF0 | (c >> 18));
+            buf[m++] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+            buf[m++] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            buf[m++] = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    off[q - p] = m;
+}
+
+/* The start of the chunk after [s, e): the smallest p > s
+   with count(T[p:e]) <= overlap (e if none), or -1 when it is not one of the cases
+   below (the caller then finds it), -2 on an error.  The chunk came from the cut code
+   of exact_cuts: its straddling piece starts at a = bounds[k - 1] (hard, a > s) and e
+   is a or inside that piece (a letter run), so count(T[x:e]) = cum[k - 1] - cum[x] +
+   tail for boundaries gi <= x <= a, tail = count(T[a:e]) (rule 5 at a).
+
+   * tail > overlap: no start up to a fits; p in (a, e) costs the count of the letters
+     T[p:e] (one piece).
+   * else g = bounds[i], the first boundary whose suffix fits (rest = its count), hard:
+     every start before g costs count(T[p:g]) + rest.  If rest == overlap none fits
+     and the answer is g; else the starts inside the piece before g (a letter run after
+     a hard boundary, or the head piece the chunk started in) are tried first. */
+static Py_ssize_t
+overlap_start(const Core *core, int kind, const void *data, PyObject *bounds, PyObject *cum, Py_ssize_t s,
+              Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int o200k)
+{
+    if (a <= s || k - 1 < gi)
+        return -1;
+    Py_ssize_t c_a_global = item_at(cum, k - 1);
+    Py_ssize_t tail = 0;
+    if (e != a) {
+        utf8_of_slice(kind, data, a, e, buf, off);
+        tail = count_any(core, buf, off[e - a]);
+        if (tail < 0)
+            return -1;
+    }
+    Py_ssize_t lo_p, g, rest;
+    if (tail > overlap) {
+        lo_p = a + 1;
+        g = e;
+        rest = 0;
+    } else {
+        Py_ssize_t c_e = c_a_global + tail;
+        Py_ssize_t i = bisect_left_list(cum, c_e - overlap, gi, k);
+        if (i < 0)
+            return PyErr_Occurred() ? -2 : -1;
+        g = item_at(bounds, i);
+        rest = c_e - item_at(cum, i);
+        if (g <= s || !hard_at(kind, data, g))
+            return -1;
+        if (rest == overlap)
+            return g;
+        if (i > gi) {
+            Py_ssize_t g_prev = item_at(bounds, i - 1);
+            if (g - g_prev > MAX_RUN_CHARS || (g_prev != s && !hard_at(kind, data, g_prev)) ||
+                !letter_run(kind, data, g_prev, g, o200k))
+                return -1;
+            lo_p = g_prev + 1;
+        } else {
+            if (s_is_boundary)
+                return -1;
+            lo_p = s + 1;  /* s inside a letter run that ends at g (exact_cuts checked it) */
+        }
+    }
+    if (lo_p < s + 1)
+        lo_p = s + 1;
+    if (g - lo_p >= MAX_RUN_CHARS)
+        return -1;
+    if (lo_p < g) {
+        utf8_of_slice(kind, data, lo_p, g, buf, off);
+        Py_ssize_t total = off[g - lo_p];
+        for (Py_ssize_t p = lo_p; p < g; p++) {
+            Py_ssize_t c = count_any(core, buf + off[p - lo_p], total - off[p - lo_p]);
+            if (c < 0)
+                return -1;
+            if (c + rest <= overlap)
+                return p;
+        }
+    }
+    return g;
+}
+
+static PyObject *
+exact_cuts(PyObject *module, PyObject *args)
+{
+    PyObject *core_obj, *text, *bounds, *cum;
+    Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
+    int final, o200k;
+    if (!PyArg_ParseTuple(args, "O!UO!O!nnnnnpnp", &CoreType, &core_obj, &text, &PyList_Type, &bounds,
+                          &PyList_Type, &cum, &s, &min_end, &max_tokens, &overlap, &horizon, &final,
+                          &lookahead, &o200k))
+        return NULL;
+    const Core *core = (const Core *)core_obj;
+    Py_ssize_t nb = PyList_GET_SIZE(bounds);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (nb < 1 || PyList_GET_SIZE(cum) != nb) {
+        PyErr_SetString(PyExc_ValueError, "exact_cuts: bounds and cum must have the same (non-zero) length");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    unsigned char buf[4 * MAX_RUN_CHARS];
+    Py_ssize_t off[MAX_RUN_CHARS + 1];
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t gi = 0;
+    while (s < n) {
+        gi = bisect_left_list(bounds, s, gi, nb);
+        if (gi < 0)
+            goto error;
+        if (gi >= nb)
+            break;
+        /* count(T[s:bounds[i]]) = cum[i] - base for every i >= gi (rule 5 at bounds[gi]) */
+        Py_ssize_t base = item_at(cum, gi);
+        Py_ssize_t first = item_at(bounds, gi);
+        if (first != s) {
+            /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
+            Py_ssize_t p = item_at(bounds, gi - 1);
+            if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first) ||
+                !letter_run(kind, data, p, first, o200k))
+                break;
+            utf8_of_slice(kind, data, s, first, buf, off);
+            Py_ssize_t head = count_any(core, buf, off[first - s]);
+            if (head < 0)
+                break;
+            base -= head;
+        }
+        Py_ssize_t k = bisect_right_list(cum, base + max_tokens, gi, nb);
+        if (k < 0)
+            goto error;
+        Py_ssize_t e, count, a = s;
+        if (k == nb) {
+            /* the rest of the text fits */
+            if (!final)
+                break;
+            e = n;
+            count = item_at(cum, nb - 1) - base;
+        } else {
+            Py_ssize_t b_o = item_at(bounds, k);
+            if (b_o >= n || b_o - s > horizon || !hard_at(kind, data, b_o))
+                break;
+            Py_ssize_t c_a = 0;
+            if (k > gi) {
+                a = item_at(bounds, k - 1);
+                c_a = item_at(cum, k - 1) - base;
+            }
+            if (a != s && !hard_at(kind, data, a))
+                break;
+            e = a;
+            count = c_a;
+            if (c_a < max_tokens && b_o - a > 1) {
+                /* ends inside the straddling piece: each prefix of a letter run is one piece */
+                if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, o200k))
+                    break;
+                utf8_of_slice(kind, data, a, b_o, buf, off);
+                Py_ssize_t j;
+                for (j = b_o - 1; j > a; j--) {
+                    Py_ssize_t c = count_any(core, buf, off[j - a]);
+                    if (c < 0)
+                        break;
+                    if (c_a + c <= max_tokens) {
+                        e = j;
+                        count = c_a + c;
+                        break;
+                    }
+                }
+                if (j > a && e != j)
+                    break;  /* a byte that is no token: the Python path raises its error */
+            }
+            if (e <= s || (!final && e + lookahead > n))
+                break;
+        }
+        if (e <= min_end)
+            break;
+        PyObject *t;
+        Py_ssize_t triple[3] = {s, e, count};
+        for (int q = 0; q < 3; q++) {
+            t = PyLong_FromSsize_t(triple[q]);
+            if (t == NULL || PyList_Append(out, t) < 0) {
+                Py_XDECREF(t);
+                goto error;
+            }
+            Py_DECREF(t);
+        }
+        min_end = e;
+        if (e >= n) {
+            s = e;
+            break;
+        }
+        if (overlap == 0) {
+            s = e;
+            continue;
+        }
+        Py_ssize_t next = overlap_start(core, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
+                                        buf, off, o200k);
+        if (next == -2)
+            goto error;
+        s = next;
+        if (next < 0)
+            break;  /* the caller finds this overlap start */
+    }
+    if (PyErr_Occurred())
+        goto error;
+    return Py_BuildValue("(Nnn)", out, s, min_end);
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef chunk_cuts_functions[] = {
+    {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
+     "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
+     "final, lookahead, o200k) -> (cuts, start, min_end): the exact chunker's chunks that the prefix sums\n"
+     "decide, as a flat list [start, end, count, ...], and the state after them (start -1:\n"
+     "the overlap start after the last chunk is left to the caller)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+chunk_cuts_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, chunk_cuts_functions);
+}

@@ -1,0 +1,153 @@
+"""The exact chunker's cuts from the compiled core (``_native/chunk_cuts.c``) against
+the pure-Python path, the reference: identical chunks, whole texts and streams, for
+both bundled encodings, small and large budgets, with and without overlap."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import conftest
+from conftest import CORPUS_FILES, examples, full_tier_only
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpe_stream
+import bpe_stream.chunk.chunker as chunker_module
+from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
+
+pytestmark = pytest.mark.skipif(chunker_module._exact_cuts is None, reason="compiled core not built")
+
+ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
+BUDGETS = [1, 2, 3, 16, 256]
+
+
+def _overlaps(budget: int) -> list[int]:
+    return sorted({0, budget // 4, min(1, budget - 1), budget - 1})
+
+
+class _CountingCuts:
+    """The compiled routine, counting the chunks it decides."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.chunks = 0
+
+    def __call__(self, *args):
+        result = self.fn(*args)
+        self.chunks += len(result[0]) // 3
+        return result
+
+
+def _chunks(enc, text, budget, overlap, compiled: bool, pieces=None):
+    saved = chunker_module._exact_cuts
+    if not compiled:
+        chunker_module._exact_cuts = None
+    try:
+        chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
+        found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
+        return [(c.start, c.end, c.token_count, c.text) for c in found]
+    except CharacterOverBudget as e:
+        return ("refused", e.position, e.tokens)
+    finally:
+        chunker_module._exact_cuts = saved
+
+
+def _same(enc, text, budget, overlap, pieces=None):
+    compiled = _chunks(enc, text, budget, overlap, True, pieces)
+    assert compiled == _chunks(enc, text, budget, overlap, False, pieces), (enc.name, budget, overlap)
+
+
+HAND_PICKED = [
+    "one two three four five six, seven.\n\nEight nine ten!",
+    "Streams arrive in pieces. Chunks must not wait for the end.\r\n  Indented\tline\n",
+    "internationalization antidisestablishmentarianism supercalifragilistic " * 6,
+    "a\u0301" * 40 + " x " + "e\u0301b" * 20,
+    "\u3000 " * 50 + "word",
+    "/\n" * 60 + "end",
+    "1234567890" * 20 + " 3.14159 and 2,718",
+    "def f(x):\n    return x ** 2  # comment\n\n\nclass A:\n\tpass\n" * 5,
+    "Übergrößenträger, naïve café; 中文文本没有空格，日本語のテキスト。 Ελληνικά κείμενα.",
+    "emoji 👨\u200d👩\u200d👧 and 😀😀😀 then text",
+    "don't it's we'll they've I'd ABC'S x'y",
+    "\x00" * 30 + "a" + "!" * 30 + " \t \n \r\n" * 10,
+]
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_hand_picked_texts(name, budget):
+    if budget not in (1, 16):
+        full_tier_only()
+    enc = ENCODINGS[name]
+    overlaps = _overlaps(budget) if conftest.FULL else sorted({0, budget // 4})
+    for text in HAND_PICKED:
+        for overlap in overlaps:
+            _same(enc, text, budget, overlap)
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_corpus_slices_and_streams(name):
+    if not CORPUS_FILES:
+        pytest.skip("no corpora")
+    enc = ENCODINGS[name]
+    rng = random.Random(7)
+    counting = _CountingCuts(chunker_module._exact_cuts)
+    saved = chunker_module._exact_cuts
+    chunker_module._exact_cuts = counting
+    files, size, budgets = (CORPUS_FILES[:4], 3000, (1, 16, 256)) if conftest.FULL else (CORPUS_FILES[:2], 1500, (16,))
+    try:
+        for path in files:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            i = rng.randrange(max(1, len(text) - size))
+            part = text[i : i + size]
+            for budget in budgets:
+                for overlap in (0, budget // 4):
+                    _same(enc, part, budget, overlap)
+            pieces = []
+            j = 0
+            while j < len(part):
+                k = j + rng.randint(0, 40)
+                pieces.append(part[j:k])
+                j = k
+            _same(enc, part, 16, 4, pieces)
+    finally:
+        chunker_module._exact_cuts = saved
+    assert counting.chunks > 0  # the compiled routine decided some of these chunks
+
+
+def test_long_text_through_blocks():
+    full_tier_only()
+    # texts over two blocks go through the streaming path (windows that are not final)
+    enc = ENCODINGS["cl100k_base"]
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma,", "delta.", "\n\n", "x", "internationalization", "  ", "42"]
+    text = " ".join(rng.choice(words) for _ in range(30000))
+    assert len(text) > 2 * chunker_module._BLOCK_CHARS
+    _same(enc, text, 256, 0)
+    _same(enc, text, 16, 4)
+
+
+ALPHABET = list("ab yz \n\n\t.!?,#`'-0123/") + ["é", "中", "文", "。", "😀", "\u200d", "\u0301", "\u3000", "\r\n", "   ",
+                                                  "word", " the", "ing"]
+texts = st.one_of(
+    st.lists(st.sampled_from(ALPHABET), max_size=120).map("".join),
+    st.text(max_size=120),
+)
+
+
+@settings(max_examples=examples(200, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, budget=st.sampled_from(BUDGETS), share=st.sampled_from([0, 1, 4]),
+       name=st.sampled_from(sorted(ENCODINGS)), seed=st.integers(0, 2**32))
+def test_hypothesis_texts(text, budget, share, name, seed):
+    enc = ENCODINGS[name]
+    overlap = 0 if share == 0 or budget == 1 else max(1, budget // share) if share > 1 else budget - 1
+    _same(enc, text, budget, overlap)
+    rng = random.Random(seed)
+    pieces = []
+    j = 0
+    while j < len(text):
+        k = j + rng.randint(0, 9)
+        pieces.append(text[j:k])
+        j = k
+    _same(enc, text, budget, overlap, pieces)
