@@ -12,6 +12,7 @@ path, and HF tokenizers on the real vocabularies.
 from __future__ import annotations
 
 import functools
+import random
 import sys
 import unicodedata
 
@@ -402,6 +403,22 @@ def test_text_batch_in_c_equals_count_text():
         for threads in (1, 2, 5):
             assert core.text_batch(texts, kind, spec, whole, ids, threads, False) == counts
             assert core.text_batch(texts, kind, spec, whole, ids, threads, True) == tokens
+    # batches long enough for the threads' piece caches (piece_cache.h): repeated
+    # pieces of every length around the cached limit, many tokens each, some at a
+    # text's very end (the look-up must not read past it), colliding entries
+    rng = random.Random(5)
+    words = ["".join(rng.choice(letters) for _ in range(rng.randrange(1, 40)))
+             for letters in ("qxzjkvw\u00e9\u4e2d", "qxzjkvw") for _ in range(800)]
+    made = [" ".join(rng.choice(words[half * 800 : half * 800 + 800]) for _ in range(1500))
+            for half in (0, 1, 0, 1, 1)]
+    big = texts * 2 + made
+    big_counts = counts * 2 + [core.count_text(t, spec, enc._piece_counts.__getitem__, whole) for t in made]
+    big_tokens = tokens * 2 + [core.encode_text(t, spec, enc._pieces.__getitem__, whole, ids) for t in made]
+    assert sum(map(len, big)) > 2 * 32768 and made[1].isascii()
+    for kind in (0, 2):
+        for threads in (1, 2):
+            assert core.text_batch(big, kind, spec, whole, ids, threads, False) == big_counts
+            assert core.text_batch(big, kind, spec, whole, ids, threads, True) == big_tokens
     # a lone surrogate is left to the Python path (which replaces it)
     assert core.text_batch(["ok", "a\ud800b"], 2, spec, None, None, 2, False) == [1, None]
     with pytest.raises(ValueError, match="not an ASCII str"):

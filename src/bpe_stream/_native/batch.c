@@ -21,11 +21,16 @@ threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
 */
 #include "core.h"
 #include "ascii_split.h"
+#include "piece_cache.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "pythread.h"
+
+/* A thread's piece cache costs 512 KB of fresh memory to touch: for at least this
+   many characters per thread (below, the batch is over in microseconds anyway). */
+#define CACHE_FROM 32768
 
 typedef struct {
     const Core *core;
@@ -35,6 +40,7 @@ typedef struct {
     const int32_t *id_of;
     Py_ssize_t n_ids;
     int encode;
+    int cached;         /* the texts are long enough together for a piece cache per thread */
     Py_ssize_t n;
     const void **data;  /* per text: its characters (PyUnicode_DATA) */
     Py_ssize_t *len;    /* its length in characters */
@@ -49,12 +55,12 @@ typedef struct {
 /* The count (and tokens into out, if not NULL: room for n entries) of one ASCII
    text; -1 if a piece holds a byte that is no token, -2 out of memory. */
 static Py_ssize_t
-one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out)
+one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out, PieceCache *cache)
 {
     Py_ssize_t total = 0;
     for (Py_ssize_t i = 0, j; i < n; i = j) {
         j = piece_end(kind, s, i, n);
-        Py_ssize_t k = out ? encode_any(c, s + i, j - i, out + total) : count_any(c, s + i, j - i);
+        Py_ssize_t k = cached_piece(cache, c, s + i, j - i, s + n, out ? out + total : NULL);
         if (k < 0)
             return k;
         total += k;
@@ -62,9 +68,10 @@ one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t 
     return total;
 }
 
-/* Text i into its slots.  utf8 / cap: this thread's UTF-8 buffer, grown as needed. */
+/* Text i into its slots.  utf8 / cap: this thread's UTF-8 buffer, grown as needed;
+   cache: its piece cache (NULL: none). */
 static void
-one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap)
+one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *cache)
 {
     const uint8_t *s = b->data[i];
     Py_ssize_t n = b->len[i];
@@ -94,12 +101,12 @@ one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap)
     }
     Py_ssize_t c;
     if (ascii_scan) {
-        c = one_text(b->core, b->kind, s, n, out);
+        c = one_text(b->core, b->kind, s, n, out, cache);
         if (c > 0 && out != NULL && b->id_of != NULL)
             for (Py_ssize_t q = 0; q < c; q++)
                 out[q] = out[q] < b->n_ids ? b->id_of[out[q]] : -1;
     } else {
-        c = presplit_encode(b->core, b->spec, b->whole, s, n, out, b->id_of, b->n_ids);
+        c = presplit_encode(b->core, b->spec, b->whole, s, n, out, b->id_of, b->n_ids, cache);
     }
     b->count[i] = c;
     if (out != NULL && c < 0) {
@@ -115,12 +122,15 @@ work(Batch *b)
 {
     uint8_t *utf8 = NULL;
     size_t cap = 0;
+    /* a batch worth it gets a piece cache per thread (without one, if out of memory) */
+    PieceCache *cache = b->cached ? piece_cache_new() : NULL;
     for (;;) {
         size_t i = atomic_fetch_add(&b->next, 1);
         if (i >= (size_t)b->n)
             break;
-        one_of_batch(b, (Py_ssize_t)i, &utf8, &cap);
+        one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
     }
+    free(cache);
     free(utf8);
     if (atomic_fetch_sub(&b->running, 1) == 1)
         PyThread_release_lock(b->done);
@@ -206,6 +216,10 @@ run_batch(Batch *b, PyObject *list, int threads)
         b->len[i] = PyUnicode_GET_LENGTH(t);
         b->ukind[i] = ascii ? 0 : PyUnicode_KIND(t);
     }
+    Py_ssize_t chars = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        chars += b->len[i];
+    b->cached = chars / threads >= CACHE_FROM;
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
     atomic_init(&b->next, 0);

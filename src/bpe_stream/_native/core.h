@@ -420,11 +420,13 @@ fallback_into(PyObject *fallback, PyObject *piece, Py_ssize_t len, int32_t *toks
    character of room) and returns its length, or -1 for a lone surrogate.
    presplit_encode returns the text's count (tokens into out, at most n of them, mapped
    through id_of when it is not NULL), -1 where a piece needs the Python fallback (the
-   caller encodes that text in Python), -2 out of memory. */
+   caller encodes that text in Python), -2 out of memory.  cache: the calling thread's
+   piece cache (piece_cache.h), or NULL. */
+struct PieceCache;
 int presplit_spec_ok(long spec_value);
 int presplit_whole_of(PyObject *capsule, const void **whole);
 Py_ssize_t presplit_utf8(int kind, const void *data, Py_ssize_t len, uint8_t *out);
 Py_ssize_t presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
-                           int32_t *out, const int32_t *id_of, Py_ssize_t n_ids);
+                           int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, struct PieceCache *cache);
 
 #endif

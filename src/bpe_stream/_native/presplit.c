@@ -25,6 +25,7 @@ the compiled tables leave out) goes to a Python fallback with the GIL.
 */
 #include "core.h"
 #include "unicode_classes.h"
+#include "piece_cache.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -695,16 +696,17 @@ is_whole(const WholeSet *w, const uint8_t *a, Py_ssize_t n)
    appended at toks[*k] (mapped through id_of when it is not NULL).  Stops before a
    piece the compiled path does not take (a whole-piece token, or encode_any's -1: a
    byte that is no token), which is then s[*a:*b], or out of memory.  Returns 0 at the
-   end of the text, 1 at such a piece, -2 out of memory. */
+   end of the text, 1 at such a piece, -2 out of memory.  Short pieces go through cache
+   (a batch thread's, or NULL). */
 static int
 scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const int32_t *id_of,
-            Py_ssize_t n_ids, Py_ssize_t *k, Py_ssize_t *total, ptrdiff_t *a, ptrdiff_t *b)
+            Py_ssize_t n_ids, Py_ssize_t *k, Py_ssize_t *total, ptrdiff_t *a, ptrdiff_t *b, PieceCache *cache)
 {
-    const uint8_t *s = sc->s;
+    const uint8_t *s = sc->s, *end = sc->s + sc->n;
     while (next_piece(sc, a, b)) {
         if (is_whole(whole, s + *a, *b - *a))
             return 1;
-        Py_ssize_t m = toks ? encode_any(c, s + *a, *b - *a, toks + *k) : count_any(c, s + *a, *b - *a);
+        Py_ssize_t m = cached_piece(cache, c, s + *a, *b - *a, end, toks ? toks + *k : NULL);
         if (m < 0)
             return m == -2 ? -2 : 1;
         if (toks != NULL) {
@@ -735,7 +737,7 @@ presplit_whole_of(PyObject *capsule, const void **whole)
 
 Py_ssize_t
 presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
-                int32_t *out, const int32_t *id_of, Py_ssize_t n_ids)
+                int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, PieceCache *cache)
 {
     Spec spec;
     Scan sc;
@@ -743,7 +745,7 @@ presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t
     ptrdiff_t a, b;
     unpack_spec_unchecked(spec_value, &spec);
     scan_init(&sc, &spec, s, n);
-    int stop = scan_pieces(c, &sc, (const WholeSet *)whole, out, id_of, n_ids, &k, &total, &a, &b);
+    int stop = scan_pieces(c, &sc, (const WholeSet *)whole, out, id_of, n_ids, &k, &total, &a, &b, cache);
     return stop == 0 ? total : stop == 1 ? -1 : -2;
 }
 
@@ -801,7 +803,7 @@ scan_text(Core *self, PyObject *args, int encode)
     ptrdiff_t a = 0, b = 0;
     for (;;) {
         PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
-        int stop = scan_pieces(self, &sc, whole, toks, id_of, n_ids, &k, &total, &a, &b);
+        int stop = scan_pieces(self, &sc, whole, toks, id_of, n_ids, &k, &total, &a, &b, NULL);
         if (ts != NULL)
             PyEval_RestoreThread(ts);
         if (stop == 0)
