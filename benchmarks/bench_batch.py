@@ -113,6 +113,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--first", type=int, default=3, help="fresh tokenizers for the first-call columns")
+    ap.add_argument("--wait-for-core", type=float, default=0, metavar="SECONDS",
+                    help="first wait (up to SECONDS) until the control finds the second core free (>= 1.8x)")
     ap.add_argument("--markdown")
     args = ap.parse_args()
     import tempfile
@@ -133,7 +135,13 @@ def main():
         with ThreadPoolExecutor(k) as pool:
             list(pool.map(lambda b: hashlib.sha256(b).digest(), blobs))
 
-    c1, c2, _ = paired(lambda: sha(1), lambda: sha(2), args.repeat)
+    waited = time.time()
+    while True:
+        c1, c2, _ = paired(lambda: sha(1), lambda: sha(2), args.repeat)
+        if c1 / c2 >= 1.8 or time.time() - waited >= args.wait_for_core:
+            break
+        print(f"control {c1 / c2:.2f}x: waiting for the second core", flush=True)
+        time.sleep(10)
     control = f"Control (hashlib.sha256 of 4 x 10 MB, GIL released): 1 thread {c1 * 1e3:.1f} ms, 2 threads {c2 * 1e3:.1f} ms, speed-up {c1 / c2:.2f}x."
     print(control, flush=True)
     for name in ("cl100k_base", "o200k_base"):
