@@ -248,14 +248,17 @@ def check_objects(t: str, enc, tokens: list[int], count_of, clean: bool, rng: ra
     chunked = t if form is None else unicodedata.normalize(form, t)
 
     @functools.lru_cache(maxsize=1)
-    def cut_points() -> list[int]:
-        # where the cuts may fall: anywhere; with normalization, where normalizing the two
-        # sides apart gives the normalized text (a letter and the accents normalization
-        # composes onto it are never cut apart: text/normalized.py)
+    def cut_points() -> tuple[set[int], list[int]]:
+        # (where a cut may fall, where it surely may): anywhere without normalization;
+        # with it, only where normalizing the two sides apart gives the normalized text,
+        # and surely before a starter there (a grapheme cluster normalization changes is
+        # never cut: text/normalized.py; inside one it leaves alone it may be)
         if form is None:
-            return list(range(len(t) + 1))
-        return [j for j in range(len(t) + 1)
-                if unicodedata.normalize(form, t[:j]) + unicodedata.normalize(form, t[j:]) == chunked]
+            every = list(range(len(t) + 1))
+            return set(every), every
+        may = [j for j in range(len(t) + 1)
+               if unicodedata.normalize(form, t[:j]) + unicodedata.normalize(form, t[j:]) == chunked]
+        return set(may), [j for j in may if j == len(t) or unicodedata.combining(t[j]) == 0]
 
     # Cuts
     for k in {0, 1, rng.randint(1, 8), rng.randint(1, 40)}:
@@ -265,10 +268,12 @@ def check_objects(t: str, enc, tokens: list[int], count_of, clean: bool, rng: ra
         suffix = enc.truncate_start(t, k)
         _check(t.endswith(suffix) and count_of(suffix) <= k, f"truncate_start({k}) does not fit")
         if clean and len(t) <= BRUTE_MAX:
-            best = max(j for j in cut_points() if count_of(t[:j]) <= k)
-            _check(i == best, f"split_at({k}) = {i}, the longest fitting prefix ends at {best}")
-            first = min(j for j in cut_points() if count_of(t[j:]) <= k)
-            _check(len(suffix) == len(t) - first, f"truncate_start({k}) is not the longest fitting suffix")
+            may, sure = cut_points()
+            best = max(j for j in sure if count_of(t[:j]) <= k)
+            _check(i in may and i >= best, f"split_at({k}) = {i}, the longest fitting prefix ends at {best}")
+            first = min(j for j in sure if count_of(t[j:]) <= k)
+            _check(len(t) - len(suffix) in may and len(suffix) >= len(t) - first,
+                   f"truncate_start({k}) is not the longest fitting suffix")
 
     # AppendableEncoder
     ae = AppendableEncoder(enc)
