@@ -24,8 +24,8 @@ SEED = 20261127
 CASES = 150  # per family
 # per family and vocabulary against HF tokenizers; the runs family (long one-class runs,
 # whose cuts and chunks take ~1 s a case on these vocabularies) gets fewer
-HF_CASES = 25
-HF_RUNS_CASES = 3
+HF_CASES = 20
+HF_RUNS_CASES = 2
 
 
 def _hf_or_skip(path: str) -> None:
