@@ -73,7 +73,8 @@ setup(
         Extension(
             "bpe_stream._native._core",
             [_NATIVE + part for part in _PARTS],
-            depends=[_NATIVE + "core.h", _NATIVE + "ascii_split.h", _NATIVE + "unicode_classes.h"],
+            depends=[_NATIVE + "core.h", _NATIVE + "ascii_split.h", _NATIVE + "unicode_classes.h",
+                     _NATIVE + "piece_cache.h"],
             extra_compile_args=["-O2"],
             optional=True,
         )

@@ -12,6 +12,7 @@ path, and HF tokenizers on the real vocabularies.
 from __future__ import annotations
 
 import functools
+import random
 import sys
 import unicodedata
 
@@ -365,3 +366,77 @@ def _decodes(token: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+# ------------------------------------------------------------------ batches
+
+
+def _batch_texts() -> list[str]:
+    """Texts of every script in the corpora, cut at odd places, with the cases a batch
+    must hand back to the Python path or fix first: a lone surrogate, a pair, text NFC
+    changes, ASCII and empty texts."""
+    texts = [p.read_text(encoding="utf-8")[k * 1500 : k * 1500 + 1500 - 7 * k] for p in CORPUS_FILES for k in range(2)]
+    return texts + ["", "plain ASCII, 12 words", "lone \ud800 surrogate", "pair \ud83d\ude00 joined",
+                    "Cafe\u0301 e\u0301\u0301 \u212b", "\u4e2d\u6587 12345 \u0627\u0644\u0639"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batches_equal_one_by_one_for_every_member(name):
+    # Core.text_batch (every text through the member's compiled scanner, on threads)
+    # against the same texts one by one through the regex split
+    ours, _, regex_path = _pair("cl100k_base", name)
+    texts = _batch_texts()
+    expected = [regex_path.encode_ordinary(t) for t in texts]
+    assert ours.encode_ordinary_batch(texts, num_threads=3) == expected
+    assert ours.count_batch(texts, num_threads=2) == [len(e) for e in expected]
+    assert ours.count_batch(texts, num_threads=1) == [len(e) for e in expected]
+
+
+def test_text_batch_in_c_equals_count_text():
+    enc = bpe_stream.get_encoding("o200k_base")
+    core = enc._compiled()
+    spec, whole, ids = enc._native_split()
+    texts = [fix_surrogates(t) for t in _batch_texts()]
+    counts = [core.count_text(t, spec, enc._piece_counts.__getitem__, whole) for t in texts]
+    tokens = [core.encode_text(t, spec, enc._pieces.__getitem__, whole, ids) for t in texts]
+    for kind in (0, 2):  # ASCII texts by the family scanner, and by the ASCII scanner
+        for threads in (1, 2, 5):
+            assert core.text_batch(texts, kind, spec, whole, ids, threads, False) == counts
+            assert core.text_batch(texts, kind, spec, whole, ids, threads, True) == tokens
+    # batches long enough for the threads' piece caches (piece_cache.h): repeated
+    # pieces of every length around the cached limit, many tokens each, some at a
+    # text's very end (the look-up must not read past it), colliding entries
+    rng = random.Random(5)
+    words = ["".join(rng.choice(letters) for _ in range(rng.randrange(1, 40)))
+             for letters in ("qxzjkvw\u00e9\u4e2d", "qxzjkvw") for _ in range(800)]
+    made = [" ".join(rng.choice(words[half * 800 : half * 800 + 800]) for _ in range(1500))
+            for half in (0, 1, 0, 1, 1)]
+    big = texts * 2 + made
+    big_counts = counts * 2 + [core.count_text(t, spec, enc._piece_counts.__getitem__, whole) for t in made]
+    big_tokens = tokens * 2 + [core.encode_text(t, spec, enc._pieces.__getitem__, whole, ids) for t in made]
+    assert sum(map(len, big)) > 2 * 32768 and made[1].isascii()
+    for kind in (0, 2):
+        for threads in (1, 2):
+            assert core.text_batch(big, kind, spec, whole, ids, threads, False) == big_counts
+            assert core.text_batch(big, kind, spec, whole, ids, threads, True) == big_tokens
+    # a lone surrogate is left to the Python path (which replaces it)
+    assert core.text_batch(["ok", "a\ud800b"], 2, spec, None, None, 2, False) == [1, None]
+    with pytest.raises(ValueError, match="not an ASCII str"):
+        core.text_batch(["ok", "caf\u00e9"], 2, -1, None, None, 2, False)
+    with pytest.raises(ValueError):
+        core.text_batch(["ok"], 2, 1 << 20, None, None, 2, False)
+    with pytest.raises(TypeError):
+        core.text_batch(["ok", 3], 2, spec, None, None, 2, False)
+
+
+@pytest.mark.parametrize("path", REAL)
+def test_real_vocabularies_batches_equal_hf_tokenizers(path):
+    # ids that are not ranks, whole-piece tokens (Llama 3: None from C, the Python path)
+    enc, hf = _real(path)
+    texts = _batch_texts()
+    whole = [t.decode("utf-8") for t in list(enc._whole)[:20] if _decodes(t)]
+    texts.append(" ".join(whole) + "".join(whole))
+    texts = [t for t in texts if not any(s in t for s in enc.special_tokens)]
+    expected = [hf(fix_surrogates(t)) for t in texts]
+    assert enc.encode_ordinary_batch(texts, num_threads=2) == expected
+    assert enc.count_batch(texts, num_threads=3) == [len(e) for e in expected]

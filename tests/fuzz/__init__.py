@@ -1,8 +1,10 @@
 """Differential fuzzer: random texts of every generator family, every public object, every
-invariant, against tiktoken (cl100k_base and o200k_base).
+invariant, against tiktoken (cl100k_base and o200k_base) and against HF tokenizers (the
+real vocabularies' tokenizer.json files: Llama 3, Qwen2, GPT-2, DeepSeek-V3's layout).
 
     python -m tests.fuzz --cases 100000 --seed 1          # a long run (from the repository root)
     python -m tests.fuzz --cases 2000 --seed 7 --family runs
+    python -m tests.fuzz --cases 2000 --encodings '' --vocabularies qwen2/tokenizer.json
 
 ``tests/test_fuzz.py`` runs a fixed number of cases in the slow tier (``python -m pytest
 --full``).  A failure names the seed, the case number and the text (``repr``), so that
@@ -25,6 +27,10 @@ What is checked for each text ``t`` and encoding (``enc`` ours, ``tk`` tiktoken'
   maximal (brute force for short texts, one more character for long ones);
   ``chunk_stream`` over random pieces yields the same chunks as ``chunks``; chunks pickle
   equal.
+
+With HF tokenizers as the oracle (``check_text_hf``), the same checks but the special
+token rules and decode (HF's encode with ``add_special_tokens=False`` and its decode),
+on the text with lone surrogates replaced (HF takes none).
 """
 
 from __future__ import annotations
@@ -227,18 +233,47 @@ def check_text(t: str, name: str, rng: random.Random) -> None:
         theirs = "raised"
     _check(ours == theirs, f"encode with the default special rules: {ours!r} vs {theirs!r}")
 
+    check_objects(t, enc, tokens, tk_count, clean, rng)
+
+
+def check_objects(t: str, enc, tokens: list[int], count_of, clean: bool, rng: random.Random,
+                  pickles: bool = True) -> None:
+    """The invariants of the cuts, streaming objects and chunker on ``t`` with ``enc``,
+    whose tokens of ``t`` are ``tokens``; ``count_of(s)``: the oracle's count of ``s``.
+    ``clean``: ``t`` holds no lone surrogate (the brute-force checks need that).  With a
+    normalizing pre-tokenizer (Qwen's NFC) the chunks are of ``normalize(t)``, their
+    offsets into it (chunker.py: the text the model sees).  ``pickles``: check that the
+    objects pickle (an encoding loaded from a file pickles its whole vocabulary)."""
+    form = enc.pretokenizer.normalizer if enc.pretokenizer is not None else None
+    chunked = t if form is None else unicodedata.normalize(form, t)
+
+    @functools.lru_cache(maxsize=1)
+    def cut_points() -> tuple[set[int], list[int]]:
+        # (where a cut may fall, where it surely may): anywhere without normalization;
+        # with it, only where normalizing the two sides apart gives the normalized text,
+        # and surely before a starter there (a grapheme cluster normalization changes is
+        # never cut: text/normalized.py; inside one it leaves alone it may be)
+        if form is None:
+            every = list(range(len(t) + 1))
+            return set(every), every
+        may = [j for j in range(len(t) + 1)
+               if unicodedata.normalize(form, t[:j]) + unicodedata.normalize(form, t[j:]) == chunked]
+        return set(may), [j for j in may if j == len(t) or unicodedata.combining(t[j]) == 0]
+
     # Cuts
     for k in {0, 1, rng.randint(1, 8), rng.randint(1, 40)}:
         i = enc.split_at(t, k)
-        _check(0 <= i <= len(t) and tk_count(t[:i]) <= k, f"split_at({k}) = {i} does not fit")
+        _check(0 <= i <= len(t) and count_of(t[:i]) <= k, f"split_at({k}) = {i} does not fit")
         _check(enc.truncate(t, k) == t[:i], f"truncate({k}) is not t[:split_at]")
         suffix = enc.truncate_start(t, k)
-        _check(t.endswith(suffix) and tk_count(suffix) <= k, f"truncate_start({k}) does not fit")
+        _check(t.endswith(suffix) and count_of(suffix) <= k, f"truncate_start({k}) does not fit")
         if clean and len(t) <= BRUTE_MAX:
-            best = max(j for j in range(len(t) + 1) if tk_count(t[:j]) <= k)
-            _check(i == best, f"split_at({k}) = {i}, the longest fitting prefix ends at {best}")
-            first = min(j for j in range(len(t) + 1) if tk_count(t[j:]) <= k)
-            _check(len(suffix) == len(t) - first, f"truncate_start({k}) is not the longest fitting suffix")
+            may, sure = cut_points()
+            best = max(j for j in sure if count_of(t[:j]) <= k)
+            _check(i in may and i >= best, f"split_at({k}) = {i}, the longest fitting prefix ends at {best}")
+            first = min(j for j in sure if count_of(t[j:]) <= k)
+            _check(len(t) - len(suffix) in may and len(suffix) >= len(t) - first,
+                   f"truncate_start({k}) is not the longest fitting suffix")
 
     # AppendableEncoder
     ae = AppendableEncoder(enc)
@@ -248,16 +283,17 @@ def check_text(t: str, name: str, rng: random.Random) -> None:
         ae.append(t[pos : pos + step])
         pos = min(len(t), pos + step)
         if clean or rng.random() < 0.2:
-            _check(ae.token_count == tk_count(t[:pos]), f"AppendableEncoder count after {pos} characters")
+            _check(ae.token_count == count_of(t[:pos]), f"AppendableEncoder count after {pos} characters")
     _check(ae.token_count == len(tokens), "AppendableEncoder final count")
     if clean:
         _check(ae.tokens() == tokens, "AppendableEncoder tokens")
-    copy = pickle.loads(pickle.dumps(ae))
-    _check(copy.token_count == ae.token_count, "AppendableEncoder pickle")
+    if pickles:
+        copy = pickle.loads(pickle.dumps(ae))
+        _check(copy.token_count == ae.token_count, "AppendableEncoder pickle")
     if clean and t:
         n = rng.randint(0, len(t))
         ae.truncate(n)
-        _check(ae.token_count == tk_count(t[:n]), f"AppendableEncoder truncate({n})")
+        _check(ae.token_count == count_of(t[:n]), f"AppendableEncoder truncate({n})")
 
     # IntervalCounter
     if clean and t:
@@ -265,7 +301,7 @@ def check_text(t: str, name: str, rng: random.Random) -> None:
         for _ in range(8):
             i = rng.randint(0, len(t))
             j = rng.randint(i, len(t))
-            _check(ic.count(i, j) == tk_count(t[i:j]), f"IntervalCounter.count({i}, {j})")
+            _check(ic.count(i, j) == count_of(t[i:j]), f"IntervalCounter.count({i}, {j})")
 
     # Chunker
     for _ in range(2):
@@ -277,7 +313,7 @@ def check_text(t: str, name: str, rng: random.Random) -> None:
             chunks = chunker.chunks(t)
         except CharacterOverBudget:
             continue  # a character that needs more tokens than the budget
-        _check_chunks(t, chunks, budget, overlap, mode, tk_count, clean)
+        _check_chunks(chunked, chunks, budget, overlap, mode, count_of, clean)
         pieces = []
         p = 0
         while p < len(t):
@@ -289,7 +325,7 @@ def check_text(t: str, name: str, rng: random.Random) -> None:
         _check(pickle.loads(pickle.dumps(chunks)) == chunks, "chunks do not pickle equal")
 
 
-def _check_chunks(t, chunks, budget, overlap, mode, tk_count, clean) -> None:
+def _check_chunks(t, chunks, budget, overlap, mode, count_of, clean) -> None:
     where = f"Chunker(budget={budget}, overlap={overlap}, boundaries={mode!r})"
     if not t:
         _check(chunks == [], f"{where}: chunks of an empty text")
@@ -298,7 +334,7 @@ def _check_chunks(t, chunks, budget, overlap, mode, tk_count, clean) -> None:
     prev = None
     for c in chunks:
         _check(c.text == t[c.start : c.end] and c.text != "", f"{where}: chunk is not t[start:end]")
-        _check(c.token_count == tk_count(c.text) <= budget, f"{where}: chunk count {c.token_count}")
+        _check(c.token_count == count_of(c.text) <= budget, f"{where}: chunk count {c.token_count}")
         if prev is not None:
             if overlap == 0:
                 _check(c.start == prev.end, f"{where}: chunks do not join")
@@ -310,10 +346,67 @@ def _check_chunks(t, chunks, budget, overlap, mode, tk_count, clean) -> None:
         if mode == "exact":
             for c in chunks[:-1]:
                 if clean and len(t) <= BRUTE_MAX:
-                    best = max(j for j in range(c.start, len(t) + 1) if tk_count(t[c.start : j]) <= budget)
+                    best = max(j for j in range(c.start, len(t) + 1) if count_of(t[c.start : j]) <= budget)
                     _check(c.end == best, f"{where}: chunk at {c.start} ends at {c.end}, not maximal ({best})")
                 elif clean:
-                    _check(tk_count(t[c.start : c.end + 1]) > budget, f"{where}: one more character fits")
+                    _check(count_of(t[c.start : c.end + 1]) > budget, f"{where}: one more character fits")
+
+
+# ------------------------------------------------------------------ HF tokenizers as the oracle
+# The real vocabularies tests/real_vocabularies.py writes as tokenizer.json files (into
+# $BPE_STREAM_TEST_VOCABS): Llama 3 (whole-piece tokens), Qwen2 (NFC), GPT-2 and Llama 3
+# under DeepSeek-V3's chain of Splits.
+HF_VOCABULARIES = ("llama3/tokenizer.json", "qwen2/tokenizer.json", "gpt2/tokenizer.json",
+                   "deepseek_v3_layout/tokenizer.json")
+
+
+class VocabularyUnavailable(Exception):
+    """A vocabulary the cache lacks (and cannot fetch), or HF tokenizers not installed."""
+
+
+@functools.lru_cache(maxsize=None)
+def hf_pair(path: str):
+    """(our Encoding, HF's Tokenizer) of the cached real vocabulary ``path``; raises
+    ``VocabularyUnavailable`` with the reason."""
+    import real_vocabularies as rv
+
+    try:
+        import tokenizers
+    except ImportError as e:
+        raise VocabularyUnavailable(f"HF tokenizers is not installed: {e}") from e
+    try:
+        file = rv.built(path)
+    except rv.Unavailable as e:
+        raise VocabularyUnavailable(f"{path}: {e}") from e
+    return bpe_stream.load(file), tokenizers.Tokenizer.from_file(str(file))
+
+
+def check_text_hf(t: str, path: str, rng: random.Random) -> None:
+    """Every invariant of every public object on ``t`` with the real vocabulary ``path``,
+    against HF tokenizers' ``encode(text, add_special_tokens=False).ids``.  HF takes no
+    lone surrogate, so ``t`` is taken with them replaced (as the library replaces them);
+    HF matches its special tokens inside text, so a text holding one is compared with
+    ``encode(allowed_special="all")`` and the objects (which count ordinary text) skip it."""
+    from bpe_stream.text.input import fix_surrogates
+
+    enc, tok = hf_pair(path)
+    t = fix_surrogates(t)
+
+    def ids(s: str) -> list[int]:
+        return tok.encode(s, add_special_tokens=False).ids
+
+    hf_count = functools.lru_cache(maxsize=None)(lambda s: len(ids(s)))
+    expected = ids(t)
+    tokens = enc.encode_ordinary(t)
+    if any(s in t for s in enc.special_tokens):
+        _check(enc.encode(t, allowed_special="all") == expected,
+               "encode(allowed_special='all') differs from HF tokenizers")
+        return
+    _check(tokens == expected, "encode_ordinary differs from HF tokenizers")
+    _check(enc.count(t) == len(tokens), "count differs from len(encode_ordinary)")
+    _check(enc.decode(tokens) == tok.decode(tokens), "decode differs from HF tokenizers")
+    # (one case in 20 pickles: each copy carries the whole vocabulary, ~0.3 s)
+    check_objects(t, enc, tokens, hf_count, True, rng, pickles=rng.random() < 0.05)
 
 
 # ------------------------------------------------------------------ running
@@ -323,25 +416,33 @@ def make_text(seed: int, case: int, family: str | None = None) -> tuple[str, str
     return fam, FAMILIES[fam](rng)
 
 
-def run_case(seed: int, case: int, family: str | None = None, encodings=ENCODING_NAMES) -> None:
-    """Check one case; raises ``FuzzFailure`` naming the seed, case, family and text."""
+def run_case(seed: int, case: int, family: str | None = None, encodings=ENCODING_NAMES,
+             vocabularies=()) -> None:
+    """Check one case against tiktoken for each of ``encodings`` and against HF tokenizers
+    for each of ``vocabularies`` (paths in ``HF_VOCABULARIES``); raises ``FuzzFailure``
+    naming the seed, case, family and text (``VocabularyUnavailable`` for a vocabulary
+    the cache lacks)."""
     fam, t = make_text(seed, case, family)
-    for name in encodings:
+    for name, check in [(n, check_text) for n in encodings] + [(v, check_text_hf) for v in vocabularies]:
         rng = random.Random(f"{seed}/{case}/{name}")
+        if check is check_text_hf:
+            hf_pair(name)  # VocabularyUnavailable passes through, not as a failure
         try:
-            check_text(t, name, rng)
+            check(t, name, rng)
         except Exception as e:
+            what = "encoding" if check is check_text else "vocabulary"
             raise FuzzFailure(
-                f"seed={seed} case={case} family={fam} encoding={name}: {e}\n  text={t!r}\n"
+                f"seed={seed} case={case} family={fam} {what}={name}: {e}\n  text={t!r}\n"
                 f"  reproduce: python -m tests.fuzz --seed {seed} --start {case} --cases 1"
+                + ("" if check is check_text else f" --encodings '' --vocabularies {name}")
             ) from e
 
 
 def run(cases: int, seed: int, start: int = 0, family: str | None = None, encodings=ENCODING_NAMES,
-        progress=None) -> int:
+        progress=None, vocabularies=()) -> int:
     """Run cases ``start .. start + cases - 1``; returns how many ran.  Stops at the first failure."""
     for case in range(start, start + cases):
-        run_case(seed, case, family, encodings)
+        run_case(seed, case, family, encodings, vocabularies)
         if progress is not None and (case - start + 1) % 500 == 0:
             progress(case - start + 1)
     return cases

@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from . import ENCODING_NAMES, FAMILIES, FuzzFailure, run
+from . import ENCODING_NAMES, FAMILIES, HF_VOCABULARIES, FuzzFailure, VocabularyUnavailable, hf_pair, run
 
 
 def main(argv=None) -> int:
@@ -19,15 +19,25 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--start", type=int, default=0, help="first case number (to rerun one case)")
     ap.add_argument("--family", choices=sorted(FAMILIES), default=None, help="only this generator family")
-    ap.add_argument("--encodings", default=",".join(ENCODING_NAMES))
+    ap.add_argument("--encodings", default=",".join(ENCODING_NAMES), help="tiktoken's encodings as the oracle")
+    ap.add_argument("--vocabularies", default=",".join(HF_VOCABULARIES),
+                    help="real vocabularies with HF tokenizers as the oracle (those the cache lacks are skipped)")
     args = ap.parse_args(argv)
+    vocabularies = []
+    for path in filter(None, args.vocabularies.split(",")):
+        try:
+            hf_pair(path)
+            vocabularies.append(path)
+        except VocabularyUnavailable as e:
+            print(f"SKIP {path}: {e}", flush=True)
     t0 = time.time()
 
     def progress(done: int) -> None:
         print(f"{done} cases, {time.time() - t0:.0f} s", flush=True)
 
     try:
-        run(args.cases, args.seed, args.start, args.family, tuple(args.encodings.split(",")), progress)
+        run(args.cases, args.seed, args.start, args.family, tuple(filter(None, args.encodings.split(","))), progress,
+            tuple(vocabularies))
     except FuzzFailure as e:
         print(f"FAIL {e}", flush=True)
         return 1

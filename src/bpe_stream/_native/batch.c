@@ -1,35 +1,50 @@
-/* Batches of ASCII texts counted or encoded on several threads, in C.
+/* Batches of texts counted or encoded on several threads, in C.
 
-Core.ascii_batch(texts, kind, num_threads, encode) takes a list of ASCII str (each
-pre-split with the bundled pattern kind by ascii_split.h and encoded piece by piece
-as merge_loop.c does) and returns, in input order, the count (encode false) or the
-list of tokens (encode true) of each, or None for a text C does not take (a piece
-with a byte that is no token: the caller's Python path raises the clear error).
+Core.text_batch(texts, kind, spec, whole, ids, num_threads, encode) takes a list of str
+and returns, in input order, the count (encode false) or the list of tokens (encode
+true) of each, or None for a text C does not take (a piece with a byte that is no
+token, or a whole-piece token: the caller's Python path encodes it, or raises its clear
+error).  An ASCII text, when kind names a bundled pattern, is pre-split by ascii_split.h;
+any other text by the family member's compiled scanner (presplit.c, spec; -1: none, and
+then every text must be ASCII), after its conversion to UTF-8 in the worker thread.
+Core.ascii_batch(texts, kind, num_threads, encode) is the ASCII-only form.
 
-Invariant: result[i] is what count_ascii / encode_ascii give for texts[i] alone; the
-threads share nothing but a counter of the next text to take (atomic) and the
-immutable Core, and each writes only its own texts' slots.  The pointers to the
-texts' characters are taken with the GIL, which is then released for the whole
-batch: the list keeps the texts alive, and a str never changes.  Worker threads are
-raw OS threads (PyThread_start_new_thread) that call no Python API; the calling
-thread works too, then waits on a lock released by the last worker.  Cost: the sum
-of the texts' costs spread over the threads, plus one thread start per extra thread.
+Invariant: result[i] is what count_text / encode_text (or count_ascii / encode_ascii)
+give for texts[i] alone; the threads share nothing but a counter of the next text to
+take (atomic) and the immutable Core and whole set, and each writes only its own texts'
+slots.  The pointers to the texts' characters are taken with the GIL, which is then
+released for the whole batch: the list copy keeps the texts alive, and a str never
+changes.  Worker threads are raw OS threads (PyThread_start_new_thread) that call no
+Python API; the calling thread works too, then waits on a lock released by the last
+worker.  Cost: the sum of the texts' costs (linear in each text) spread over the
+threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
 */
 #include "core.h"
 #include "ascii_split.h"
+#include "piece_cache.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "pythread.h"
 
+/* A thread's piece cache costs 512 KB of fresh memory to touch: for at least this
+   many characters per thread (below, the batch is over in microseconds anyway). */
+#define CACHE_FROM 32768
+
 typedef struct {
     const Core *core;
-    int kind;
+    int kind;           /* ascii_split.h's pattern for ASCII texts, 0: none */
+    long spec;          /* presplit.c's member for the others, -1: none */
+    const void *whole;
+    const int32_t *id_of;
+    Py_ssize_t n_ids;
     int encode;
+    int cached;         /* the texts are long enough together for a piece cache per thread */
     Py_ssize_t n;
-    const unsigned char **data;
-    Py_ssize_t *len;
+    const void **data;  /* per text: its characters (PyUnicode_DATA) */
+    Py_ssize_t *len;    /* its length in characters */
+    int *ukind;         /* its PyUnicode kind, 0 if ASCII */
     Py_ssize_t *count;  /* per text: the count, or -1 (C does not take it), -2 (no memory) */
     int32_t **tokens;   /* per text (encode): its tokens, malloc'ed */
     atomic_size_t next;
@@ -40,12 +55,12 @@ typedef struct {
 /* The count (and tokens into out, if not NULL: room for n entries) of one ASCII
    text; -1 if a piece holds a byte that is no token, -2 out of memory. */
 static Py_ssize_t
-one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out)
+one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out, PieceCache *cache)
 {
     Py_ssize_t total = 0;
     for (Py_ssize_t i = 0, j; i < n; i = j) {
         j = piece_end(kind, s, i, n);
-        Py_ssize_t k = out ? encode_any(c, s + i, j - i, out + total) : count_any(c, s + i, j - i);
+        Py_ssize_t k = cached_piece(cache, c, s + i, j - i, s + n, out ? out + total : NULL);
         if (k < 0)
             return k;
         total += k;
@@ -53,30 +68,70 @@ one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t 
     return total;
 }
 
+/* Text i into its slots.  utf8 / cap: this thread's UTF-8 buffer, grown as needed;
+   cache: its piece cache (NULL: none). */
+static void
+one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *cache)
+{
+    const uint8_t *s = b->data[i];
+    Py_ssize_t n = b->len[i];
+    int ascii_scan = b->ukind[i] == 0 && b->kind != 0;
+    if (!ascii_scan && b->ukind[i] != 0) {
+        size_t need = (size_t)n * 4 + 1;
+        if (need > *cap) {
+            free(*utf8);
+            *utf8 = malloc(need);
+            *cap = *utf8 ? need : 0;
+            if (*utf8 == NULL) {
+                b->count[i] = -2;
+                return;
+            }
+        }
+        n = presplit_utf8(b->ukind[i], b->data[i], n, *utf8);
+        if (n < 0) {
+            b->count[i] = -1; /* a lone surrogate: the Python path replaces it */
+            return;
+        }
+        s = *utf8;
+    }
+    int32_t *out = NULL;
+    if (b->encode && (out = malloc((size_t)(n + 1) * sizeof(int32_t))) == NULL) {
+        b->count[i] = -2;
+        return;
+    }
+    Py_ssize_t c;
+    if (ascii_scan) {
+        c = one_text(b->core, b->kind, s, n, out, cache);
+        if (c > 0 && out != NULL && b->id_of != NULL)
+            for (Py_ssize_t q = 0; q < c; q++)
+                out[q] = out[q] < b->n_ids ? b->id_of[out[q]] : -1;
+    } else {
+        c = presplit_encode(b->core, b->spec, b->whole, s, n, out, b->id_of, b->n_ids, cache);
+    }
+    b->count[i] = c;
+    if (out != NULL && c < 0) {
+        free(out);
+        out = NULL;
+    }
+    if (b->encode)
+        b->tokens[i] = out;
+}
+
 static void
 work(Batch *b)
 {
+    uint8_t *utf8 = NULL;
+    size_t cap = 0;
+    /* a batch worth it gets a piece cache per thread (without one, if out of memory) */
+    PieceCache *cache = b->cached ? piece_cache_new() : NULL;
     for (;;) {
         size_t i = atomic_fetch_add(&b->next, 1);
         if (i >= (size_t)b->n)
             break;
-        int32_t *out = NULL;
-        if (b->encode) {
-            out = malloc((size_t)(b->len[i] + 1) * sizeof(int32_t));
-            if (out == NULL) {
-                b->count[i] = -2;
-                continue;
-            }
-        }
-        b->count[i] = one_text(b->core, b->kind, b->data[i], b->len[i], out);
-        if (b->encode) {
-            if (b->count[i] < 0) {
-                free(out);
-                out = NULL;
-            }
-            b->tokens[i] = out;
-        }
+        one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
     }
+    free(cache);
+    free(utf8);
     if (atomic_fetch_sub(&b->running, 1) == 1)
         PyThread_release_lock(b->done);
 }
@@ -85,6 +140,122 @@ static void
 worker(void *arg)
 {
     work((Batch *)arg);
+}
+
+/* The result list of a batch run, built with the GIL. */
+static PyObject *
+batch_results(Batch *b)
+{
+    PyObject *result = PyList_New(b->n);
+    for (Py_ssize_t i = 0; result != NULL && i < b->n; i++) {
+        PyObject *v;
+        Py_ssize_t c = b->count[i];
+        if (c == -2) {
+            Py_CLEAR(result);
+            PyErr_NoMemory();
+            break;
+        }
+        if (c < 0) {
+            v = Py_None;
+            Py_INCREF(v);
+        } else if (!b->encode) {
+            v = PyLong_FromSsize_t(c);
+        } else {
+            v = PyList_New(c);
+            for (Py_ssize_t q = 0; v != NULL && q < c; q++) {
+                PyObject *x = PyLong_FromLong(b->tokens[i][q]);
+                if (x == NULL)
+                    Py_CLEAR(v);
+                else
+                    PyList_SET_ITEM(v, q, x);
+            }
+        }
+        if (v == NULL)
+            Py_CLEAR(result);
+        else
+            PyList_SET_ITEM(result, i, v);
+    }
+    return result;
+}
+
+/* The texts of list on threads threads, b holding the rest of the call (core, kind,
+   spec, whole, ids, encode); the result list, or NULL with an exception. */
+static PyObject *
+run_batch(Batch *b, PyObject *list, int threads)
+{
+    if (threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "num_threads must be >= 1");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    b->n = n;
+    PyObject *keep = PyList_GetSlice(list, 0, n); /* the texts stay alive whatever the caller does */
+    b->data = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b->data));
+    b->len = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b->len));
+    b->ukind = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b->ukind));
+    b->count = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b->count));
+    b->tokens = b->encode ? PyMem_RawCalloc((size_t)(n + 1), sizeof(*b->tokens)) : NULL;
+    PyObject *result = NULL;
+    if (!keep || !b->data || !b->len || !b->ukind || !b->count || (b->encode && !b->tokens)) {
+        if (keep)
+            PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(keep, i);
+        if (!PyUnicode_Check(t)) {
+            PyErr_Format(PyExc_TypeError, "text %zd is not a str", i);
+            goto out;
+        }
+        int ascii = PyUnicode_IS_ASCII(t);
+        if (!ascii && b->spec < 0) {
+            PyErr_Format(PyExc_ValueError, "text %zd is not an ASCII str", i);
+            goto out;
+        }
+        b->data[i] = PyUnicode_DATA(t);
+        b->len[i] = PyUnicode_GET_LENGTH(t);
+        b->ukind[i] = ascii ? 0 : PyUnicode_KIND(t);
+    }
+    Py_ssize_t chars = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        chars += b->len[i];
+    b->cached = chars / threads >= CACHE_FROM;
+    if (threads > n)
+        threads = n > 0 ? (int)n : 1;
+    atomic_init(&b->next, 0);
+    atomic_init(&b->running, threads);
+    b->done = PyThread_allocate_lock();
+    if (b->done == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    PyThread_acquire_lock(b->done, WAIT_LOCK);
+    int started = 1;
+    for (int k = 1; k < threads; k++) {
+        if (PyThread_start_new_thread(worker, b) == PYTHREAD_INVALID_THREAD_ID)
+            break;
+        started++;
+    }
+    /* threads that did not start will not run: count them as done */
+    atomic_fetch_sub(&b->running, threads - started);
+    Py_BEGIN_ALLOW_THREADS
+    work(b);
+    PyThread_acquire_lock(b->done, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+    PyThread_free_lock(b->done);
+    result = batch_results(b);
+out:
+    if (b->tokens) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            free(b->tokens[i]);
+        PyMem_RawFree(b->tokens);
+    }
+    PyMem_RawFree(b->data);
+    PyMem_RawFree(b->len);
+    PyMem_RawFree(b->ukind);
+    PyMem_RawFree(b->count);
+    Py_XDECREF(keep);
+    return result;
 }
 
 static PyObject *
@@ -98,98 +269,53 @@ Core_ascii_batch(Core *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "unknown pattern kind");
         return NULL;
     }
-    if (threads < 1) {
-        PyErr_SetString(PyExc_ValueError, "num_threads must be >= 1");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(list);
     Batch b;
     memset(&b, 0, sizeof(b));
     b.core = self;
     b.kind = kind;
+    b.spec = -1;
     b.encode = encode;
-    b.n = n;
-    PyObject *keep = PyList_GetSlice(list, 0, n); /* the texts stay alive whatever the caller does */
-    b.data = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b.data));
-    b.len = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b.len));
-    b.count = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b.count));
-    b.tokens = encode ? PyMem_RawCalloc((size_t)(n + 1), sizeof(*b.tokens)) : NULL;
-    PyObject *result = NULL;
-    if (!keep || !b.data || !b.len || !b.count || (encode && !b.tokens)) {
-        if (keep)
-            PyErr_NoMemory();
-        goto out;
+    return run_batch(&b, list, threads);
+}
+
+static PyObject *
+Core_text_batch(Core *self, PyObject *args)
+{
+    PyObject *list, *whole, *ids_arg;
+    int kind, threads, encode;
+    long spec;
+    if (!PyArg_ParseTuple(args, "O!ilOOip", &PyList_Type, &list, &kind, &spec, &whole, &ids_arg, &threads, &encode))
+        return NULL;
+    if (kind != 0 && kind != SPLIT_CL100K && kind != SPLIT_O200K) {
+        PyErr_SetString(PyExc_ValueError, "unknown pattern kind");
+        return NULL;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = PyList_GET_ITEM(keep, i);
-        if (!PyUnicode_Check(t) || !PyUnicode_IS_ASCII(t)) {
-            PyErr_Format(PyExc_ValueError, "text %zd is not an ASCII str", i);
-            goto out;
+    Batch b;
+    memset(&b, 0, sizeof(b));
+    b.core = self;
+    b.kind = kind;
+    b.spec = spec;
+    b.encode = encode;
+    if (spec >= 0 && !presplit_spec_ok(spec))
+        return NULL;
+    if (presplit_whole_of(whole, &b.whole) < 0)
+        return NULL;
+    /* ids: the vocabulary's id of each rank (an array('i')), or None (id == rank) */
+    Py_buffer ids = {0};
+    if (ids_arg != Py_None) {
+        if (PyObject_GetBuffer(ids_arg, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        if (ids.itemsize != 4 || ids.format == NULL || (ids.format[0] != 'i' && ids.format[0] != 'l')) {
+            PyBuffer_Release(&ids);
+            PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
+            return NULL;
         }
-        b.data[i] = (const unsigned char *)PyUnicode_DATA(t);
-        b.len[i] = PyUnicode_GET_LENGTH(t);
+        b.id_of = ids.buf;
+        b.n_ids = ids.len / 4;
     }
-    if (threads > n)
-        threads = n > 0 ? (int)n : 1;
-    atomic_init(&b.next, 0);
-    atomic_init(&b.running, threads);
-    b.done = PyThread_allocate_lock();
-    if (b.done == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    PyThread_acquire_lock(b.done, WAIT_LOCK);
-    int started = 1;
-    for (int k = 1; k < threads; k++) {
-        if (PyThread_start_new_thread(worker, &b) == PYTHREAD_INVALID_THREAD_ID)
-            break;
-        started++;
-    }
-    /* threads that did not start will not run: count them as done */
-    atomic_fetch_sub(&b.running, threads - started);
-    Py_BEGIN_ALLOW_THREADS
-    work(&b);
-    PyThread_acquire_lock(b.done, WAIT_LOCK);
-    Py_END_ALLOW_THREADS
-    PyThread_free_lock(b.done);
-    result = PyList_New(n);
-    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
-        PyObject *v;
-        if (b.count[i] == -2) {
-            Py_CLEAR(result);
-            PyErr_NoMemory();
-            break;
-        }
-        if (b.count[i] < 0) {
-            v = Py_None;
-            Py_INCREF(v);
-        } else if (!encode) {
-            v = PyLong_FromSsize_t(b.count[i]);
-        } else {
-            v = PyList_New(b.count[i]);
-            for (Py_ssize_t q = 0; v != NULL && q < b.count[i]; q++) {
-                PyObject *x = PyLong_FromLong(b.tokens[i][q]);
-                if (x == NULL)
-                    Py_CLEAR(v);
-                else
-                    PyList_SET_ITEM(v, q, x);
-            }
-        }
-        if (v == NULL)
-            Py_CLEAR(result);
-        else
-            PyList_SET_ITEM(result, i, v);
-    }
-out:
-    if (b.tokens) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            free(b.tokens[i]);
-        PyMem_RawFree(b.tokens);
-    }
-    PyMem_RawFree(b.data);
-    PyMem_RawFree(b.len);
-    PyMem_RawFree(b.count);
-    Py_XDECREF(keep);
+    PyObject *result = run_batch(&b, list, threads);
+    if (ids_arg != Py_None)
+        PyBuffer_Release(&ids);
     return result;
 }
 
@@ -199,6 +325,14 @@ PyMethodDef batch_methods[] = {
      "For ASCII texts pre-split with the bundled pattern kind: the count (or, with\n"
      "encode, the token list) of each, in order, on num_threads threads without the\n"
      "GIL; None for a text holding a byte that is no token."},
+    {"text_batch", (PyCFunction)Core_text_batch, METH_VARARGS,
+     "text_batch(texts: list[str], kind, spec, whole, ids, num_threads, encode) -> list\n\n"
+     "The count (or, with encode, the token list: ids[rank] with ids an array('i'), or\n"
+     "ranks for None) of each text, in order, on num_threads threads without the GIL:\n"
+     "ASCII texts pre-split with the bundled pattern kind (0: none), the others with the\n"
+     "compiled scanner of the member spec (-1: none; every text must then be ASCII);\n"
+     "whole is whole_set(...) or None.  None for a text C does not take (a byte that is\n"
+     "no token, a whole-piece token, a lone surrogate): the Python path encodes it."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -376,4 +376,72 @@ int merges_init(PyObject *module);
 /* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
 int chunk_cuts_init(PyObject *module);
 
+/* ------------------------------------------------------------ Python fallbacks, shared
+   by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
+   (batch.c, presplit.c). */
+
+/* A piece the compiled path does not take, handed to fallback(piece) with the GIL, and
+   its result added to the C output: with toks (encoding), the tokens fallback returns
+   appended at toks[*k] (a piece of len bytes has at most len tokens, so the caller's
+   buffer of one entry per byte has room; more is an error); without, the count it
+   returns.  *total grows by the piece's count.  Steals piece (NULL: an error is set).
+   0, or -1 with an exception set. */
+static inline int
+fallback_into(PyObject *fallback, PyObject *piece, Py_ssize_t len, int32_t *toks, Py_ssize_t *k,
+              Py_ssize_t *total)
+{
+    if (piece == NULL)
+        return -1;
+    PyObject *r = PyObject_CallOneArg(fallback, piece);
+    Py_DECREF(piece);
+    if (r == NULL)
+        return -1;
+    if (toks == NULL) {
+        Py_ssize_t c = PyLong_AsSsize_t(r);
+        Py_DECREF(r);
+        if (c == -1 && PyErr_Occurred())
+            return -1;
+        *total += c;
+        return 0;
+    }
+    PyObject *seq = PySequence_Fast(r, "fallback must return a sequence of tokens");
+    Py_DECREF(r);
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    if (m > len) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "fallback returned more tokens than bytes");
+        return -1;
+    }
+    for (Py_ssize_t q = 0; q < m; q++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, q));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        toks[(*k)++] = (int32_t)v;
+    }
+    Py_DECREF(seq);
+    *total += m;
+    return 0;
+}
+
+/* presplit.c, for batch.c: a whole text split by a family member's compiled scanner and
+   BPE'd, without the GIL.  spec_value was checked by presplit_spec_ok (with the GIL:
+   1, or 0 with an exception); whole comes from presplit_whole_of(capsule or None, &whole)
+   (0, or -1 with an exception; NULL: no whole-piece tokens).  presplit_utf8
+   writes the UTF-8 of a str's data (kind, len characters) into out (4 bytes per
+   character of room) and returns its length, or -1 for a lone surrogate.
+   presplit_encode returns the text's count (tokens into out, at most n of them, mapped
+   through id_of when it is not NULL), -1 where a piece needs the Python fallback (the
+   caller encodes that text in Python), -2 out of memory.  cache: the calling thread's
+   piece cache (piece_cache.h), or NULL. */
+struct PieceCache;
+int presplit_spec_ok(long spec_value);
+int presplit_whole_of(PyObject *capsule, const void **whole);
+Py_ssize_t presplit_utf8(int kind, const void *data, Py_ssize_t len, uint8_t *out);
+Py_ssize_t presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
+                           int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, struct PieceCache *cache);
+
 #endif

@@ -507,43 +507,11 @@ scan_ascii(Core *self, PyObject *args, int encode)
             goto done;
         }
         /* the Python path takes the piece s[i:j] */
-        PyObject *piece = PyUnicode_Substring(text, start + i, start + j);
-        if (piece == NULL)
+        if (fallback_into(fallback, PyUnicode_Substring(text, start + i, start + j), j - i,
+                          encode ? toks : NULL, &k, &total) < 0)
             goto done;
-        PyObject *r = PyObject_CallOneArg(fallback, piece);
-        Py_DECREF(piece);
-        if (r == NULL)
-            goto done;
-        if (encode) {
-            PyObject *seq = PySequence_Fast(r, "fallback must return a sequence of tokens");
-            Py_DECREF(r);
-            if (seq == NULL)
-                goto done;
-            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
-            if (m > j - i) {
-                Py_DECREF(seq);
-                PyErr_SetString(PyExc_ValueError, "fallback returned more tokens than bytes");
-                goto done;
-            }
-            for (Py_ssize_t q = 0; q < m; q++) {
-                long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, q));
-                if (v == -1 && PyErr_Occurred()) {
-                    Py_DECREF(seq);
-                    goto done;
-                }
-                toks[k++] = (int32_t)v;
-            }
-            Py_DECREF(seq);
-            total += m;
-        } else {
-            c = PyLong_AsSsize_t(r);
-            Py_DECREF(r);
-            if (c == -1 && PyErr_Occurred())
-                goto done;
-            total += c;
-            if (total > limit)
-                break;
-        }
+        if (total > limit)
+            break;
         i = j;
     }
     if (encode) {

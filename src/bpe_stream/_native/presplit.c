@@ -25,6 +25,7 @@ the compiled tables leave out) goes to a Python fallback with the GIL.
 */
 #include "core.h"
 #include "unicode_classes.h"
+#include "piece_cache.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -43,11 +44,10 @@ typedef struct {
 
 #define SPEC_BITS 16
 
-static int
-unpack_spec(long v, Spec *p)
+/* The fields of spec v (checked by unpack_spec, or earlier: no Python API here). */
+static void
+unpack_spec_unchecked(long v, Spec *p)
 {
-    if (v < 0 || v >= (1L << SPEC_BITS))
-        goto bad;
     p->contractions = (int)(v & 3);
     p->letters = (int)((v >> 2) & 3);
     p->lead_nonletter = (int)((v >> 4) & 1);
@@ -59,6 +59,14 @@ unpack_spec(long v, Spec *p)
     p->end_ws_whole = (int)((v >> 12) & 1);
     p->chain = (int)((v >> 13) & 3);
     p->deepseek_main = (int)((v >> 15) & 1);
+}
+
+static int
+unpack_spec(long v, Spec *p)
+{
+    if (v < 0 || v >= (1L << SPEC_BITS))
+        goto bad;
+    unpack_spec_unchecked(v, p);
     if (p->letters > LET_CASED || p->digits > DIG_ONE || p->punct_tail > TAIL_NL_SLASH || p->chain > CHAIN_DEEPSEEK)
         goto bad;
     return 0;
@@ -435,6 +443,36 @@ next_piece(Scan *sc, ptrdiff_t *a, ptrdiff_t *b)
 
 /* ------------------------------------------------------------ text as UTF-8 */
 
+/* The UTF-8 of a str's characters (kind, data, len) into out (room for 4 bytes a
+character): its length, or -1 for a lone surrogate.  Reads no Python object but the
+str's data, so it runs without the GIL (a str never changes). */
+Py_ssize_t
+presplit_utf8(int kind, const void *data, Py_ssize_t len, uint8_t *out)
+{
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < len; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (c < 0x80) {
+            out[at++] = (uint8_t)c;
+        } else if (c < 0x800) {
+            out[at++] = (uint8_t)(0xC0 | (c >> 6));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF)
+                return -1;
+            out[at++] = (uint8_t)(0xE0 | (c >> 12));
+            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else {
+            out[at++] = (uint8_t)(0xF0 | (c >> 18));
+            out[at++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
+        }
+    }
+    return at;
+}
+
 /* The UTF-8 bytes of text (no surrogates: the API replaces lone ones first): the str's
    own data when it is ASCII, else a copy in *buffer (PyMem_RawFree).  NULL with an
    exception on a surrogate or no memory. */
@@ -448,40 +486,39 @@ utf8_text(PyObject *text, Py_ssize_t *n, uint8_t **buffer)
         return (const uint8_t *)PyUnicode_DATA(text);
     }
     int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
     size_t cap = (size_t)len * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4) + 1;
     uint8_t *out = PyMem_RawMalloc(cap);
     if (out == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t k = 0; k < len; k++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, k);
-        if (c < 0x80) {
-            out[at++] = (uint8_t)c;
-        } else if (c < 0x800) {
-            out[at++] = (uint8_t)(0xC0 | (c >> 6));
-            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            if (c >= 0xD800 && c <= 0xDFFF) {
-                PyMem_RawFree(out);
-                PyErr_SetString(PyExc_ValueError, "the text holds a lone surrogate");
-                return NULL;
-            }
-            out[at++] = (uint8_t)(0xE0 | (c >> 12));
-            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
-        } else {
-            out[at++] = (uint8_t)(0xF0 | (c >> 18));
-            out[at++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-            out[at++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-            out[at++] = (uint8_t)(0x80 | (c & 0x3F));
-        }
+    Py_ssize_t at = presplit_utf8(kind, PyUnicode_DATA(text), len, out);
+    if (at < 0) {
+        PyMem_RawFree(out);
+        PyErr_SetString(PyExc_ValueError, "the text holds a lone surrogate");
+        return NULL;
     }
     *buffer = out;
     *n = at;
     return out;
+}
+
+/* The arguments (text, spec) of presplit and presplit_count: the scan of text started
+   in *sc, the UTF-8 copy (if any) in *buffer (PyMem_RawFree).  0, or -1 with an
+   exception. */
+static int
+open_scan(PyObject *args, PyObject **text, Scan *sc, uint8_t **buffer)
+{
+    long spec_value;
+    Spec spec;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "Ul", text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
+        return -1;
+    const uint8_t *s = utf8_text(*text, &n, buffer);
+    if (s == NULL)
+        return -1;
+    scan_init(sc, &spec, s, n);
+    return 0;
 }
 
 /* ------------------------------------------------------------ presplit (module function) */
@@ -490,19 +527,13 @@ static PyObject *
 presplit(PyObject *module, PyObject *args)
 {
     PyObject *text;
-    long spec_value;
-    Spec spec;
-    (void)module;
-    if (!PyArg_ParseTuple(args, "Ul", &text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
-        return NULL;
-    Py_ssize_t n;
-    uint8_t *buffer;
-    const uint8_t *s = utf8_text(text, &n, &buffer);
-    if (s == NULL)
-        return NULL;
-    PyObject *out = PyList_New(0);
     Scan sc;
-    scan_init(&sc, &spec, s, n);
+    uint8_t *buffer;
+    (void)module;
+    if (open_scan(args, &text, &sc, &buffer) < 0)
+        return NULL;
+    const uint8_t *s = sc.s;
+    PyObject *out = PyList_New(0);
     ptrdiff_t a, b;
     Py_ssize_t chars = 0; /* the character index of a */
     while (out != NULL && next_piece(&sc, &a, &b)) {
@@ -527,18 +558,12 @@ static PyObject *
 presplit_count(PyObject *module, PyObject *args)
 {
     PyObject *text;
-    long spec_value;
-    Spec spec;
-    (void)module;
-    if (!PyArg_ParseTuple(args, "Ul", &text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
-        return NULL;
-    Py_ssize_t n, pieces = 0;
-    uint8_t *buffer;
-    const uint8_t *s = utf8_text(text, &n, &buffer);
-    if (s == NULL)
-        return NULL;
     Scan sc;
-    scan_init(&sc, &spec, s, n);
+    uint8_t *buffer;
+    (void)module;
+    if (open_scan(args, &text, &sc, &buffer) < 0)
+        return NULL;
+    Py_ssize_t pieces = 0;
     ptrdiff_t a, b;
     Py_BEGIN_ALLOW_THREADS
     while (next_piece(&sc, &a, &b))
@@ -666,6 +691,64 @@ is_whole(const WholeSet *w, const uint8_t *a, Py_ssize_t n)
     return 0;
 }
 
+/* The pieces of sc from where it stands, BPE'd without the Python API (so without the
+   GIL if the caller released it): the counts added to *total and, with toks, the tokens
+   appended at toks[*k] (mapped through id_of when it is not NULL).  Stops before a
+   piece the compiled path does not take (a whole-piece token, or encode_any's -1: a
+   byte that is no token), which is then s[*a:*b], or out of memory.  Returns 0 at the
+   end of the text, 1 at such a piece, -2 out of memory.  Short pieces go through cache
+   (a batch thread's, or NULL). */
+static int
+scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const int32_t *id_of,
+            Py_ssize_t n_ids, Py_ssize_t *k, Py_ssize_t *total, ptrdiff_t *a, ptrdiff_t *b, PieceCache *cache)
+{
+    const uint8_t *s = sc->s, *end = sc->s + sc->n;
+    while (next_piece(sc, a, b)) {
+        if (is_whole(whole, s + *a, *b - *a))
+            return 1;
+        Py_ssize_t m = cached_piece(cache, c, s + *a, *b - *a, end, toks ? toks + *k : NULL);
+        if (m < 0)
+            return m == -2 ? -2 : 1;
+        if (toks != NULL) {
+            if (id_of != NULL) {
+                for (Py_ssize_t q = *k; q < *k + m; q++)
+                    toks[q] = toks[q] < n_ids ? id_of[toks[q]] : -1;
+            }
+            *k += m;
+        }
+        *total += m;
+    }
+    return 0;
+}
+
+int
+presplit_spec_ok(long spec_value)
+{
+    Spec spec;
+    return unpack_spec(spec_value, &spec) < 0 ? 0 : 1;
+}
+
+int
+presplit_whole_of(PyObject *capsule, const void **whole)
+{
+    *whole = capsule == Py_None ? NULL : PyCapsule_GetPointer(capsule, WHOLE_CAPSULE);
+    return capsule != Py_None && *whole == NULL ? -1 : 0;
+}
+
+Py_ssize_t
+presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
+                int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, PieceCache *cache)
+{
+    Spec spec;
+    Scan sc;
+    Py_ssize_t k = 0, total = 0;
+    ptrdiff_t a, b;
+    unpack_spec_unchecked(spec_value, &spec);
+    scan_init(&sc, &spec, s, n);
+    int stop = scan_pieces(c, &sc, (const WholeSet *)whole, out, id_of, n_ids, &k, &total, &a, &b, cache);
+    return stop == 0 ? total : stop == 1 ? -1 : -2;
+}
+
 /* Release the GIL for texts of at least this many bytes. */
 #define NOGIL_TEXT 512
 
@@ -719,68 +802,20 @@ scan_text(Core *self, PyObject *args, int encode)
     scan_init(&sc, &spec, s, n);
     ptrdiff_t a = 0, b = 0;
     for (;;) {
-        Py_ssize_t c = 0;
-        int more;
         PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
-        while ((more = next_piece(&sc, &a, &b))) {
-            if (is_whole(whole, s + a, b - a)) {
-                c = -1;
-                break;
-            }
-            c = encode ? encode_any(self, s + a, b - a, toks + k) : count_any(self, s + a, b - a);
-            if (c < 0)
-                break;
-            if (encode && id_of != NULL) {
-                for (Py_ssize_t q = k; q < k + c; q++)
-                    toks[q] = toks[q] < n_ids ? id_of[toks[q]] : -1;
-            }
-            k += encode ? c : 0;
-            total += c;
-        }
+        int stop = scan_pieces(self, &sc, whole, toks, id_of, n_ids, &k, &total, &a, &b, NULL);
         if (ts != NULL)
             PyEval_RestoreThread(ts);
-        if (!more)
+        if (stop == 0)
             break;
-        if (c == -2) {
+        if (stop == -2) {
             PyErr_NoMemory();
             goto done;
         }
         /* the Python path takes the piece s[a:b] */
-        PyObject *piece = PyUnicode_DecodeUTF8((const char *)s + a, b - a, "strict");
-        if (piece == NULL)
+        if (fallback_into(fallback, PyUnicode_DecodeUTF8((const char *)s + a, b - a, "strict"), b - a, toks, &k,
+                          &total) < 0)
             goto done;
-        PyObject *r = PyObject_CallOneArg(fallback, piece);
-        Py_DECREF(piece);
-        if (r == NULL)
-            goto done;
-        if (encode) {
-            PyObject *seq = PySequence_Fast(r, "fallback must return a sequence of tokens");
-            Py_DECREF(r);
-            if (seq == NULL)
-                goto done;
-            Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
-            if (m > b - a) {
-                Py_DECREF(seq);
-                PyErr_SetString(PyExc_ValueError, "fallback returned more tokens than bytes");
-                goto done;
-            }
-            for (Py_ssize_t q = 0; q < m; q++) {
-                long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, q));
-                if (v == -1 && PyErr_Occurred()) {
-                    Py_DECREF(seq);
-                    goto done;
-                }
-                toks[k++] = (int32_t)v;
-            }
-            Py_DECREF(seq);
-            total += m;
-        } else {
-            c = PyLong_AsSsize_t(r);
-            Py_DECREF(r);
-            if (c == -1 && PyErr_Occurred())
-                goto done;
-            total += c;
-        }
     }
     if (encode) {
         result = PyList_New(k);

@@ -315,10 +315,13 @@ class Encoding(PieceEncoder):
 
     # ------------------------------------------------------------ batches
     # tiktoken's names and semantics: results in input order, each equal to the call on
-    # that text alone.  ASCII texts (with a bundled pattern and the compiled core) go to
-    # Core.ascii_batch: split and encoded in C on num_threads threads without the GIL.
-    # The others are spread over a thread pool (the compiled core releases the GIL on
-    # ASCII stretches and long pieces there; the regex split of other text holds it).
+    # that text alone.  With the compiled core, the texts go to Core.text_batch: split
+    # and encoded in C on num_threads threads without the GIL (ASCII texts of a bundled
+    # pattern by the ASCII scanner, every other text by the compiled scanner of its
+    # family member, after the member's normalization here).  A text C does not take
+    # comes back as None and takes the Python path.  Without the compiled scanner
+    # (a pattern outside the family, HF's merge loop) the non-ASCII texts run in this
+    # thread while C takes the ASCII ones, or everything is spread over a thread pool.
     # Every object the threads share is read-only or a dict cache filled on a miss with
     # the value the miss computed (any thread's value is the same), so results stay exact.
     def encode_ordinary_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[list[int]]:
@@ -359,8 +362,20 @@ class Encoding(PieceEncoder):
     def _batch(self, texts, num_threads: int, encode: bool, one) -> list:
         texts = _batch_list(texts, num_threads)
         core = self._compiled()
-        if core is None or not self._scan_kind or len(texts) < 2:
+        native = self._native_split() if core is not None else None
+        kind = self._scan_kind
+        if core is None or (not kind and native is None) or len(texts) < 2:
             return _map_threads(one, texts, num_threads)
+        if native is not None:
+            fixed = list(map(self._text, texts))  # checked, surrogates fixed, normalized
+            spec, whole, ids = native
+            results = core.text_batch(fixed, kind, spec, whole, ids, num_threads, encode)
+            for k, r in enumerate(results):
+                if r is None:
+                    # a text C did not take (a byte that is no token, a whole-piece
+                    # token): the Python path encodes it (or raises its error)
+                    results[k] = one(fixed[k])
+            return results
         fixed = [check_text(t) for t in texts]
         at = [k for k, t in enumerate(fixed) if t.isascii()]
         rest = [k for k, t in enumerate(fixed) if not t.isascii()]
@@ -368,22 +383,19 @@ class Encoding(PieceEncoder):
         ascii_texts = [fixed[k] for k in at]
         if num_threads == 1 or not rest or not at:
             # one thread: everything here, in order; else only one kind of text
-            ascii_results = core.ascii_batch(ascii_texts, self._scan_kind, num_threads, encode)
+            ascii_results = core.ascii_batch(ascii_texts, kind, num_threads, encode)
             for k in rest:
                 results[k] = one(fixed[k])
         else:
             # The ASCII texts in C on num_threads threads (started first, without the
             # GIL), the others meanwhile in this thread: their regex split holds the GIL,
-            # so more Python threads would only queue for it (measured slower on
-            # multilingual text).
+            # so more Python threads would only queue for it.
             with ThreadPoolExecutor(1) as pool:
-                done = pool.submit(core.ascii_batch, ascii_texts, self._scan_kind, num_threads, encode)
+                done = pool.submit(core.ascii_batch, ascii_texts, kind, num_threads, encode)
                 for k in rest:
                     results[k] = one(fixed[k])
                 ascii_results = done.result()
         for k, r in zip(at, ascii_results):
-            # None: a text C did not take (a byte that is no token): the Python path
-            # raises its error
             results[k] = one(fixed[k]) if r is None else r
         return results
 
