@@ -440,3 +440,30 @@ def test_real_vocabularies_batches_equal_hf_tokenizers(path):
     expected = [hf(fix_surrogates(t)) for t in texts]
     assert enc.encode_ordinary_batch(texts, num_threads=2) == expected
     assert enc.count_batch(texts, num_threads=3) == [len(e) for e in expected]
+
+
+def test_ids_of_a_table_with_holes_with_the_scanner_turned_off():
+    """The compiled ASCII scanner (the path left when the scanner is turned off) emits
+    ranks: a rank table with holes must still answer with its ids, one by one and in
+    batches, as tiktoken does with the same table."""
+    import os
+    import subprocess
+
+    code = """
+import tiktoken, bpe_stream
+from bpe_stream.pretokenize.patterns import CL100K_PATTERN as pat
+ranks = {bytes([b]): b for b in range(256)}
+for word in [b" t", b"he", b" the", b"in", b"ing", b" a", b"er", b"re", b" w", b"or"]:
+    ranks[word] = len(ranks) + 5  # holes between the merged tokens' ranks
+ref = tiktoken.Encoding("holes", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+enc = bpe_stream.Encoding("holes", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+texts = ["the other thing, in the world: 12345 words\\n", "where or were there ringing"] * 3
+assert enc._native_split() is None
+assert [enc.encode_ordinary(t) for t in texts] == [ref.encode_ordinary(t) for t in texts]
+assert enc.encode_ordinary_batch(texts, num_threads=2) == ref.encode_ordinary_batch(texts)
+assert enc.count_batch(texts, num_threads=2) == [len(ref.encode_ordinary(t)) for t in texts]
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "BPE_STREAM_REGEX_SPLIT": "1"})
+    assert out.returncode == 0 and out.stdout.split() == ["ok"], out.stderr

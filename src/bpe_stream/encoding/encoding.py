@@ -364,7 +364,8 @@ class Encoding(PieceEncoder):
         core = self._compiled()
         native = self._native_split() if core is not None else None
         kind = self._scan_kind
-        if core is None or (not kind and native is None) or len(texts) < 2:
+        if core is None or (not kind and native is None) or len(texts) < 2 or \
+                (native is None and encode and self._ids is not None):  # ASCII batches emit ranks
             return _map_threads(one, texts, num_threads)
         if native is not None:
             fixed = list(map(self._text, texts))  # checked, surrogates fixed, normalized

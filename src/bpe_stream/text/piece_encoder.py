@@ -249,7 +249,8 @@ class PieceEncoder:
             return self._merge_table.encode_text(text, native[0], tokens_of, native[1], native[2])
         table = self._compiled()
         kind = self._scan_kind
-        if table is None or not kind:
+        if table is None or not kind or self._ids is not None:
+            # (the ASCII scanner emits ranks; a table with holes needs its ids)
             return list(chain.from_iterable(map(tokens_of, self._split(text))))
         # as in count: ASCII stretches in C, the rest through the regex and the cache
         if text.isascii():
