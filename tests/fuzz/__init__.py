@@ -252,13 +252,14 @@ def check_objects(t: str, enc, tokens: list[int], count_of, clean: bool, rng: ra
         # (where a cut may fall, where it surely may): anywhere without normalization;
         # with it, only where normalizing the two sides apart gives the normalized text,
         # and surely before a starter there (a grapheme cluster normalization changes is
-        # never cut: text/normalized.py; inside one it leaves alone it may be)
+        # never cut: text/normalized.py; inside one it leaves alone it may be); the two
+        # ends always may, even next to a mark
         if form is None:
             every = list(range(len(t) + 1))
             return set(every), every
         may = [j for j in range(len(t) + 1)
                if unicodedata.normalize(form, t[:j]) + unicodedata.normalize(form, t[j:]) == chunked]
-        return set(may), [j for j in may if j == len(t) or unicodedata.combining(t[j]) == 0]
+        return set(may), [j for j in may if j in (0, len(t)) or unicodedata.combining(t[j]) == 0]
 
     # Cuts
     for k in {0, 1, rng.randint(1, 8), rng.randint(1, 40)}:
