@@ -151,3 +151,34 @@ def test_hypothesis_texts(text, budget, share, name, seed):
         pieces.append(text[j:k])
         j = k
     _same(enc, text, budget, overlap, pieces)
+
+
+def _pure_prefix_sums(enc, text):
+    from itertools import accumulate
+    pieces = enc._split(text)
+    return list(accumulate(map(len, pieces), initial=0)), list(accumulate(enc._piece_count_list(pieces), initial=0))
+
+
+def _same_prefix_sums(enc, text):
+    """TextCounts from the compiled scanner (``prefix_sums``) equals the split and counts of the Python path."""
+    from bpe_stream.chunk.counts import TextCounts
+    text = enc._text(text)
+    assert enc._native_split() is not None
+    tc = TextCounts(enc, text)
+    assert (tc.bounds, tc.cum) == _pure_prefix_sums(enc, text), (enc.name, text[:80])
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_prefix_sums_against_the_split(name):
+    enc = ENCODINGS[name]
+    for text in HAND_PICKED + ["", "x", " ", "\n\n", "中", "😀 "]:
+        _same_prefix_sums(enc, text)
+    size = 20000 if conftest.FULL else 3000
+    for path in CORPUS_FILES:
+        _same_prefix_sums(enc, path.read_text(encoding="utf-8", errors="replace")[:size])
+
+
+@settings(max_examples=examples(200, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, name=st.sampled_from(sorted(ENCODINGS)))
+def test_hypothesis_prefix_sums(text, name):
+    _same_prefix_sums(ENCODINGS[name], text)

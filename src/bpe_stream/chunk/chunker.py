@@ -199,6 +199,34 @@ class Chunk(Generic[T]):
             object.__setattr__(self, "token_count_with_context", self.token_count)
 
 
+# The chunker's own chunks (no headings, no context) skip the dataclass __init__: its
+# frozen writes (one object.__setattr__ call a field) and __post_init__ cost about 1 us a
+# chunk, as much as the rest of a small chunk's work.  The slots' descriptors write the
+# same fields to a bare instance: the same type, equality, repr, hash and pickling, and
+# the instance stays frozen (Chunk.__setattr__ still refuses).
+_bare_chunk = object.__new__
+_set_text = Chunk.text.__set__  # type: ignore[attr-defined]  # slot descriptors
+_set_start = Chunk.start.__set__  # type: ignore[attr-defined]
+_set_end = Chunk.end.__set__  # type: ignore[attr-defined]
+_set_token_count = Chunk.token_count.__set__  # type: ignore[attr-defined]
+_set_headings = Chunk.headings.__set__  # type: ignore[attr-defined]
+_set_context = Chunk.context.__set__  # type: ignore[attr-defined]
+_set_with_context = Chunk.token_count_with_context.__set__  # type: ignore[attr-defined]
+
+
+def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
+    """``Chunk(text, start, end, token_count)``, without the dataclass __init__."""
+    chunk = _bare_chunk(Chunk)
+    _set_text(chunk, text)
+    _set_start(chunk, start)
+    _set_end(chunk, end)
+    _set_token_count(chunk, token_count)
+    _set_headings(chunk, ())
+    _set_context(chunk, "")
+    _set_with_context(chunk, token_count)
+    return chunk
+
+
 class CharacterOverBudget(ValueError):
     """A character (or a UTF-8 sequence of bytes input) alone needs more tokens than the budget.
 
@@ -688,7 +716,7 @@ class Chunker(Generic[T]):
                 if cuts:
                     for i in range(0, len(cuts), 3):
                         cs, ce = cuts[i], cuts[i + 1]
-                        yield Chunk(text[cs:ce], base + cs, base + ce, cuts[i + 2])
+                        yield _plain_chunk(text[cs:ce], base + cs, base + ce, cuts[i + 2])
                     if ce >= n and window.final:
                         state.done = True
                         return
@@ -705,7 +733,7 @@ class Chunker(Generic[T]):
                     continue
                 raise self._character_too_long(window, s)
             end, token_count = planned
-            yield Chunk(text[s:end], base + s, base + end, token_count)
+            yield _plain_chunk(text[s:end], base + s, base + end, token_count)
             if end >= n and window.final:
                 state.done = True
                 return
@@ -995,7 +1023,7 @@ class _SurrogateMapper:
                 self.held.clear()
                 self.held.append(joined)
             text = self.held[0][start - self.held_base : end - self.held_base]
-            yield Chunk(text, start, end, chunk.token_count)
+            yield _plain_chunk(text, start, end, chunk.token_count)
 
 
 def _normalized_pieces(pieces: Iterable[str], form: str) -> Iterator[str]:
