@@ -853,10 +853,11 @@ Core_encode_text(Core *self, PyObject *args)
 
 /* prefix_sums(text, spec, fallback, whole=None) -> (bounds, cum): the piece starts of
    text (character offsets, as presplit splits it) plus len(text), and the token counts
-   of the pieces before each of them (cum[0] == 0, cum[-1] == count_text(text)): one
-   scan, the pieces counted as count_text counts them (fallback(piece) -> count for the
-   ones the compiled path does not take).  O(len(text)), without the GIL but for those
-   fallback calls and the two lists.  The character offset of a byte position is kept
+   of the pieces before each of them (cum[0] == 0, cum[-1] == count_text(text)), as two
+   array('q'): one scan, the pieces counted as count_text counts them (fallback(piece)
+   -> count for the ones the compiled path does not take).  O(len(text)), without the
+   GIL but for those fallback calls; arrays, not lists, because an int object per piece
+   would cost as much as the scan.  The character offset of a byte position is kept
    by counting the bytes that start a character, as the scan goes. */
 static PyObject *
 Core_prefix_sums(Core *self, PyObject *args)
@@ -880,14 +881,16 @@ Core_prefix_sums(Core *self, PyObject *args)
     if (s == NULL)
         return NULL;
     PyObject *result = NULL, *bounds = NULL, *cum = NULL;
-    /* at most one piece per byte: starts[k], counts[k] of piece k */
-    Py_ssize_t *starts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *sums = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    /* at most one piece per byte, and one entry more: starts[k] and sums[k + 1] (the
+       prefix count after piece k), sums[0] == 0 */
+    int64_t *starts = PyMem_RawMalloc((size_t)(n + 2) * sizeof(int64_t));
+    int64_t *sums = PyMem_RawMalloc((size_t)(n + 2) * sizeof(int64_t));
     if (starts == NULL || sums == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     const int ascii = buffer == NULL;
+    sums[0] = 0;
     const uint8_t *end = s + n;
     Scan sc;
     scan_init(&sc, &spec, s, n);
@@ -914,7 +917,7 @@ Core_prefix_sums(Core *self, PyObject *args)
                 break;
             }
             total += m;
-            sums[pieces++] = total;
+            sums[++pieces] = total;
         }
         if (ts != NULL)
             PyEval_RestoreThread(ts);
@@ -927,24 +930,20 @@ Core_prefix_sums(Core *self, PyObject *args)
         if (fallback_into(fallback, PyUnicode_DecodeUTF8((const char *)s + a, b - a, "strict"), b - a, NULL, NULL,
                           &total) < 0)
             goto done;
-        sums[pieces++] = total;
+        sums[++pieces] = total;
     }
-    bounds = PyList_New(pieces + 1);
-    cum = PyList_New(pieces + 1);
-    if (bounds == NULL || cum == NULL)
+    starts[pieces] = PyUnicode_GET_LENGTH(text);
+    PyObject *array_module = PyImport_ImportModule("array");
+    PyObject *array_type = array_module == NULL ? NULL : PyObject_GetAttrString(array_module, "array");
+    Py_XDECREF(array_module);
+    if (array_type == NULL)
         goto done;
-    for (Py_ssize_t k = 0; k <= pieces; k++) {
-        PyObject *start = PyLong_FromSsize_t(k < pieces ? starts[k] : PyUnicode_GET_LENGTH(text));
-        PyObject *sum = PyLong_FromSsize_t(k ? sums[k - 1] : 0);
-        if (start == NULL || sum == NULL) {
-            Py_XDECREF(start);
-            Py_XDECREF(sum);
-            goto done;
-        }
-        PyList_SET_ITEM(bounds, k, start);
-        PyList_SET_ITEM(cum, k, sum);
-    }
-    result = PyTuple_Pack(2, bounds, cum);
+    bounds = PyObject_CallFunction(array_type, "sy#", "q", (const char *)starts, (Py_ssize_t)((pieces + 1) * 8));
+    cum = bounds == NULL ? NULL : PyObject_CallFunction(array_type, "sy#", "q", (const char *)sums,
+                                                        (Py_ssize_t)((pieces + 1) * 8));
+    Py_DECREF(array_type);
+    if (cum != NULL)
+        result = PyTuple_Pack(2, bounds, cum);
 done:
     Py_XDECREF(bounds);
     Py_XDECREF(cum);

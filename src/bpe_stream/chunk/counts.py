@@ -8,8 +8,8 @@ returns the largest ``j`` (over *all* ``j``, including text not held yet) with
 are not monotonic in ``j``; nothing here assumes they are.
 
 Complexity: ``TextCounts(enc, T)`` splits ``T`` once and builds two prefix-sum
-lists: O(len(T)), in one pass of the compiled scanner (``prefix_sums``) where
-``enc.count`` uses it, else ``enc._split`` (one regex pass with the ASCII fast path)
+sequences: O(len(T)), in one pass of the compiled scanner (``prefix_sums``, two
+``array('q')``) where ``enc.count`` uses it, else ``enc._split`` (one regex pass with the ASCII fast path)
 and ``itertools.accumulate`` over cached piece counts.  Per chunk: one ``bisect`` to find where the budget
 runs out, a re-split of the first few pieces after ``s`` (until they meet a
 boundary of the global split), and a handful of exact recounts of short strings
@@ -206,7 +206,7 @@ class TextCounts:
         native = enc._native_split()
         if native is not None:
             # the compiled scanner splits and counts in one pass (the same pieces and
-            # counts as below: tests/test_chunker_native.py compares them)
+            # counts as below, as arrays: tests/test_chunker_native.py compares them)
             self.bounds, self.cum = enc._merge_table.prefix_sums(text, native[0], enc._piece_counts.__getitem__,
                                                                  native[1])
             return
