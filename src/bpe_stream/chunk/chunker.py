@@ -111,6 +111,7 @@ import regex
 
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
+from ..bpe.native import make_chunks as _make_chunks
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -225,6 +226,11 @@ def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
     _set_context(chunk, "")
     _set_with_context(chunk, token_count)
     return chunk
+
+
+# Chunk's slot descriptors in field order, for the compiled make_chunks (the same writes).
+_CHUNK_FIELDS = (Chunk.text, Chunk.start, Chunk.end, Chunk.token_count,  # type: ignore[attr-defined]
+                 Chunk.headings, Chunk.context, Chunk.token_count_with_context)  # type: ignore[attr-defined]
 
 
 class CharacterOverBudget(ValueError):
@@ -714,9 +720,13 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._o200k)
                 if cuts:
-                    for i in range(0, len(cuts), 3):
-                        cs, ce = cuts[i], cuts[i + 1]
-                        yield _plain_chunk(text[cs:ce], base + cs, base + ce, cuts[i + 2])
+                    if _make_chunks is not None:
+                        yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
+                    else:
+                        for i in range(0, len(cuts), 3):
+                            yield _plain_chunk(text[cuts[i] : cuts[i + 1]], base + cuts[i], base + cuts[i + 1],
+                                               cuts[i + 2])
+                    cs, ce = cuts[-3], cuts[-2]
                     if ce >= n and window.final:
                         state.done = True
                         return
