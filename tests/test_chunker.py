@@ -923,3 +923,23 @@ def test_chunk_batch_refuses_bad_arguments():
     with pytest.raises(TypeError, match="progress must be callable"):
         chunker.chunk_batch(["a"], progress=3)
     assert chunker.chunk_batch([], workers=4) == []
+
+
+def test_plain_chunks_are_chunks():
+    # the chunker's chunks are built without the dataclass __init__ (chunker._plain_chunk)
+    import copy
+    import dataclasses
+    import pickle
+
+    from bpe_stream.chunk.chunker import _plain_chunk
+
+    made, plain = _plain_chunk("ab", 1, 3, 2), Chunk("ab", 1, 3, 2)
+    assert type(made) is Chunk and made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
+    assert dataclasses.astuple(made) == dataclasses.astuple(plain)
+    assert pickle.loads(pickle.dumps(made)) == plain and copy.deepcopy(made) == plain
+    assert dataclasses.replace(made, end=4) == Chunk("ab", 1, 4, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.start = 0  # type: ignore[misc]
+    enc = bpe_stream.get_encoding("cl100k_base")
+    for chunk in Chunker(enc, 4).chunks("one two three four five six seven"):
+        assert chunk == Chunk(chunk.text, chunk.start, chunk.end, chunk.token_count)

@@ -151,3 +151,57 @@ def test_hypothesis_texts(text, budget, share, name, seed):
         pieces.append(text[j:k])
         j = k
     _same(enc, text, budget, overlap, pieces)
+
+
+def _pure_prefix_sums(enc, text):
+    from itertools import accumulate
+    pieces = enc._split(text)
+    return list(accumulate(map(len, pieces), initial=0)), list(accumulate(enc._piece_count_list(pieces), initial=0))
+
+
+def _same_prefix_sums(enc, text):
+    """TextCounts from the compiled scanner (``prefix_sums``) equals the split and counts of the Python path."""
+    from bpe_stream.chunk.counts import TextCounts
+    text = enc._text(text)
+    assert enc._native_split() is not None
+    tc = TextCounts(enc, text)
+    assert (list(tc.bounds), list(tc.cum)) == _pure_prefix_sums(enc, text), (enc.name, text[:80])
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_prefix_sums_against_the_split(name):
+    enc = ENCODINGS[name]
+    for text in HAND_PICKED + ["", "x", " ", "\n\n", "中", "😀 "]:
+        _same_prefix_sums(enc, text)
+    size = 20000 if conftest.FULL else 3000
+    for path in CORPUS_FILES:
+        _same_prefix_sums(enc, path.read_text(encoding="utf-8", errors="replace")[:size])
+
+
+@settings(max_examples=examples(200, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, name=st.sampled_from(sorted(ENCODINGS)))
+def test_hypothesis_prefix_sums(text, name):
+    _same_prefix_sums(ENCODINGS[name], text)
+
+
+def test_make_chunks_against_plain_chunks():
+    # chunk_objects.c builds the chunks of exact_cuts' cuts as chunker._plain_chunk does
+    import pickle
+
+    from bpe_stream.bpe.native import make_chunks
+    from bpe_stream.chunk.chunker import _CHUNK_FIELDS, Chunk, _plain_chunk
+
+    if make_chunks is None:
+        pytest.skip("compiled core not built")
+    text = "héllo wörld 中文 😀 ok"
+    cuts = [0, 5, 2, 5, 11, 3, 11, 11, 0, 11, len(text), 9]
+    made = make_chunks(Chunk, _CHUNK_FIELDS, text, 7, cuts)
+    plain = [_plain_chunk(text[s:e], 7 + s, 7 + e, c) for s, e, c in zip(cuts[::3], cuts[1::3], cuts[2::3])]
+    assert made == plain == [Chunk(text[s:e], 7 + s, 7 + e, c) for s, e, c in zip(cuts[::3], cuts[1::3], cuts[2::3])]
+    assert [repr(c) for c in made] == [repr(c) for c in plain] and list(map(hash, made)) == list(map(hash, plain))
+    assert all(type(c) is Chunk for c in made) and pickle.loads(pickle.dumps(made)) == plain
+    with pytest.raises(Exception):
+        made[0].start = 1
+    for bad in ([0, len(text) + 1, 1], [3, 2, 1], [-1, 2, 1]):
+        with pytest.raises(ValueError):
+            make_chunks(Chunk, _CHUNK_FIELDS, text, 0, bad)

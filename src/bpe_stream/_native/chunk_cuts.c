@@ -4,7 +4,7 @@ exact_cuts(text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
            final, lookahead) -> (cuts, start, min_end)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
-prefix counts at them; a cl100k/o200k pattern).  From the chunk start ``start`` this
+prefix counts at them, lists or array('q'); a cl100k/o200k pattern).  From the chunk start ``start`` this
 walks chunk after chunk, as Chunker._run does with boundaries="exact", while each
 chunk is one of the cases below, and returns the chunks found as a flat list
 ``[s0, e0, count0, s1, e1, count1, ...]`` with the start and min_end of the next
@@ -35,15 +35,54 @@ Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups)
 #include "core.h"
 #include "unicode_classes.h"
 
+/* bounds or cum: a list of ints, or the 64-bit integers of a buffer (an array('q'), as
+   presplit.c prefix_sums makes them: no int object per piece). */
+typedef struct {
+    PyObject *list;
+    const int64_t *v;
+    Py_buffer view;
+} IntSeq;
+
 static inline Py_ssize_t
-item_at(PyObject *list, Py_ssize_t i)
+item_at(const IntSeq *list, Py_ssize_t i)
 {
-    return PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+    return list->v != NULL ? (Py_ssize_t)list->v[i] : PyLong_AsSsize_t(PyList_GET_ITEM(list->list, i));
+}
+
+/* seq over obj (a list, or a C-contiguous buffer of 8-byte signed integers): its length,
+   or -1 with an exception.  int_seq_release undoes it. */
+static Py_ssize_t
+int_seq_open(IntSeq *seq, PyObject *obj)
+{
+    seq->list = NULL;
+    seq->v = NULL;
+    seq->view.obj = NULL;
+    if (PyList_Check(obj)) {
+        seq->list = obj;
+        return PyList_GET_SIZE(obj);
+    }
+    if (PyObject_GetBuffer(obj, &seq->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *f = seq->view.format;
+    if (seq->view.itemsize != 8 || f == NULL || (f[0] != 'q' && f[0] != 'l') || f[1] != '\0') {
+        PyBuffer_Release(&seq->view);
+        PyErr_SetString(PyExc_TypeError, "exact_cuts: bounds and cum must be lists or array('q')");
+        return -1;
+    }
+    seq->v = seq->view.buf;
+    return seq->view.len / 8;
+}
+
+static void
+int_seq_release(IntSeq *seq)
+{
+    if (seq->view.obj != NULL)
+        PyBuffer_Release(&seq->view);
 }
 
 /* The first index in [lo, hi) whose item is > x (bisect_right); -1 on an error. */
 static Py_ssize_t
-bisect_right_list(PyObject *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
+bisect_right_list(const IntSeq *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
 {
     while (lo < hi) {
         Py_ssize_t mid = (lo + hi) >> 1;
@@ -60,7 +99,7 @@ bisect_right_list(PyObject *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
 
 /* The first index in [lo, hi) whose item is >= x (bisect_left); -1 on an error. */
 static Py_ssize_t
-bisect_left_list(PyObject *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
+bisect_left_list(const IntSeq *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
 {
     while (lo < hi) {
         Py_ssize_t mid = (lo + hi) >> 1;
@@ -187,7 +226,7 @@ utf8_of_slice(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned c
      and the answer is g; else the starts inside the piece before g (a letter run after
      a hard boundary, or the head piece the chunk started in) are tried first. */
 static Py_ssize_t
-overlap_start(const Core *core, int kind, const void *data, PyObject *bounds, PyObject *cum, Py_ssize_t s,
+overlap_start(const Core *core, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
               Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int o200k)
 {
     if (a <= s || k - 1 < gi)
@@ -249,27 +288,36 @@ overlap_start(const Core *core, int kind, const void *data, PyObject *bounds, Py
 static PyObject *
 exact_cuts(PyObject *module, PyObject *args)
 {
-    PyObject *core_obj, *text, *bounds, *cum;
+    PyObject *core_obj, *text, *bounds_obj, *cum_obj;
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
     int final, o200k;
-    if (!PyArg_ParseTuple(args, "O!UO!O!nnnnnpnp", &CoreType, &core_obj, &text, &PyList_Type, &bounds,
-                          &PyList_Type, &cum, &s, &min_end, &max_tokens, &overlap, &horizon, &final,
-                          &lookahead, &o200k))
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k))
         return NULL;
     const Core *core = (const Core *)core_obj;
-    Py_ssize_t nb = PyList_GET_SIZE(bounds);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (nb < 1 || PyList_GET_SIZE(cum) != nb) {
-        PyErr_SetString(PyExc_ValueError, "exact_cuts: bounds and cum must have the same (non-zero) length");
+    IntSeq bounds_seq, cum_seq;
+    const IntSeq *bounds = &bounds_seq, *cum = &cum_seq;
+    Py_ssize_t nb = int_seq_open(&bounds_seq, bounds_obj);
+    if (nb < 0)
         return NULL;
+    Py_ssize_t ncum = int_seq_open(&cum_seq, cum_obj);
+    if (ncum < 0) {
+        int_seq_release(&bounds_seq);
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = NULL;
+    if (nb < 1 || ncum != nb) {
+        PyErr_SetString(PyExc_ValueError, "exact_cuts: bounds and cum must have the same (non-zero) length");
+        goto error;
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     unsigned char buf[4 * MAX_RUN_CHARS];
     Py_ssize_t off[MAX_RUN_CHARS + 1];
-    PyObject *out = PyList_New(0);
+    out = PyList_New(0);
     if (out == NULL)
-        return NULL;
+        goto error;
     Py_ssize_t gi = 0;
     while (s < n) {
         gi = bisect_left_list(bounds, s, gi, nb);
@@ -368,9 +416,13 @@ exact_cuts(PyObject *module, PyObject *args)
     }
     if (PyErr_Occurred())
         goto error;
+    int_seq_release(&bounds_seq);
+    int_seq_release(&cum_seq);
     return Py_BuildValue("(Nnn)", out, s, min_end);
 error:
-    Py_DECREF(out);
+    int_seq_release(&bounds_seq);
+    int_seq_release(&cum_seq);
+    Py_XDECREF(out);
     return NULL;
 }
 

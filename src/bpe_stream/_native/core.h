@@ -376,6 +376,9 @@ int merges_init(PyObject *module);
 /* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
 int chunk_cuts_init(PyObject *module);
 
+/* chunk_objects.c: the exact chunker's Chunk objects in bulk */
+int chunk_objects_init(PyObject *module);
+
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
    (batch.c, presplit.c). */

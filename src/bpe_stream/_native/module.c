@@ -30,6 +30,7 @@ static const Part PARTS[] = {
     {NULL, holding_init},                       /* holding.c: tokens holding waiting ones */
     {NULL, merges_init},                        /* merges.c: listed merges against rank order */
     {NULL, chunk_cuts_init},                    /* chunk_cuts.c: exact chunk cuts in bulk */
+    {NULL, chunk_objects_init},                 /* chunk_objects.c: Chunk objects in bulk */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -849,7 +849,115 @@ Core_encode_text(Core *self, PyObject *args)
     return scan_text(self, args, 1);
 }
 
+/* ------------------------------------------------------------ prefix sums (chunk/counts.py TextCounts) */
+
+/* prefix_sums(text, spec, fallback, whole=None) -> (bounds, cum): the piece starts of
+   text (character offsets, as presplit splits it) plus len(text), and the token counts
+   of the pieces before each of them (cum[0] == 0, cum[-1] == count_text(text)), as two
+   array('q'): one scan, the pieces counted as count_text counts them (fallback(piece)
+   -> count for the ones the compiled path does not take).  O(len(text)), without the
+   GIL but for those fallback calls; arrays, not lists, because an int object per piece
+   would cost as much as the scan.  The character offset of a byte position is kept
+   by counting the bytes that start a character, as the scan goes. */
+static PyObject *
+Core_prefix_sums(Core *self, PyObject *args)
+{
+    PyObject *text, *fallback, *whole_arg = Py_None;
+    long spec_value;
+    Spec spec;
+    if (!PyArg_ParseTuple(args, "UlO|O", &text, &spec_value, &fallback, &whole_arg) ||
+        unpack_spec(spec_value, &spec) < 0)
+        return NULL;
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "needs a callable fallback");
+        return NULL;
+    }
+    const WholeSet *whole = NULL;
+    if (whole_arg != Py_None && (whole = PyCapsule_GetPointer(whole_arg, WHOLE_CAPSULE)) == NULL)
+        return NULL;
+    Py_ssize_t n;
+    uint8_t *buffer;
+    const uint8_t *s = utf8_text(text, &n, &buffer);
+    if (s == NULL)
+        return NULL;
+    PyObject *result = NULL, *bounds = NULL, *cum = NULL;
+    /* at most one piece per byte, and one entry more: starts[k] and sums[k + 1] (the
+       prefix count after piece k), sums[0] == 0 */
+    int64_t *starts = PyMem_RawMalloc((size_t)(n + 2) * sizeof(int64_t));
+    int64_t *sums = PyMem_RawMalloc((size_t)(n + 2) * sizeof(int64_t));
+    if (starts == NULL || sums == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int ascii = buffer == NULL;
+    sums[0] = 0;
+    const uint8_t *end = s + n;
+    Scan sc;
+    scan_init(&sc, &spec, s, n);
+    Py_ssize_t pieces = 0, total = 0, chars = 0, at = 0; /* chars: the character offset of byte at */
+    ptrdiff_t a = 0, b = 0;
+    for (;;) {
+        int stop = 0; /* 1: s[a:b] goes to the fallback, -2: no memory */
+        PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
+        while (next_piece(&sc, &a, &b)) {
+            if (ascii) {
+                chars = a;
+            } else {
+                for (; at < a; at++)
+                    chars += (s[at] & 0xC0) != 0x80;
+            }
+            starts[pieces] = chars;
+            if (is_whole(whole, s + a, b - a)) {
+                stop = 1;
+                break;
+            }
+            Py_ssize_t m = cached_piece(NULL, self, s + a, b - a, end, NULL);
+            if (m < 0) {
+                stop = m == -2 ? -2 : 1;
+                break;
+            }
+            total += m;
+            sums[++pieces] = total;
+        }
+        if (ts != NULL)
+            PyEval_RestoreThread(ts);
+        if (stop == 0)
+            break;
+        if (stop == -2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (fallback_into(fallback, PyUnicode_DecodeUTF8((const char *)s + a, b - a, "strict"), b - a, NULL, NULL,
+                          &total) < 0)
+            goto done;
+        sums[++pieces] = total;
+    }
+    starts[pieces] = PyUnicode_GET_LENGTH(text);
+    PyObject *array_module = PyImport_ImportModule("array");
+    PyObject *array_type = array_module == NULL ? NULL : PyObject_GetAttrString(array_module, "array");
+    Py_XDECREF(array_module);
+    if (array_type == NULL)
+        goto done;
+    bounds = PyObject_CallFunction(array_type, "sy#", "q", (const char *)starts, (Py_ssize_t)((pieces + 1) * 8));
+    cum = bounds == NULL ? NULL : PyObject_CallFunction(array_type, "sy#", "q", (const char *)sums,
+                                                        (Py_ssize_t)((pieces + 1) * 8));
+    Py_DECREF(array_type);
+    if (cum != NULL)
+        result = PyTuple_Pack(2, bounds, cum);
+done:
+    Py_XDECREF(bounds);
+    Py_XDECREF(cum);
+    PyMem_RawFree(starts);
+    PyMem_RawFree(sums);
+    PyMem_RawFree(buffer);
+    return result;
+}
+
 PyMethodDef presplit_methods[] = {
+    {"prefix_sums", (PyCFunction)Core_prefix_sums, METH_VARARGS,
+     "prefix_sums(text, spec, fallback, whole=None) -> (bounds, cum)\n\n"
+     "The piece starts of text as presplit(text, spec) splits it (character offsets) plus\n"
+     "len(text), and the prefix token counts at them, the pieces counted as count_text does."},
     {"count_text", (PyCFunction)Core_count_text, METH_VARARGS,
      "count_text(text, spec, fallback, whole=None) -> int\n\n"
      "Token count of text pre-split as presplit(text, spec) does; a piece with a byte that\n"

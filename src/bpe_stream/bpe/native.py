@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "first_in_bitmap", "presplit",
+__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
            "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled"]
 
 try:
@@ -28,6 +28,7 @@ try:
     from .._native._core import merges_check as _merges_check_c
     from .._native._core import order_by_merges as _order_by_merges_c
     from .._native._core import exact_cuts as _exact_cuts_c
+    from .._native._core import make_chunks as _make_chunks_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
@@ -39,6 +40,7 @@ except ImportError:  # not built: no C compiler at install time
     _merges_check_c = None
     _order_by_merges_c = None
     _exact_cuts_c = None
+    _make_chunks_c = None
     whole_set = None
     _core_module = None
 
@@ -148,3 +150,6 @@ def merges_compiled():
 #: (``_native/chunk_cuts.c``); None when the compiled core is not built or turned off
 #: (the chunker then finds every cut in Python, the reference).
 exact_cuts = _exact_cuts_c if _exact_cuts_c is not None and not os.environ.get("BPE_STREAM_PURE_PYTHON") else None
+#: The Chunk objects for exact_cuts' cuts, many per call (``_native/chunk_objects.c``);
+#: None like exact_cuts (the chunker then builds them in Python, chunker._plain_chunk).
+make_chunks = _make_chunks_c if exact_cuts is not None else None

@@ -111,6 +111,7 @@ import regex
 
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
+from ..bpe.native import make_chunks as _make_chunks
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -197,6 +198,39 @@ class Chunk(Generic[T]):
             object.__setattr__(self, name, value)
         if self.token_count_with_context < 0:
             object.__setattr__(self, "token_count_with_context", self.token_count)
+
+
+# The chunker's own chunks (no headings, no context) skip the dataclass __init__: its
+# frozen writes (one object.__setattr__ call a field) and __post_init__ cost about 1 us a
+# chunk, as much as the rest of a small chunk's work.  The slots' descriptors write the
+# same fields to a bare instance: the same type, equality, repr, hash and pickling, and
+# the instance stays frozen (Chunk.__setattr__ still refuses).
+_bare_chunk = object.__new__
+_set_text = Chunk.text.__set__  # type: ignore[attr-defined]  # slot descriptors
+_set_start = Chunk.start.__set__  # type: ignore[attr-defined]
+_set_end = Chunk.end.__set__  # type: ignore[attr-defined]
+_set_token_count = Chunk.token_count.__set__  # type: ignore[attr-defined]
+_set_headings = Chunk.headings.__set__  # type: ignore[attr-defined]
+_set_context = Chunk.context.__set__  # type: ignore[attr-defined]
+_set_with_context = Chunk.token_count_with_context.__set__  # type: ignore[attr-defined]
+
+
+def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
+    """``Chunk(text, start, end, token_count)``, without the dataclass __init__."""
+    chunk = _bare_chunk(Chunk)
+    _set_text(chunk, text)
+    _set_start(chunk, start)
+    _set_end(chunk, end)
+    _set_token_count(chunk, token_count)
+    _set_headings(chunk, ())
+    _set_context(chunk, "")
+    _set_with_context(chunk, token_count)
+    return chunk
+
+
+# Chunk's slot descriptors in field order, for the compiled make_chunks (the same writes).
+_CHUNK_FIELDS = (Chunk.text, Chunk.start, Chunk.end, Chunk.token_count,  # type: ignore[attr-defined]
+                 Chunk.headings, Chunk.context, Chunk.token_count_with_context)  # type: ignore[attr-defined]
 
 
 class CharacterOverBudget(ValueError):
@@ -686,9 +720,13 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._o200k)
                 if cuts:
-                    for i in range(0, len(cuts), 3):
-                        cs, ce = cuts[i], cuts[i + 1]
-                        yield Chunk(text[cs:ce], base + cs, base + ce, cuts[i + 2])
+                    if _make_chunks is not None:
+                        yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
+                    else:
+                        for i in range(0, len(cuts), 3):
+                            yield _plain_chunk(text[cuts[i] : cuts[i + 1]], base + cuts[i], base + cuts[i + 1],
+                                               cuts[i + 2])
+                    cs, ce = cuts[-3], cuts[-2]
                     if ce >= n and window.final:
                         state.done = True
                         return
@@ -705,7 +743,7 @@ class Chunker(Generic[T]):
                     continue
                 raise self._character_too_long(window, s)
             end, token_count = planned
-            yield Chunk(text[s:end], base + s, base + end, token_count)
+            yield _plain_chunk(text[s:end], base + s, base + end, token_count)
             if end >= n and window.final:
                 state.done = True
                 return
@@ -995,7 +1033,7 @@ class _SurrogateMapper:
                 self.held.clear()
                 self.held.append(joined)
             text = self.held[0][start - self.held_base : end - self.held_base]
-            yield Chunk(text, start, end, chunk.token_count)
+            yield _plain_chunk(text, start, end, chunk.token_count)
 
 
 def _normalized_pieces(pieces: Iterable[str], form: str) -> Iterator[str]:

@@ -7,10 +7,10 @@ returns the largest ``j`` (over *all* ``j``, including text not held yet) with
 ``enc.count(T[s:j]) <= max_tokens``, or says that more text is needed.  Counts
 are not monotonic in ``j``; nothing here assumes they are.
 
-Complexity: ``TextCounts(enc, T)`` splits ``T`` once (``enc._split``, one regex
-pass with the ASCII fast path) and builds two prefix-sum lists with
-``itertools.accumulate`` over cached piece counts: O(len(T)), at C speed but for
-one dict lookup per piece.  Per chunk: one ``bisect`` to find where the budget
+Complexity: ``TextCounts(enc, T)`` splits ``T`` once and builds two prefix-sum
+sequences: O(len(T)), in one pass of the compiled scanner (``prefix_sums``, two
+``array('q')``) where ``enc.count`` uses it, else ``enc._split`` (one regex pass with the ASCII fast path)
+and ``itertools.accumulate`` over cached piece counts.  Per chunk: one ``bisect`` to find where the budget
 runs out, a re-split of the first few pieces after ``s`` (until they meet a
 boundary of the global split), and a handful of exact recounts of short strings
 around the cut (each one ``enc._split`` of a few pieces) -- O(log n + pieces
@@ -203,6 +203,13 @@ class TextCounts:
         self._get = cache.get
         self._encode = enc._encode_piece
         self._maxlen = max(1, enc.bpe.max_token_len)
+        native = enc._native_split()
+        if native is not None:
+            # the compiled scanner splits and counts in one pass (the same pieces and
+            # counts as below, as arrays: tests/test_chunker_native.py compares them)
+            self.bounds, self.cum = enc._merge_table.prefix_sums(text, native[0], enc._piece_counts.__getitem__,
+                                                                 native[1])
+            return
         pieces = self._split(text)
         self.bounds = list(accumulate(map(len, pieces), initial=0))
         self.cum = list(accumulate(enc._piece_count_list(pieces), initial=0))
