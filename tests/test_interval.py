@@ -117,6 +117,22 @@ def test_long_pieces_indexed_with_the_split(name, implementation, monkeypatch):
             assert ti.count(i, j) == enc.count(text[i:j]), (i, j)
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab \n.中"), st.sampled_from([1, 5, 31, 32, 33, 63, 64, 65, 96, 97, 200, 3000])), max_size=8))
+def test_uniform_runs_as_the_pattern(parts):
+    """The windowed scan finds what ``(.)\\1{63}`` searched left to right (then widened) finds."""
+    import re
+
+    from bpe_stream.text.intervals import _uniform_runs
+
+    text = "".join(c * k for c, k in parts)
+    want, pos = [], 0
+    while (m := re.compile(r"(.)\1{63}", re.S).search(text, pos)) is not None:
+        pos = re.compile(re.escape(m.group(1)) + "*").match(text, m.end()).end()
+        want.append((m.start(), pos))
+    assert _uniform_runs(text) == want
+
+
 WS_RUN_HEADS = ["", "word", "WORD", "x'", "42", "!", "!?", "!\n\n", "!\n" + "\n" * 70, "it's", "/", "中", "\u0301", " ", "a "]
 WS_CHARS = st.sampled_from([" ", "\n", "\r", "\t", "\r\n", "\u3000", "  "])
 
