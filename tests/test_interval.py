@@ -5,7 +5,7 @@ from _streaming_helpers import (
     long_text_st,
     text_st,
 )
-from conftest import ENCODING_NAMES, corpus_text, examples, tiktoken_oracle
+from conftest import ENCODING_NAMES, IMPLEMENTATIONS, corpus_text, encoding_with, examples, full_tier_only, tiktoken_oracle
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -80,6 +80,57 @@ def test_memory_and_periodic_runs():
     assert ib.memory_bytes() == 13 * (len(data) + 1)
     for i, j in [(200, 3200), (201, 3199), (3200, 4200), (3201, 4200), (0, len(data)), (250, 3500)]:
         assert ib.count(i, j) == enc.bpe.count(data[i:j])
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_long_pieces_indexed_with_the_split(name, implementation, monkeypatch):
+    """Pieces of ``_EAGER_LONG`` characters or more get their raw index with the split and
+    their count from it (runs of one character excepted), in blocks and in one split; the
+    ASCII-letter skip of the block search.  Thresholds made small so the text stays short."""
+    import random
+
+    from bpe_stream.text import intervals
+
+    if implementation == "python" and name != "cl100k_base":
+        full_tier_only()
+    monkeypatch.setattr(intervals, "_EAGER_LONG", 300)
+    monkeypatch.setattr(intervals, "_BUILD_BLOCK", 1024)
+    monkeypatch.setattr(intervals, "_ALPHA_SKIP", 64)
+    enc = encoding_with(name, implementation)
+    rng = random.Random(3)
+    letters = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(700))
+    accented = "".join(rng.choice("abcé中ü") for _ in range(400))
+    prose = "The quick brown fox, it's 12345 jumps! \n\n  over the lazy dog. "
+    parts = [prose * 3, letters, " ", accented, prose * 20, "q" * 500, ". ", letters[:350] + "Z", prose * 30, letters]
+    for text in ["".join(parts), letters + " " + accented + " " + "q" * 400]:
+        ti = IntervalCounter(enc, text)._impl
+        eager = {k for k in range(len(ti.starts) - 1) if ti.starts[k + 1] - ti.starts[k] >= 300
+                 and len(set(text[ti.starts[k]:ti.starts[k + 1]])) > 1}
+        assert eager and set(ti.long) == eager
+        assert ti.cum[-1] == enc.count(text)
+        n = len(text)
+        qs = [(ti.starts[k], ti.starts[k + 1]) for k in eager]
+        qs += [(rng.randrange(n), rng.randrange(n)) for _ in range(60)]
+        for i, j in qs:
+            i, j = min(i, j), max(i, j)
+            assert ti.count(i, j) == enc.count(text[i:j]), (i, j)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab \n.中"), st.sampled_from([1, 5, 31, 32, 33, 63, 64, 65, 96, 97, 200, 3000])), max_size=8))
+def test_uniform_runs_as_the_pattern(parts):
+    """The windowed scan finds what ``(.)\\1{63}`` searched left to right (then widened) finds."""
+    import re
+
+    from bpe_stream.text.intervals import _uniform_runs
+
+    text = "".join(c * k for c, k in parts)
+    want, pos = [], 0
+    while (m := re.compile(r"(.)\1{63}", re.S).search(text, pos)) is not None:
+        pos = re.compile(re.escape(m.group(1)) + "*").match(text, m.end()).end()
+        want.append((m.start(), pos))
+    assert _uniform_runs(text) == want
 
 
 WS_RUN_HEADS = ["", "word", "WORD", "x'", "42", "!", "!?", "!\n\n", "!\n" + "\n" * 70, "it's", "/", "中", "\u0301", " ", "a "]

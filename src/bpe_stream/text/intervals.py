@@ -45,7 +45,9 @@ letter, or inside a whitespace-only piece, gives the one piece ``text[i:t]``
 (a letter run is consumed to its end, a whitespace run is matched by the same
 alternative from any position inside it); otherwise the regex runs from ``i``.
 A piece longer than ``_LONG`` characters keeps a raw interval index (built
-lazily), so heads, tails and ranges inside one long word or whitespace run are
+lazily; with the split for a piece of ``_EAGER_LONG`` characters or more, whose count
+is then read from it: one table pass over the piece, not a count pass and a table
+pass), so heads, tails and ranges inside one long word or whitespace run are
 counted in O(1) too instead of O(length).  A range ending deep inside a long
 whitespace run (which may span several whole-text pieces) is cut where the
 piece before the run ends, and its whitespace part is counted as the two pieces
@@ -67,7 +69,8 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import accumulate, islice
+from itertools import accumulate, compress, islice
+from operator import eq
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
 from ..bpe.native import bisect_right_array as bisect_array
@@ -99,30 +102,56 @@ _NEWLINES = re.compile(r"[\r\n]+")
 
 
 _LONG = 64  # pieces longer than this get a raw interval index
+_EAGER_LONG = 1 << 16  # pieces this long get it with the split (see _split_counts)
 _TAIL_MEMO = 1 << 16  # tail strings memoized (up to this many entries)
 _TAIL_MEMO_LEN = 32
 
 
-_UNIFORM_HEAD = re.compile(r"(.)\1{63}", re.S)
+_RUN_WINDOW = 32  # a run of 64 or more characters holds an aligned window of this many
 
 
 def _uniform_runs(text: str) -> list[tuple[int, int]]:
-    """Spans of the runs of one character at least 64 long (what ``(.)\\1{63,}`` finds).
+    """Spans of the maximal runs of one character at least 64 long (what ``(.)\\1{63,}``
+    finds, left to right).
 
-    Why not that pattern: the repeated group keeps backtracking state per character, about
-    95 bytes per character of a long run at its peak; here the head is matched with a
-    bounded repetition and the run's end with a one-character repeat (no state)."""
+    Why not that pattern: it tries a match at every character (about 40 ns each), and the
+    repeated group keeps backtracking state per character of a run.  A run of 64 holds a
+    whole window ``[32 m, 32 m + 32)``, so only windows whose first and last characters are
+    equal (compared for all windows at once over two strided slices) are looked at; a
+    uniform one is widened to its run (back by at most 31 characters: the window before it
+    was not uniform or lies in the run found before; forward with a one-character repeat,
+    which keeps no state)."""
     out = []
-    pos = 0
-    search = _UNIFORM_HEAD.search
-    while True:
-        m = search(text, pos)
-        if m is None:
-            return out
-        a = m.start()
-        b = re.compile(re.escape(m.group(1)) + "*").match(text, m.end()).end()
-        out.append((a, b))
-        pos = b
+    W = _RUN_WINDOW
+    windows = len(text) // W
+    covered = 0  # end of the last run found
+    repeats: dict[str, re.Pattern] = {}  # character -> its one-character repeat
+
+    def candidates(first: int):
+        return compress(range(first, windows), map(eq, text[first * W : windows * W : W],
+                                                    text[first * W + W - 1 : windows * W : W]))
+
+    todo = candidates(0)
+    while (m := next(todo, None)) is not None:
+        k = m * W
+        if k < covered:
+            continue
+        c = text[k]
+        if text[k : k + W] != c * W:
+            continue
+        a = k
+        while a > covered and text[a - 1] == c:
+            a -= 1
+        repeat = repeats.get(c)
+        if repeat is None:
+            repeat = repeats[c] = re.compile(re.escape(c) + "*")
+        b = repeat.match(text, k + W).end()
+        if b - a >= 64:
+            out.append((a, b))
+        covered = b
+        if b - k > 64 * W:  # a long run: restart past it rather than step over its windows
+            todo = candidates(-(-b // W))
+    return out
 
 
 def _char_offsets(text: str, data: bytes):
@@ -167,25 +196,45 @@ _BUILD_BLOCK = 1 << 18  # characters split at a time when building (see _split_i
 _BLOCK_END = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])")
 
 
-def _split_in_blocks(enc, text: str, code: str):
+_ALPHA_SKIP = 1 << 16  # characters tested at a time for being ASCII letters only
+
+
+def _next_block_end(text: str, pos: int) -> int:
+    """Where the block starting before ``pos`` may end: just after the first ``_BLOCK_END``
+    letter at or after ``pos``, or ``len(text)``.
+
+    Why the skip: inside one long word the search would run to the end of the text at
+    about 60 ns a character.  A window of ASCII letters only holds no block end but at
+    its last letter (a block end needs a character after it that is no letter), so whole
+    windows are passed over with ``str.isalpha`` (ASCII only: there the regex module and
+    ``str`` agree on what a letter is whatever their Unicode versions)."""
+    n = len(text)
+    w = pos
+    while w < n:
+        window = text[w : w + _ALPHA_SKIP]
+        if not (window.isascii() and window.isalpha()):
+            break
+        w += len(window)
+    m = _BLOCK_END.search(text, max(pos, w - 1))
+    return n if m is None else m.start() + 1
+
+
+def _split_in_blocks(text: str, code: str, counts_of):
     """Piece starts and prefix counts of ``text``, split a block at a time (blocks end where
     ``_BLOCK_END`` allows): the list of piece strings and the list of their counts then
     exist for one block only, not for the whole text (about 25 bytes per input byte on
-    prose at their peak)."""
+    prose at their peak).  ``counts_of(block, pos, k0)`` gives the pieces of the block
+    starting at ``pos`` with the text's piece ``k0``, and their counts."""
     n = len(text)
     starts = array(code, [0])
     cum = array("q", [0])
     pos = 0
     while pos < n:
         end = pos + _BUILD_BLOCK
-        if end >= n - _BUILD_BLOCK // 4:
-            end = n
-        else:
-            m = _BLOCK_END.search(text, end)
-            end = n if m is None else m.start() + 1
-        split = enc._split(text[pos:end])
+        end = n if end >= n - _BUILD_BLOCK // 4 else _next_block_end(text, end)
+        split, counts = counts_of(text[pos:end], pos, len(starts) - 1)
         starts.extend(islice(accumulate(map(len, split), initial=pos), 1, None))
-        cum.extend(islice(accumulate(enc._piece_count_list(split), initial=cum[-1]), 1, None))
+        cum.extend(islice(accumulate(counts, initial=cum[-1]), 1, None))
         pos = end
     return starts, cum
 
@@ -198,16 +247,20 @@ class _TextIntervals:
         self.cased = enc.pretokenizer is not None and enc.pretokenizer.letters == "cased"
         self.pattern = enc._pattern
         self.fast = fast_split_for(enc.pat_str)
+        # piece index -> raw index: built on first use, or with the split for a piece of
+        # _EAGER_LONG characters or more (see _split_counts)
+        self.long: dict[int, _LongPiece] = {}
         code = "i" if len(text) < 2**31 - 1 else "q"
         if enc._scan_kind:
             # the bundled patterns' pieces tile the text: one split (fast on ASCII
             # stretches) and the counts through the count cache (compiled where built)
+            self.uni = _uniform_runs(text)  # (read by _split_counts)
             if enc.pat_str in _BLOCK_PATTERNS and len(text) > 2 * _BUILD_BLOCK:
-                starts, cum = _split_in_blocks(enc, text, code)
+                starts, cum = _split_in_blocks(text, code, self._split_counts)
             else:
-                split = enc._split(text)
+                split, counts = self._split_counts(text, 0, 0)
                 starts = array(code, accumulate(map(len, split), initial=0))
-                cum = array("q", accumulate(enc._piece_count_list(split), initial=0))
+                cum = array("q", accumulate(counts, initial=0))
             total = cum[-1]
         else:
             # any pattern: pieces may leave characters out, so their starts come from the spans
@@ -224,11 +277,11 @@ class _TextIntervals:
             starts.append(len(text))
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
         self.cum = array("i", cum) if total < 2**31 - 1 else cum
-        self.long: dict[int, _LongPiece] = {}  # piece index -> raw index (built on first use)
         self.lower_at: dict[int, list] = {}  # o200k word piece index -> its Ll positions (lazily)
         self.memo: dict[str, int] = {}
         # long runs of one character, and long digit runs (see _uniform_count, _digits_from)
-        self.uni = _uniform_runs(text)
+        if not enc._scan_kind:
+            self.uni = _uniform_runs(text)
         self.digit_runs = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
         self.digit_sums: dict[int, array] = {}
         # long whitespace runs (see _in_ws_run): spans, their starts for bisect, and lazily
@@ -306,6 +359,38 @@ class _TextIntervals:
             counts, self.fast.o200k, bool(self.uni),
             core, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES,
         )
+
+    def _split_counts(self, text: str, pos: int, k0: int):
+        """The pieces of ``text`` (the stretch of the whole text from ``pos``, starting with
+        its piece ``k0``) and their counts.  A piece of ``_EAGER_LONG`` characters or more,
+        unless it lies in a run of one character (counted from the run's period, see
+        _piece_count), gets its raw index now and its count from it: one table pass over
+        the piece instead of a count pass now and a table pass at the first query inside
+        it, each about as slow as the other."""
+        enc = self.enc
+        split = enc._split(text)
+        if not split or max(map(len, split)) < _EAGER_LONG:
+            return split, enc._piece_count_list(split)
+        counts = []
+        short: list[str] = []  # the pieces between two long ones, counted in one call
+        a = pos
+        for x, piece in enumerate(split):
+            b = a + len(piece)
+            if len(piece) >= _EAGER_LONG and not self._in_uniform_run(a, b):
+                counts += enc._piece_count_list(short)
+                short = []
+                lp = self.long[k0 + x] = _LongPiece(enc.bpe, piece)
+                counts.append(lp.count(0, len(piece)))
+            else:
+                short.append(piece)
+            a = b
+        counts += enc._piece_count_list(short)
+        return split, counts
+
+    def _in_uniform_run(self, a: int, b: int) -> bool:
+        uni = self.uni
+        x = bisect_right(uni, (a, len(self.text) + 1)) - 1
+        return x >= 0 and b <= uni[x][1]
 
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
