@@ -330,6 +330,22 @@ def test_unlisted_tokens_survive_the_file_cache(tmp_path, monkeypatch, file_cach
     assert warm._mergeable_ranks == cold._mergeable_ranks
 
 
+def test_added_tokens_listed_in_the_vocabulary_are_special_only(tmp_path):
+    data = json.loads(_trained("gpt2"))
+    vocab = data["model"]["vocab"]
+    end = max(vocab.values()) + 1
+    vocab["<|endoftext|>"] = end  # as GPT-2's own file: in the vocabulary and added
+    data["added_tokens"] = [{"id": end, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                             "rstrip": False, "normalized": False, "special": True}]
+    text = json.dumps(data)
+    enc = _load(tmp_path, text)
+    assert b"<|endoftext|>" not in enc._mergeable_ranks and len(enc._mergeable_ranks) == len(vocab) - 1
+    assert enc.special_tokens == {"<|endoftext|>": end}
+    hf = Tokenizer.from_str(text)
+    for t in ["a<|endoftext|>b", *_sample_texts()[:4]]:
+        assert enc.encode(t, allowed_special="all") == hf.encode(t, add_special_tokens=False).ids
+
+
 def test_a_loaded_file_is_stored_once(tmp_path, monkeypatch, file_cache):
     from bpe_stream.encoding import cache
 

@@ -132,8 +132,11 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     vocab = model.get("vocab") or {}
     if not isinstance(vocab, dict):
         raise _refuse("model.vocab is not an object of token: id")
-    kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
-    ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
+    strings, ids = list(vocab), list(vocab.values())
+    if not added_ids.isdisjoint(ids) or any(t in vocab for t in added):
+        kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
+        strings, ids = [t for t, _ in kept], [i for _, i in kept]
+    ranks: dict[bytes, int] = dict(zip(to_bytes(strings), ids))
     raw_merges = model.get("merges") or []
     both = None
     if isinstance(raw_merges, list):
