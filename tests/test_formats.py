@@ -330,6 +330,47 @@ def test_unlisted_tokens_survive_the_file_cache(tmp_path, monkeypatch, file_cach
     assert warm._mergeable_ranks == cold._mergeable_ranks
 
 
+def test_added_tokens_listed_in_the_vocabulary_are_special_only(tmp_path):
+    data = json.loads(_trained("gpt2"))
+    vocab = data["model"]["vocab"]
+    end = max(vocab.values()) + 1
+    vocab["<|endoftext|>"] = end  # as GPT-2's own file: in the vocabulary and added
+    data["added_tokens"] = [{"id": end, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                             "rstrip": False, "normalized": False, "special": True}]
+    text = json.dumps(data)
+    enc = _load(tmp_path, text)
+    assert b"<|endoftext|>" not in enc._mergeable_ranks and len(enc._mergeable_ranks) == len(vocab) - 1
+    assert enc.special_tokens == {"<|endoftext|>": end}
+    hf = Tokenizer.from_str(text)
+    for t in ["a<|endoftext|>b", *_sample_texts()[:4]]:
+        assert enc.encode(t, allowed_special="all") == hf.encode(t, add_special_tokens=False).ids
+
+
+def test_a_loaded_file_is_stored_once(tmp_path, monkeypatch, file_cache):
+    from bpe_stream.encoding import cache
+
+    monkeypatch.setattr(cache, "_built", {})
+    monkeypatch.setattr(file_cache, "_not_stored", set())
+    entries = tmp_path / "cache"
+    rank_order = _load(tmp_path, _trained("gpt2"))
+    assert rank_order.vocabulary_info()["engine"] == "rank order"
+    # the file's entry holds the tables: no second copy under the content's key
+    assert [p.name.split("-")[0] for p in entries.iterdir()] == ["file"]
+    # merges that rank order cannot follow have no file entry: the content entry is kept
+    data = json.loads(_trained("gpt2"))
+    merges = data["model"]["merges"]
+    data["model"]["merges"] = merges[1:] + merges[:1]
+    for p in entries.iterdir():
+        p.unlink()
+    loop = _load(tmp_path, json.dumps(data), name="moved.json")
+    assert loop.vocabulary_info()["engine"].startswith("HF's merge loop")
+    assert [p.name.split("-")[0] for p in entries.iterdir()] == ["ordered"]
+    again = bpe_stream.load(tmp_path / "moved.json")
+    hf = Tokenizer.from_str(json.dumps(data))
+    for t in _sample_texts()[:6]:
+        assert again.encode_ordinary(t) == loop.encode_ordinary(t) == hf.encode(t, add_special_tokens=False).ids
+
+
 def test_the_file_cache_follows_the_file_and_the_arguments(tmp_path, monkeypatch, file_cache):
     import os
 

@@ -7,6 +7,7 @@ The real vocabularies run in the full tier."""
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 
@@ -86,6 +87,21 @@ def test_byte_level_round_trip_and_merge_forms(tokens, noise):
     expected = [t for a, b in zip(tokens, tokens[1:]) for t in (a, b)]
     assert native(pairs, pairs=True) == native(listed, pairs=True) == expected
     assert native([p.encode("utf-8") for p in pairs], pairs=True) == expected
+    # the merges as (a, b) tuples: in C, and in Python (the compiled core switched off)
+    as_tuples = list(zip(tokens, tokens[1:]))
+    assert native(pairs, pairs=True, tuples=True) == native(listed, pairs=True, tuples=True) == as_tuples
+    assert native([p.encode("utf-8") for p in pairs], pairs=True, tuples=True) == as_tuples
+    assert native(strings, tuples=True) == tokens  # tuples only with pairs
+    before = os.environ.get("BPE_STREAM_PURE_PYTHON")
+    os.environ["BPE_STREAM_PURE_PYTHON"] = "1"
+    try:
+        assert decode_byte_level(pairs, pairs=True, tuples=True) == as_tuples
+        assert decode_byte_level(listed, pairs=True, tuples=True) == as_tuples
+    finally:
+        if before is None:
+            del os.environ["BPE_STREAM_PURE_PYTHON"]
+        else:
+            os.environ["BPE_STREAM_PURE_PYTHON"] = before
     # bytes that are not UTF-8 (or not of the table) are refused as Python refuses them
     _both([noise + b"!"], False)
     _both([b"!" + noise + b" !"], True)
@@ -95,9 +111,10 @@ def test_byte_level_decode_refusals_name_the_item():
     native = load_strings()[0]
     for items, pairs in [(["Ġa", "a b"], False), (["a b", "ab"], True), (["a b", "a b c"], True),
                          ([["a"]], True), ([["a", 1]], True), ([b"\xc3("], False), ([b"\xe4\xb8\x80"], False)]:
-        with pytest.raises(ValueError) as info:
-            native(items, pairs=pairs)
-        assert info.value.args[1] == len(items) - 1
+        for tuples in (False, True):
+            with pytest.raises(ValueError) as info:
+                native(items, pairs=pairs, tuples=tuples)
+            assert info.value.args[1] == len(items) - 1
     with pytest.raises(TypeError):
         native([1])
     # the wrapper words the error as the Python reading does

@@ -1,12 +1,13 @@
 /* Reading the strings of vocabulary files: byte-level token strings to their bytes, and
 the length-prefixed string arrays of a GGUF file's metadata.
 
-byte_level_decode(items, pairs=False) -> list[bytes]: each item (a str, or bytes holding
+byte_level_decode(items, pairs=False, tuples=False) -> list[bytes]: each item (a str, or bytes holding
 UTF-8 text) is a byte-level string (GPT-2's table: every byte is one printable
 character); the result holds the bytes each stands for.  With pairs, every item is two
 such strings joined by one space ("a b", a merge of tokenizer.json or GGUF) or a list or
 tuple of the two (newer tokenizer.json files), and the result holds both sides, 2 per
-item.  The pure-Python twin is
+item, or with tuples one (a, b) tuple per item (the merges as the loaders keep them, made
+here rather than by slicing and zipping the flat list).  The pure-Python twin is
 encoding/formats/hf_json.decode_byte_level (with its callers' split on the space); an
 item that is not byte level (a character outside the table, bytes that are not UTF-8, a
 merge without exactly one space) raises ValueError("not byte level", index) and the
@@ -106,13 +107,14 @@ not_byte_level(Py_ssize_t index)
 static PyObject *
 byte_level_decode(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"items", "pairs", NULL};
+    static char *kwlist[] = {"items", "pairs", "tuples", NULL};
     PyObject *items;
-    int pairs = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|p", kwlist, &PyList_Type, &items, &pairs))
+    int pairs = 0, tuples = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|pp", kwlist, &PyList_Type, &items, &pairs, &tuples))
         return NULL;
+    tuples = tuples && pairs;
     Py_ssize_t n = PyList_GET_SIZE(items);
-    PyObject *result = PyList_New(pairs ? 2 * n : n);
+    PyObject *result = PyList_New(pairs && !tuples ? 2 * n : n);
     if (result == NULL)
         return NULL;
     Py_ssize_t cap = 256;
@@ -167,7 +169,20 @@ byte_level_decode(PyObject *module, PyObject *args, PyObject *kwargs)
             not_byte_level(i);
             goto fail;
         }
-        if (pairs) {
+        if (tuples) {
+            PyObject *pair = PyTuple_New(2);
+            if (pair == NULL)
+                goto fail;
+            PyList_SET_ITEM(result, i, pair);
+            PyObject *a = PyBytes_FromStringAndSize((const char *)buf, split);
+            if (a == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(pair, 0, a);
+            PyObject *b = PyBytes_FromStringAndSize((const char *)buf + split, k - split);
+            if (b == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(pair, 1, b);
+        } else if (pairs) {
             PyObject *a = PyBytes_FromStringAndSize((const char *)buf, split);
             if (a == NULL)
                 goto fail;
@@ -233,8 +248,9 @@ gguf_strings(PyObject *module, PyObject *args)
 
 static PyMethodDef load_strings_functions[] = {
     {"byte_level_decode", (PyCFunction)(void (*)(void))byte_level_decode, METH_VARARGS | METH_KEYWORDS,
-     "byte_level_decode(items, pairs=False) -> list[bytes]: the bytes of byte-level strings (str or\n"
-     "UTF-8 bytes); with pairs, both sides of each 'a b' item.  ValueError(msg, index) names the\n"
+     "byte_level_decode(items, pairs=False, tuples=False) -> list[bytes]: the bytes of byte-level\n"
+     "strings (str or UTF-8 bytes); with pairs, both sides of each 'a b' item (with tuples, as\n"
+     "one tuple).  ValueError(msg, index) names the\n"
      "first item that is not byte level."},
     {"gguf_strings", (PyCFunction)gguf_strings, METH_VARARGS,
      "gguf_strings(data, pos, n, count_size) -> (list[bytes], end): up to n length-prefixed\n"

@@ -165,6 +165,8 @@ done:
 typedef struct {
     PyObject *merges;
     int64_t *slot;  /* a merge's position, -1 empty */
+    uint64_t *hash; /* its pair hash: a probe compares the merge's bytes only on equal hashes,
+                       so a miss costs no visit to the (scattered) merge objects */
     uint64_t mask;
 } PairTable;
 
@@ -176,7 +178,8 @@ pair_table_build(PairTable *pt, PyObject *merges)
     pt->merges = merges;
     pt->mask = size - 1;
     pt->slot = PyMem_Malloc(size * sizeof(int64_t));
-    if (pt->slot == NULL) {
+    pt->hash = PyMem_Malloc(size * sizeof(uint64_t));
+    if (pt->slot == NULL || pt->hash == NULL) {
         PyErr_NoMemory();
         return -1;
     }
@@ -189,9 +192,11 @@ pair_table_build(PairTable *pt, PyObject *merges)
         const unsigned char *pa = (const unsigned char *)PyBytes_AS_STRING(a);
         const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(b);
         Py_ssize_t la = PyBytes_GET_SIZE(a), lb = PyBytes_GET_SIZE(b);
-        uint64_t s = pair_hash(pa, la, pb, lb) & pt->mask;
+        uint64_t h = pair_hash(pa, la, pb, lb), s = h & pt->mask;
         int dup = 0;
         for (; pt->slot[s] >= 0; s = (s + 1) & pt->mask) {
+            if (pt->hash[s] != h)
+                continue;
             PyObject *m = PyList_GET_ITEM(merges, pt->slot[s]);
             PyObject *ma = PyTuple_GET_ITEM(m, 0), *mb = PyTuple_GET_ITEM(m, 1);
             if (PyBytes_GET_SIZE(ma) == la && PyBytes_GET_SIZE(mb) == lb
@@ -200,8 +205,10 @@ pair_table_build(PairTable *pt, PyObject *merges)
                 break;
             }
         }
-        if (!dup)
+        if (!dup) {
             pt->slot[s] = j;
+            pt->hash[s] = h;
+        }
     }
     return 0;
 }
@@ -210,7 +217,10 @@ pair_table_build(PairTable *pt, PyObject *merges)
 static int64_t
 pair_find(const PairTable *pt, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb, Py_ssize_t lb)
 {
-    for (uint64_t s = pair_hash(pa, la, pb, lb) & pt->mask; pt->slot[s] >= 0; s = (s + 1) & pt->mask) {
+    uint64_t h = pair_hash(pa, la, pb, lb);
+    for (uint64_t s = h & pt->mask; pt->slot[s] >= 0; s = (s + 1) & pt->mask) {
+        if (pt->hash[s] != h)
+            continue;
         PyObject *m = PyList_GET_ITEM(pt->merges, pt->slot[s]);
         PyObject *ma = PyTuple_GET_ITEM(m, 0), *mb = PyTuple_GET_ITEM(m, 1);
         if (PyBytes_GET_SIZE(ma) == la && PyBytes_GET_SIZE(mb) == lb
@@ -337,7 +347,7 @@ merges_check(PyObject *module, PyObject *args)
                           &PyList_Type, &unreachable))
         return NULL;
     PyObject *result = NULL;
-    PairTable pt = {NULL, NULL, 0};
+    PairTable pt = {NULL, NULL, NULL, 0};
     Py_ssize_t n = offs.len / 4 - 1;
     const uint32_t *off = offs.buf;
     const int32_t *l = left.buf, *r = right.buf;
@@ -390,6 +400,7 @@ merges_check(PyObject *module, PyObject *args)
     result = Py_None;
 done:
     PyMem_Free(pt.slot);
+    PyMem_Free(pt.hash);
     PyBuffer_Release(&blob);
     PyBuffer_Release(&offs);
     PyBuffer_Release(&left);

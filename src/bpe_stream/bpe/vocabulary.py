@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 from .backtracking import encode_backtracking
 from .checks import _check_bytes, _check_limit
@@ -273,16 +274,17 @@ class BytePairEncoding:
             return cls(tokens, ids=None if ids == list(range(len(ids))) else ids)
         except UnreachableTokens as e:
             drop = set(e.tokens)
-            kept = [i for i in range(len(tokens)) if i not in drop]
-            kept_ids = [ids[i] for i in kept]
+            kept, new = _kept_positions(len(tokens), drop)
+            pick = _picker(kept)
+            kept_ids = list(pick(ids))
             kept_ids = None if kept_ids == list(range(len(kept))) else kept_ids
             unreachable = {tokens[i]: ids[i] for i in sorted(drop)}
             settled = getattr(e, "settled", None)
             if settled is not None:
-                bpe = _without_unreachable(cls, tokens, kept, settled, kept_ids, unreachable)
+                bpe = _without_unreachable(cls, tokens, (kept, new, pick), settled, kept_ids, unreachable)
                 if bpe is not None:
                     return bpe
-            return cls([tokens[i] for i in kept], ids=kept_ids, unreachable=unreachable)
+            return cls(list(pick(tokens)), ids=kept_ids, unreachable=unreachable)
 
     def __getstate__(self):
         # Data only: the tokens and the split tables (the rest is rebuilt from them).
@@ -423,7 +425,7 @@ def _settle(core, tokens: list[bytes] | None):
         return core, frozenset()
     if tokens is None:
         tokens = core.tokens()
-    ranks = {t: r for r, t in enumerate(tokens)}
+    ranks = dict(zip(tokens, range(len(tokens))))
     left, right = core.split_left(), core.split_right()
     first_pass = (left[:], right[:])
     blob, offsets, _, _ = core.parts()
@@ -442,7 +444,32 @@ def _settle(core, tokens: list[bytes] | None):
     return core, frozenset(exceptional)
 
 
-def _without_unreachable(cls, tokens: list[bytes], kept: list[int], settled, ids, unreachable):
+def _kept_positions(n: int, drop: set[int]) -> tuple[list[int], list[int]]:
+    """``(kept, new)``: the positions below ``n`` not in ``drop`` in order, and each
+    position's place among them (-1 for a dropped one).  Made from ranges between the
+    (few) dropped positions: O(n) in C-level list extends, O(len(drop)) Python steps."""
+    kept: list[int] = []
+    new: list[int] = []
+    start = 0
+    for d in sorted(drop):
+        if start <= d < n:
+            new.extend(range(len(kept), len(kept) + d - start))
+            kept.extend(range(start, d))
+            new.append(-1)
+            start = d + 1
+    new.extend(range(len(kept), len(kept) + n - start))
+    kept.extend(range(start, n))
+    return kept, new
+
+
+def _picker(kept: list[int]):
+    """``pick(seq)``: the items of ``seq`` at ``kept``, as a tuple (one C-level gather)."""
+    if len(kept) > 1:
+        return itemgetter(*kept)
+    return lambda seq: tuple(seq[i] for i in kept)
+
+
+def _without_unreachable(cls, tokens: list[bytes], kept_new_pick, settled, ids, unreachable):
     """The compiled vocabulary of ``tokens[kept]`` (the tokens BPE builds), made from what
     the build of all of ``tokens`` found (``settled``, from :func:`_settle`) instead of a
     second build: the same core ``Core(kept tokens)`` and its settling give, or None.
@@ -459,10 +486,8 @@ def _without_unreachable(cls, tokens: list[bytes], kept: list[int], settled, ids
     from itertools import accumulate
 
     waiting, (first_left, first_right), (left, right), exceptional = settled
-    new = [-1] * len(tokens)
-    for k, i in enumerate(kept):
-        new[i] = k
-    kept_tokens = [tokens[i] for i in kept]
+    kept, new, pick = kept_new_pick
+    kept_tokens = pick(tokens)
     blob = b"".join(kept_tokens)
     offsets = array("I", [0])
     offsets.extend(accumulate(map(len, kept_tokens)))
@@ -476,8 +501,12 @@ def _without_unreachable(cls, tokens: list[bytes], kept: list[int], settled, ids
     held = set(held)
     flagged = sorted(new[i] for i in exceptional if new[i] in held)
     is_flagged = frozenset(flagged)
-    split_left = [new[(left if k in is_flagged else first_left)[i]] for k, i in enumerate(kept)]
-    split_right = [new[(right if k in is_flagged else first_right)[i]] for k, i in enumerate(kept)]
+    # gathered and renumbered by C-level iteration (itemgetter, map), not a Python step per
+    # token; the few flagged tokens then take the splits the first build's loop gave them
+    split_left = list(map(new.__getitem__, pick(first_left)))
+    split_right = list(map(new.__getitem__, pick(first_right)))
+    for k in flagged:
+        split_left[k], split_right[k] = new[left[kept[k]]], new[right[kept[k]]]
     if min(split_left, default=0) < 0 or min(split_right, default=0) < 0:
         return None
     flags = bytearray(len(kept))

@@ -47,6 +47,7 @@ import sys
 import threading
 import zlib
 from array import array
+from contextlib import contextmanager
 from pathlib import Path
 
 from .._version import __version__
@@ -56,7 +57,8 @@ from ..bpe.ranks import sorted_ranks
 from ..bpe.tables import UnreachableTokens
 from ..bpe.vocabulary import BytePairEncoding
 
-__all__ = ["bpe_from_ordered", "bpe_from_ranks", "bpe_from_tokens", "cache_dir", "load_or_build", "tokens_digest"]
+__all__ = ["bpe_from_ordered", "bpe_from_ranks", "bpe_from_tokens", "cache_dir", "content_entry_deferred",
+           "load_or_build", "tokens_digest"]
 
 _MAGIC = b"BPESTRM\0"
 # Bumped whenever the set or layout of stored tables (or of the entry) changes.
@@ -281,9 +283,35 @@ def bpe_from_ranks(mergeable_ranks: dict[bytes, int]) -> BytePairEncoding:
 
 def bpe_from_ordered(tokens: list[bytes], ids: list[int]) -> BytePairEncoding:
     """The vocabulary of tokens in rank order with their ids
-    (:meth:`BytePairEncoding.from_ordered`), cached."""
-    key = "ordered-" + tokens_digest(list(tokens) + [b"ids"] + [str(list(ids)).encode()])
-    return load_or_build(key, lambda: BytePairEncoding.from_ordered(tokens, ids))
+    (:meth:`BytePairEncoding.from_ordered`), cached (see :func:`content_entry_deferred`)."""
+    def key() -> str:
+        return "ordered-" + tokens_digest(list(tokens) + [b"ids"] + [str(list(ids)).encode()])
+
+    pending = getattr(_deferred, "pending", None)
+    if pending is not None:
+        bpe = BytePairEncoding.from_ordered(tokens, ids)
+        pending.append(lambda: load_or_build(key(), lambda: bpe))
+        return bpe
+    return load_or_build(key(), lambda: BytePairEncoding.from_ordered(tokens, ids))
+
+
+# A loaded file's tables are stored once, in the file's entry (below): while a file is
+# read, bpe_from_ordered builds without its content entry (no digest of the tokens, no
+# second copy of the tables on disk) and hands the loader the storing of it, which the
+# loader does only where the file's entry is not stored.
+_deferred = threading.local()
+
+
+@contextmanager
+def content_entry_deferred():
+    """Within the block, :func:`bpe_from_ordered` neither reads nor writes its content
+    entry; the list yielded gathers a call per build that stores it."""
+    outer = getattr(_deferred, "pending", None)
+    _deferred.pending = []
+    try:
+        yield _deferred.pending
+    finally:
+        _deferred.pending = outer
 
 
 # ----------------------------------------------------------------- loaded files

@@ -18,7 +18,7 @@ import stat
 import time
 
 from .._version import __version__
-from .cache import read_file_entry, write_file_entry
+from .cache import cache_dir, content_entry_deferred, read_file_entry, write_file_entry
 from .encoding import Encoding
 from .formats import read_vocabulary
 from .persist import describe_pretokenizer, pretokenizer_from
@@ -53,9 +53,16 @@ def load(path: str | os.PathLike[str], *, pattern=None, name: str | None = None,
             enc = _from_entry(key)
             if enc is not None:
                 return enc
-        enc = Encoding.from_spec(read_vocabulary(path, pattern=pattern, name=name, special_tokens=special_tokens))
-        if key is not None and settled:
-            _store(key, enc)
+        if key is None or not settled or key in _not_stored or cache_dir() is None:
+            return Encoding.from_spec(read_vocabulary(path, pattern=pattern, name=name,
+                                                      special_tokens=special_tokens))
+        # the file's entry holds the tables: the content entry is written only where it is not
+        with content_entry_deferred() as pending:
+            enc = Encoding.from_spec(read_vocabulary(path, pattern=pattern, name=name, special_tokens=special_tokens))
+        if not _store(key, enc):
+            _not_stored.add(key)
+            for store in pending:
+                store()
         return enc
     finally:
         if paused:
@@ -106,10 +113,16 @@ def _b64(token: bytes) -> str:
     return base64.b64encode(token).decode("ascii")
 
 
-def _store(key: str, enc: Encoding) -> None:
+# Keys of files whose encoding has no file entry (HF's merge loop serves it): their later
+# loads in this process take the content entry as before.
+_not_stored: set[str] = set()
+
+
+def _store(key: str, enc: Encoding) -> bool:
+    """Write the file's entry; False where the encoding cannot have one."""
     rules = getattr(enc, "_merge_rules", None)
     if enc._merges_engine is not None or (rules is not None and rules[0] is not None):
-        return  # HF's merge loop serves it: its merges would have to be stored too
+        return False  # HF's merge loop serves it: its merges would have to be stored too
     meta = {
         "name": enc.name,
         "pretokenizer": describe_pretokenizer(enc.pretokenizer),
@@ -120,6 +133,7 @@ def _store(key: str, enc: Encoding) -> None:
         },
     }
     write_file_entry(key, enc.bpe, json.dumps(meta).encode("utf-8"))
+    return True
 
 
 def _from_entry(key: str) -> Encoding | None:

@@ -252,10 +252,9 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
         raise ValueError(f"{path}: {e}") from None
     listed = meta.get("tokenizer.ggml.merges") or []
     try:
-        both = decode_byte_level(listed, pairs=True)  # "a b" strings
+        merges = decode_byte_level(listed, pairs=True, tuples=True)  # "a b" strings
     except ValueError as e:
         raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") from None
-    merges = list(zip(both[0::2], both[1::2]))
     # llama.cpp emits a piece that is a token whole for these (its ignore_merges)
     whole = pre in ("llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "tekken", "dbrx", "smaug-bpe")
     label = name or general.get("general.name") or "gguf"

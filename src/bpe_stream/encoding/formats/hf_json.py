@@ -48,11 +48,12 @@ _TO_LATIN1 = {ord(c): b for b, c in byte_encoder().items()}
 _ALPHABET = frozenset(byte_encoder().values())
 
 
-def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False) -> list[bytes]:
+def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False, tuples: bool = False):
     """The bytes each byte-level string stands for (a str, or bytes holding its UTF-8, as a
     GGUF file stores it); with ``pairs``, each string is a merge ``"a b"`` (one space) and
-    the result holds both sides, two per string.  ValueError names the first string that
-    is not byte level (or, with ``pairs``, not two tokens).
+    the result holds both sides, two per string (with ``tuples``, one ``(a, b)`` per
+    string).  ValueError names the first string that is not byte level (or, with
+    ``pairs``, not two tokens).
 
     Compiled (``_native/load_strings.c``): one pass, one bytes object per result.  Pure
     Python: every character stands for one byte, so the strings are translated to code
@@ -62,7 +63,7 @@ def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False) 
     native = load_strings()
     if native is not None:
         try:
-            return native[0](strings, pairs=pairs)
+            return native[0](strings, pairs=pairs, tuples=tuples)
         except ValueError as e:
             if len(e.args) != 2:
                 raise
@@ -80,7 +81,8 @@ def decode_byte_level(strings: list[str] | list[bytes], *, pairs: bool = False) 
         if not isinstance(text, str) or text.count(" ") != 1:
             raise ValueError(f"merge {text!r} is not two tokens")
         sides += text.split(" ")
-    return _decode_byte_level_py(sides)
+    both = _decode_byte_level_py(sides)
+    return list(zip(both[0::2], both[1::2])) if tuples else both
 
 
 def _decode_byte_level_py(strings: list[str]) -> list[bytes]:
@@ -132,18 +134,21 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     vocab = model.get("vocab") or {}
     if not isinstance(vocab, dict):
         raise _refuse("model.vocab is not an object of token: id")
-    kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
-    ranks: dict[bytes, int] = dict(zip(to_bytes([t for t, _ in kept]), [i for _, i in kept]))
+    strings, ids = list(vocab), list(vocab.values())
+    if not added_ids.isdisjoint(ids) or any(t in vocab for t in added):
+        kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
+        strings, ids = [t for t, _ in kept], [i for _, i in kept]
+    ranks: dict[bytes, int] = dict(zip(to_bytes(strings), ids))
     raw_merges = model.get("merges") or []
-    both = None
+    merges = None
     if isinstance(raw_merges, list):
         # every merge "a b" with one space (byte-level tokens hold none) or [a, b]: both
         # sides at once; a merge that is neither is worded by the loop below
         try:
-            both = decode_byte_level(raw_merges, pairs=True)
+            merges = decode_byte_level(raw_merges, pairs=True, tuples=True)
         except (ValueError, TypeError):
-            both = None
-    if both is None:
+            merges = None
+    if merges is None:
         sides: list[str] = []
         for m in raw_merges:
             if isinstance(m, str):
@@ -154,7 +159,7 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
                 a, b = m
             sides += (a, b)
         both = to_bytes(sides)
-    merges = list(zip(both[0::2], both[1::2]))
+        merges = list(zip(both[0::2], both[1::2]))
     steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
     if not byte_level and not _decoder_is_byte_level(data.get("decoder")):
         raise _refuse("no ByteLevel pre-tokenizer or decoder: the vocabulary is not byte-level BPE")
