@@ -3,7 +3,8 @@
 tiktoken (and HF with ``ignore_merges``) emits a token for a pre-split piece equal to it
 even where BPE merges cannot build it.  The streaming objects count pieces longer than 64
 characters with plain BPE records (appendable records, interval indexes, prepend states);
-each must still give 1 for such a piece.  Vocabularies: the 256 bytes, ``ab`` and
+each must still give 1 for such a piece, and the cuts must see the count drop to 1 at
+the piece's end.  Vocabularies: the 256 bytes, ``ab`` and
 unreachable runs ``x * L``, ``" " * L``, ``"ab" * (L // 2)`` (and a few more), compared with
 tiktoken built from the same ranks, for L around the limit.
 """
@@ -26,6 +27,7 @@ from bpe_stream import (  # noqa: E402
 )
 from bpe_stream.pretokenize.family import MEMBERS  # noqa: E402
 from bpe_stream.pretokenize.patterns import PATTERNS  # noqa: E402
+from bpe_stream.text.cuts import text_split_at_count, text_split_at_start  # noqa: E402
 
 LENGTHS = [63, 64, 65, 70, 130]
 PATTERN_NAMES = ["cl100k_base", "o200k_base", "llama3"]
@@ -153,6 +155,24 @@ def test_chunk_counts(L, name):
                 assert c.token_count == len(ref.encode_ordinary(c.text)) <= max_tokens
 
 
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [10, 64, 65, 130])
+def test_cuts(L, name):
+    """The largest prefix and the smallest suffix within a budget, over every prefix and suffix
+    count (a whole-piece token makes them non-monotonic: "x" * (L - 1) is L - 1 tokens, "x" * L one)."""
+    _tier(L if name == "cl100k_base" else 0)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        n = len(text)
+        prefix = [len(ref.encode_ordinary(text[:j])) for j in range(n + 1)]
+        suffix = [len(ref.encode_ordinary(text[i:])) for i in range(n + 1)]
+        for budget in (0, 1, 2, 3, 5, 40):
+            j = max(j for j in range(n + 1) if prefix[j] <= budget)
+            assert text_split_at_count(enc, text, budget) == (j, prefix[j]), (text, budget)
+            i = min(i for i in range(n + 1) if suffix[i] <= budget)
+            assert text_split_at_start(enc, text, budget) == i, (text, budget)
+
+
 def test_no_split_whole_text():
     """Without a pre-split the whole text is the one piece, long or short."""
     ranks = _ranks(70)
@@ -167,3 +187,5 @@ def test_no_split_whole_text():
             pe.prepend(ch)
         assert (ae.token_count, pe.token_count, IntervalCounter(enc, "a" + text).count(1, len(text) + 1)) == (1, 1, 1)
         assert len(ae.tokens()) == 1
+        assert text_split_at_count(enc, text, 1) == (len(text), 1)
+        assert text_split_at_start(enc, text, 1) == 0
