@@ -103,7 +103,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         # edit where it is longer than 64), and whose check covers the states' pieces.
         whole_max = whole_longer_than(enc, 0) if enc is not None and cls is TextPrependable else 0
         if whole_max:
-            cls = _with_long(max(TextPrependable._LONG, whole_max))
+            cls = _with_long(max(TextPrependable._LONG, whole_max), whole_max)
         return object.__new__(cls)
 
     def __reduce__(self):
@@ -845,9 +845,10 @@ class _WholeLong(TextPrependable):
     its piece with plain BPE after an edit shrinks it to ``_LONG`` characters or fewer.
     Such a piece is one of the first two after the edit (the state's piece is first, or
     second behind the pieces re-split in front of it), so those two are checked after
-    every edit: O(_LONG)."""
+    every edit when they have at most ``_WHOLE`` characters: O(_WHOLE)."""
 
     __slots__ = ()
+    _WHOLE = 0  # byte length of the longest whole-piece token
 
     def prepend(self, s: str) -> None:
         super().prepend(s)
@@ -867,7 +868,7 @@ class _WholeLong(TextPrependable):
                 return
             a, b = bounds.last(k), bounds.last(k + 1)  # the piece at distances (b, a]
             c = bounds.last_suf(k) - bounds.last_suf(k + 1)
-            if a - b > self._LONG or c == 1 or (self.gaps and any(
+            if a - b > self._WHOLE or c == 1 or (self.gaps and any(
                     end < a for _, end in self.gaps.starting_in(b + 1, self.n))):
                 continue  # (a gap: boundaries between a and b are not kept, more pieces)
             if self._window(a, b).encode("utf-8") not in whole:
@@ -881,12 +882,14 @@ class _WholeLong(TextPrependable):
                 bounds.push(self.n, bounds.last_suf() + c1)
 
 
-_LONGER: dict[int, type] = {}
+_LONGER: dict[tuple[int, int], type] = {}
 
 
-def _with_long(long: int) -> type:
-    """_WholeLong with ``_LONG = long`` (see ``TextPrependable.__new__``), one class per length."""
-    cls = _LONGER.get(long)
+def _with_long(long: int, whole: int) -> type:
+    """_WholeLong with ``_LONG = long`` and ``_WHOLE = whole`` (see ``TextPrependable.__new__``),
+    one class per pair."""
+    cls = _LONGER.get((long, whole))
     if cls is None:
-        cls = _LONGER[long] = type("TextPrependable", (_WholeLong,), {"__slots__": (), "_LONG": long})
+        cls = _LONGER[long, whole] = type("TextPrependable", (_WholeLong,),
+                                          {"__slots__": (), "_LONG": long, "_WHOLE": whole})
     return cls
