@@ -47,6 +47,11 @@ within a 2n budget, cut rather than dropped by truncations) for when the piece c
 back: an edit and its undo then swap records instead of re-adding the part in Python
 (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
+Whole-piece tokens (tiktoken's rule: a piece equal to a token is that token, though BPE
+may not build it): a long piece of at most ``whole_max`` characters (the longest such
+token's bytes, 0 when none is longer than ``_LONG``) counts 1 when it equals one, else
+its record's count; vocabularies without them pay one comparison.
+
 One character at a time (the common streaming case), the bundled patterns and the
 other members of the family, whose transitions are derived from their choices
 (:func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the

@@ -52,6 +52,9 @@ piece before the run ends, and its whitespace part is counted as the two pieces
 the patterns make of whitespace-only text (``_in_ws_run``).  Inside a run of one
 repeated character the count is that of ``unit * k``, whose prefix counts are
 eventually periodic (``_PeriodicRun``): O(1) after O(max_token_len) work.
+A piece counted with plain BPE here (long, or inside such a run) of at most
+``whole_max`` characters (the longest whole-piece token's bytes) counts 1 where it equals
+a whole-piece token (tiktoken's rule), see ``_whole_or``.
 
 With the compiled core, ``count`` first asks ``native_count`` (``_native/text_intervals.c``),
 which follows the branches of ``_count_python`` for ends on piece boundaries, inside
