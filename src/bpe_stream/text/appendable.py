@@ -47,6 +47,11 @@ within a 2n budget, cut rather than dropped by truncations) for when the piece c
 back: an edit and its undo then swap records instead of re-adding the part in Python
 (an all-whitespace text is one piece, ``\\s++$``, that a non-space splits).
 
+Whole-piece tokens (tiktoken's rule: a piece equal to a token is that token, though BPE
+may not build it): a long piece of at most ``whole_max`` characters (the longest such
+token's bytes, 0 when none is longer than ``_LONG``) counts 1 when it equals one, else
+its record's count; vocabularies without them pay one comparison.
+
 One character at a time (the common streaming case), the bundled patterns and the
 other members of the family, whose transitions are derived from their choices
 (:func:`~bpe_stream.pretokenize.fast_split.fast_split_for_member`): the
@@ -104,6 +109,7 @@ from ..pretokenize.long_pieces import (
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from .input import fix_surrogates
+from .piece_encoder import whole_longer_than
 from .records import DistanceRecords
 
 __all__ = ["TextAppendable"]
@@ -203,6 +209,7 @@ class TextAppendable:
         "stable_ends", "stable_cum", "tail", "tail_count", "records", "split_cache",
         "fast", "kind", "last_str", "ws_start", "pending", "tok", "tok_pieces",
         "upper_start", "upper_classes", "alts", "nl_seen", "edit_len", "short", "plain_bpe",
+        "whole_max",
     )
 
     def __init__(self, enc):
@@ -245,6 +252,9 @@ class TextAppendable:
         self.short = None
         # whether a piece's tokens are BPE's over its bytes (no whole-piece rule, no merge list)
         self.plain_bpe = not getattr(enc, "_whole", None) and getattr(enc, "_merges_engine", None) is None
+        # a long piece of at most this many characters may be a whole-piece token (0: none
+        # is longer than _LONG, so long pieces are plain BPE; see _whole_count)
+        self.whole_max = whole_longer_than(enc, _LONG)
 
     # ------------------------------------------------------------- protocol
     def __getstate__(self):
@@ -266,7 +276,7 @@ class TextAppendable:
         new = TextAppendable.__new__(TextAppendable)
         for name in ("enc", "pattern", "run_re", "mergeable", "margin", "tail_count", "split_cache",
                      "fast", "kind", "last_str", "ws_start", "pending", "tok_pieces",
-                     "upper_start", "upper_classes", "edit_len"):
+                     "upper_start", "upper_classes", "edit_len", "plain_bpe", "whole_max"):
             setattr(new, name, getattr(self, name))
         new.nl_seen = dict(self.nl_seen)
         new.short = None
@@ -282,6 +292,10 @@ class TextAppendable:
     def _piece_tokens(self, a: int, b: int):
         if b - a <= _LONG:
             return self.enc._pieces[self.text[a:b]]
+        if b - a <= self.whole_max:
+            token = self.enc._whole.get(self.text[a:b].encode("utf-8"))
+            if token is not None:
+                return [token]
         rec = self.records.get(a)
         if rec is not None and rec.end == b:
             tokens = rec.ba.tokens()
@@ -292,8 +306,7 @@ class TextAppendable:
     def tokens(self) -> list[int]:
         """Incremental: tokens of stable pieces are computed once and kept."""
         if self.pattern is None:
-            rec = self.records.get(0)
-            return rec.ba.tokens() if rec is not None else []
+            return self._piece_tokens(0, len(self.text)) if len(self.text) else []
         ends = self.stable_ends
         tok = self.tok
         for i in range(self.tok_pieces, len(ends) - 1):
@@ -364,6 +377,8 @@ class TextAppendable:
                     # the piece's record grows by s (what _long_count does, without its checks)
                     rec.append_char(s, self.run_re, self.mergeable)
                     c = rec.ba.token_count
+                    if L - a <= self.whole_max:
+                        c = self._whole_count(a, L, c)
                 else:
                     c = self._long_count(a, L)
             tail[-1] = (a, L, c)
@@ -423,6 +438,17 @@ class TextAppendable:
         return len(self.enc._pieces[piece])
 
     def _long_count(self, a: int, end: int) -> int:
+        """Token count of the long piece text[a:end], through its record (made, moved or
+        taken back from ``alts`` here)."""
+        c = self._long_bpe_count(a, end)
+        return self._whole_count(a, end, c) if end - a <= self.whole_max else c
+
+    def _whole_count(self, a: int, b: int, c: int) -> int:
+        """1 where the piece text[a:b] is a whole-piece token (tiktoken's rule), else its
+        BPE count ``c``."""
+        return 1 if self.text[a:b].encode("utf-8") in self.enc._whole else c
+
+    def _long_bpe_count(self, a: int, end: int) -> int:
         rec = self.records.get(a)
         if rec is None:
             # a piece that comes back, or grows from one that came back: its record from alts
@@ -597,7 +623,12 @@ class TextAppendable:
         if rec is None:
             rec = self.records[0] = _LongPiece(self.enc.bpe, 0)
         rec.set_end(self.text, len(self.text), None, frozenset())
-        self.tail_count = rec.ba.token_count
+        c = rec.ba.token_count
+        n = len(self.text)
+        # (no pre-split: the whole text is the one piece, short ones included)
+        if 0 < n and getattr(self.enc, "_whole", None) and n <= self.enc._whole_max_len():
+            c = self._whole_count(0, n, c)
+        self.tail_count = c
 
     def _is_stable_end(self, k: int, n: int) -> bool:
         """Whether the end of stable piece ``k`` stays stable for ``text[:n]``: ``text[e:n]``

@@ -57,6 +57,7 @@ from ..pretokenize.unicode import compile_regex
 from .appendable import TextAppendable
 from .input import check_text
 from .intervals import _TextIntervals, text_intervals
+from .piece_encoder import whole_longer_than
 from .normalized import NormalizedView
 
 __all__ = ["text_split_at", "text_split_at_start"]
@@ -523,6 +524,8 @@ def text_split_at_count(enc, text: str, max_tokens: int, start: int = 0) -> tupl
 
 def _scan_split_at(enc, text: str, budget: int, start: int) -> tuple[int, int]:
     """``text_split_at_count`` by feeding the pieces to a TextAppendable (see _text_scan)."""
+    if whole_longer_than(enc, 0):
+        return _whole_scan_split_at(enc, text, budget, start)
     ta = TextAppendable(enc)
     if ta.pattern is None:
         spans = _fixed_chunks(start, len(text))
@@ -619,14 +622,14 @@ def text_split_at_start(enc, text: str, max_tokens: int) -> int:
     budget = _check_budget(max_tokens)
     text = check_text(text)
     n = len(text)
-    if enc.pat_str is None:
+    if enc.pat_str is None and not whole_longer_than(enc, 0):
         data = text.encode("utf-8")
         cut = bytes_split_at_start(enc.bpe, data, budget)
         # move forward to a character boundary (a continuation byte starts no character)
         while cut < len(data) and (data[cut] & 0xC0) == 0x80:
             cut += 1
         return n - len(data[cut:].decode("utf-8"))
-    fast = fast_split_for(enc.pat_str)
+    fast = fast_split_for(enc.pat_str) if enc.pat_str is not None else None
     if fast is not None:
         cut = _split_at_start_by_hard_boundaries(enc, fast, text, budget)
         if cut is not None:
@@ -693,6 +696,11 @@ def _scan_split_at_start(enc, fast, text: str, budget: int) -> int:
     # Byte stop (any pattern): every token has at most max_token_len bytes, so once
     # bytes(text[i:]) > max_tokens * max_token_len no i' <= i fits.
     mtl = max(1, enc.bpe.max_token_len)
+    whole = whole_longer_than(enc, 0)
+    if whole:
+        # whole-piece tokens: the byte stop with the longest of them too; the region and
+        # punctuation-head stops read the vocabulary's BPE tokens only, so they are off
+        mtl = max(mtl, whole)
     byte_limit = budget * mtl
     nbytes = 0
     # _RegionTokenBound over text[i:]: checked at geometrically spaced sizes
@@ -702,7 +710,9 @@ def _scan_split_at_start(enc, fast, text: str, budget: int) -> int:
     span = max(4 * budget, 256)
     best = n
     i = n  # candidates >= i are done
-    head = _PunctHeadBound(enc) if fast is not None else None
+    head = _PunctHeadBound(enc) if fast is not None and not whole else None
+    if whole:
+        next_check = byte_limit + 1
     while True:
         q = max(0, n - span)
         index = text_intervals(enc, text[q:])
@@ -771,3 +781,48 @@ def normalized_split_at_start(enc, text: str, max_tokens: int) -> int:
         if a == i or enc.count(norm[a:]) <= max_tokens:
             return view.to_raw(a)
     return len(text)
+
+
+# ---- vocabularies with whole-piece tokens
+# A piece equal to a whole-piece token (one BPE may not build) is that one token, so a prefix
+# count can drop by up to that token's length when the prefix reaches the piece's end: the
+# stops above that read the vocabulary's BPE tokens (the appendable's windows, the region
+# bound) do not hold.  These vocabularies take an ascending scan with exact interval counts.
+
+
+def _whole_scan_split_at(enc, text: str, budget: int, start: int) -> tuple[int, int]:
+    """``text_split_at_count`` for a vocabulary with whole-piece tokens: every ``j`` from
+    ``start`` on is counted exactly (an interval index over a window ``text[start:e]``, ``e``
+    moving on by doubling the window; counts of its substrings are exact whatever the window).
+
+    Stops: bytes -- a token has at most ``M`` bytes (the longest BPE or whole-piece token),
+    so ``count(text[start:j]) >= bytes / M`` exceeds the budget past ``budget * M`` bytes;
+    hard boundaries (bundled patterns, see :func:`_split_at_by_hard_boundaries`) -- at a
+    hard boundary ``p`` with ``count(text[start:p]) >= budget`` every ``j > p`` has a count of
+    at least ``count(text[start:p]) + 1``.  Work: O(scanned) interval queries, the scanned
+    part at most ``budget * M`` bytes."""
+    n = len(text)
+    fast = fast_split_for(enc.pat_str) if enc.pat_str is not None else None
+    hard = _hard_boundary_test(fast) if fast is not None else None
+    byte_limit = budget * max(1, enc.bpe.max_token_len, whole_longer_than(enc, 0))
+    best, best_c = start, 0
+    nbytes = 0
+    span = max(4 * budget, 256)
+    j = start  # prefixes up to text[start:j] are done
+    while True:
+        e = min(n, start + span)
+        count = text_intervals(enc, text[start:e]).count
+        while j < e:
+            o = ord(text[j])
+            nbytes += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+            if nbytes > byte_limit:
+                return best, best_c
+            j += 1
+            c = count(0, j - start)
+            if c <= budget:
+                best, best_c = j, c
+            if c >= budget and hard is not None and j < n and _is_hard_at(hard, fast, text, j):
+                return best, best_c
+        if e == n:
+            return best, best_c
+        span *= 2

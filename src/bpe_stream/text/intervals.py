@@ -54,6 +54,9 @@ piece before the run ends, and its whitespace part is counted as the two pieces
 the patterns make of whitespace-only text (``_in_ws_run``).  Inside a run of one
 repeated character the count is that of ``unit * k``, whose prefix counts are
 eventually periodic (``_PeriodicRun``): O(1) after O(max_token_len) work.
+A piece counted with plain BPE here (long, or inside such a run) of at most
+``whole_max`` characters (the longest whole-piece token's bytes) counts 1 where it equals
+a whole-piece token (tiktoken's rule), see ``_whole_or``.
 
 With the compiled core, ``count`` first asks ``native_count`` (``_native/text_intervals.c``),
 which follows the branches of ``_count_python`` for ends on piece boundaries, inside
@@ -91,7 +94,7 @@ from ..pretokenize.fast_split import (
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import _hard_boundary_test, stable_margin
 from ..pretokenize.unicode import compile_regex
-from .piece_encoder import _CACHE_MAX_ENTRIES, _CACHEABLE_PIECE_LEN
+from .piece_encoder import _CACHE_MAX_ENTRIES, _CACHEABLE_PIECE_LEN, whole_longer_than
 
 _DIGITS = compile_regex(r"\p{N}{64,}")
 _WS_RUN = compile_regex(r"\s{%d,}" % 64)  # \s as the patterns read it
@@ -251,6 +254,10 @@ class _TextIntervals:
         # _EAGER_LONG characters or more (see _split_counts)
         self.long: dict[int, _LongPiece] = {}
         code = "i" if len(text) < 2**31 - 1 else "q"
+        # a piece counted here with plain BPE (a long one, or one inside a run of one
+        # character) may be a whole-piece token if it has at most this many characters (0:
+        # the vocabulary has none; see _whole_or)
+        self.whole_max = whole_longer_than(enc, 0)
         if enc._scan_kind:
             # the bundled patterns' pieces tile the text: one split (fast on ASCII
             # stretches) and the counts through the count cache (compiled where built)
@@ -268,11 +275,10 @@ class _TextIntervals:
             starts = array(code)
             cum = [0]
             total = 0
-            bpe_count = enc.bpe.count
             for m in self.pattern.finditer(text):
                 a, b = m.span()
                 starts.append(a)
-                total += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
+                total += len(pieces[m.group()]) if b - a <= _LONG else self._long_count(m.group())
                 cum.append(total)
             starts.append(len(text))
         self.starts = starts  # piece starts, then len(text); cum[k] = count before piece k
@@ -398,10 +404,25 @@ class _TextIntervals:
         )
 
     # ------------------------------------------------------------ helpers
+    def _whole_or(self, a: int, b: int, c: int) -> int:
+        """Count ``c`` of the piece ``text[a:b]`` by plain BPE, or 1 where the piece is
+        a whole-piece token (tiktoken's rule; only pieces up to ``whole_max`` can be)."""
+        if b - a <= self.whole_max and self.text[a:b].encode("utf-8") in self.enc._whole:
+            return 1
+        return c
+
+    def _long_count(self, piece: str) -> int:
+        """Count of the long piece ``piece`` (not through the piece cache)."""
+        if len(piece) <= self.whole_max:
+            return len(self.enc._encode_piece(piece))
+        return self.enc.bpe.count(piece.encode("utf-8"))
+
     def _piece_count(self, k: int, a: int, b: int) -> int:
         """Count of ``text[a:b]`` as *one* piece, where [a, b) lies inside whole-text piece k."""
         if b - a <= _LONG:
             return len(self.enc._pieces[self.text[a:b]])
+        if b - a <= self.whole_max and self.text[a:b].encode("utf-8") in self.enc._whole:
+            return 1
         uni = self.uni
         if uni:  # inside a run of one character c: the raw count of c * (b - a), no index needed
             x = bisect_right(uni, (a, len(self.text) + 1)) - 1
@@ -419,11 +440,10 @@ class _TextIntervals:
 
     def _count_direct(self, i: int, j: int) -> int:
         pieces = self.enc._pieces
-        bpe_count = self.enc.bpe.count
         c = 0
         for m in self.pattern.finditer(self.text, i, j):
             a, b = m.span()
-            c += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
+            c += len(pieces[m.group()]) if b - a <= _LONG else self._long_count(m.group())
         return c
 
     def _is_word(self, s: int, t: int) -> bool:
@@ -548,7 +568,6 @@ class _TextIntervals:
                 c, r = d
                 return c if r == j else c + self.count(r, j)
         pieces = self.enc._pieces
-        bpe_count = self.enc.bpe.count
         c = 0
         for m in self.pattern.finditer(text, i, j):
             a, b = m.span()
@@ -557,7 +576,7 @@ class _TextIntervals:
             k = bisect_array(starts, a) - 1
             if starts[k] == a and a > i:
                 return c + cum[ke] - cum[k] + tailc
-            c += len(pieces[m.group()]) if b - a <= _LONG else bpe_count(m.group().encode("utf-8"))
+            c += len(pieces[m.group()]) if b - a <= _LONG else self._long_count(m.group())
         return self._count_direct(i, j)
 
     def _end_stable(self, j: int):
@@ -693,7 +712,8 @@ class _TextIntervals:
         if self.fast.char_class(c) in (D, None):
             return None
         unit = c.encode("utf-8")
-        return _periodic_count(self.enc.bpe, unit, len(unit) * (j - i))
+        count = _periodic_count(self.enc.bpe, unit, len(unit) * (j - i))
+        return self._whole_or(i, j, count)
 
     def _digits_from(self, i: int, j: int):
         """(count, r) for i inside a long digit run [rs, r): the digits of text[i:min(j, r)]
@@ -829,7 +849,7 @@ class _TextIntervals:
         rs, re_ = self.ws_runs[x]
         if lp is None:
             lp = self.run_index[x] = _LongPiece(self.enc.bpe, self.text[rs:re_])
-        return lp.count(a - rs, b - rs)
+        return self._whole_or(a, b, lp.count(a - rs, b - rs))
 
     def _ws_count(self, k: int, i: int, j: int) -> int:
         """Count of the whitespace-only text[i:j] (inside whole-text piece k) on its own."""
@@ -854,11 +874,17 @@ class _NoSplitText:
         data = text.encode("utf-8")
         self.raw = _BytesIntervals(enc.bpe, data)
         self.offs = _char_offsets(text, data)
+        # the range is the one piece: a whole-piece token where it equals one (0: none)
+        self.whole_max = whole_longer_than(enc, 0)
+        self.enc = enc
+        self.text = text
 
     def memory_bytes(self) -> int:
         return self.raw.memory_bytes() + (0 if self.offs is None else self.offs.itemsize * len(self.offs))
 
     def count(self, i, j):
+        if 0 < j - i <= self.whole_max and self.text[i:j].encode("utf-8") in self.enc._whole:
+            return 1
         if self.offs is None:
             return self.raw.count(i, j)
         return self.raw.count(self.offs[i], self.offs[j])

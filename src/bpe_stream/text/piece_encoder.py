@@ -192,6 +192,17 @@ class PieceEncoder:
             pieces, counts, counts.__getitem__, _CACHEABLE_PIECE_LEN, _CACHE_MAX_ENTRIES
         )
 
+    def _whole_max_len(self) -> int:
+        """Byte length of the longest whole-piece token (0: none).  A piece of more characters
+        has more bytes, so it is no such token: the streaming objects, which count long
+        pieces with plain BPE, check only pieces up to this length (decided once per
+        ``_whole`` dict, which ``_set_merge_rules`` may replace)."""
+        whole = self._whole
+        known = getattr(self, "_whole_len", None)
+        if known is None or known[0] is not whole:
+            known = self._whole_len = (whole, max(map(len, whole), default=0))
+        return known[1]
+
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
         """The tokens of one piece, as the vocabulary's ids."""
         if self._whole:
@@ -344,6 +355,14 @@ class PieceEncoder:
             if total > limit:
                 return None
         return total
+
+
+def whole_longer_than(enc, n: int) -> int:
+    """Byte length of the longest whole-piece token of ``enc`` if it is longer than ``n``,
+    else 0.  Objects that count pieces of more than ``n`` characters with plain BPE check
+    such a piece against the whole-piece tokens only up to this length (none when 0)."""
+    whole_max = enc._whole_max_len() if getattr(enc, "_whole", None) else 0
+    return whole_max if whole_max > n else 0
 
 
 def _whole_text(text: str) -> list[str]:

@@ -65,7 +65,7 @@ from ...pretokenize.long_pieces import _COMPRESSIBLE, run_regex_for
 from ...pretokenize.patterns import SPACE_CHARS, SPACE_SET
 from ...pretokenize.unicode import compile_regex
 from ...text.input import fix_surrogates
-from ...text.piece_encoder import _CACHEABLE_PIECE_LEN
+from ...text.piece_encoder import _CACHEABLE_PIECE_LEN, whole_longer_than
 from ...text.records import DistanceRecords
 from .alts import DistanceMap, EarlierSplits
 from .boundary_stack import BoundaryStack
@@ -93,6 +93,21 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
     # A first piece longer than this gets a state (front/words.py, front/runs.py, front/digits.py), and
     # a re-split keeps the raw prependable of a longer piece it meets (front/merges.py).
     _LONG = 64
+
+    def __new__(cls, enc=None):
+        # Pieces of at most _LONG characters are counted through the encoding (its piece
+        # cache), longer ones by the states with plain BPE.  A vocabulary with whole-piece
+        # tokens (tiktoken emits one for a piece equal to it, which BPE may not build) gets
+        # _WholeLong, whose _LONG is at least the longest one's byte length, so a re-split
+        # counts every piece that may equal one through the encoding (O(that length) per
+        # edit where it is longer than 64), and whose check covers the states' pieces.
+        whole_max = whole_longer_than(enc, 0) if enc is not None and cls is TextPrependable else 0
+        if whole_max:
+            cls = _with_long(max(TextPrependable._LONG, whole_max), whole_max)
+        return object.__new__(cls)
+
+    def __reduce__(self):
+        return (TextPrependable, (self.enc,), self.__getstate__())
 
     def __init__(self, enc):
         self.enc = enc
@@ -177,7 +192,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         return self.enc.encode_ordinary(self.get_text())
 
     def copy(self):
-        new = TextPrependable.__new__(TextPrependable)
+        new = object.__new__(type(self))
         new.enc, new.pattern, new.n, new.pending = self.enc, self.pattern, self.n, self.pending
         new.wc, new.run_re, new.mergeable = self.wc, self.run_re, self.mergeable
         new.run = None if self.run is None else self.run._replace(bp=self.run.bp.copy())
@@ -559,7 +574,7 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
         pieces = self.enc._pieces
         if self.pattern is None:
             bounds.pop_above(0)
-            bounds.push(n, self.enc.bpe.count(self.get_text().encode("utf-8")) if n else 0)
+            bounds.push(n, len(self.enc._encode_piece(self.get_text())) if n else 0)
             return
         # A word state just saved for the old first piece W (distances (w0, w1)): when a new
         # piece ends at w0 - 1, W minus its lead is the next piece (see _saved_word_count).
@@ -817,3 +832,64 @@ class TextPrependable(WordPieces, RunPieces, DigitRuns, MergedStretches, Periodi
             return False
         body = a if _LETTER.match(front, a) else a + 1  # after the optional lead
         return O200K_FIRST_RUN.match(front, body).end() == len(front)
+
+
+
+class _WholeLong(TextPrependable):
+    """TextPrependable for a vocabulary with whole-piece tokens (``_LONG`` is at least the
+    longest one's byte length, see ``TextPrependable.__new__``).
+
+    Invariant: as TextPrependable's, with whole-piece tokens counted.  A re-split counts
+    every piece of at most ``_LONG`` characters through the encoding (whole-piece rule
+    included) and a longer one cannot be such a token; only a state (word, run) counts
+    its piece with plain BPE after an edit shrinks it to ``_LONG`` characters or fewer.
+    Such a piece is one of the first two after the edit (the state's piece is first, or
+    second behind the pieces re-split in front of it), so those two are checked after
+    every edit when they have at most ``_WHOLE`` characters: O(_WHOLE)."""
+
+    __slots__ = ()
+    _WHOLE = 0  # byte length of the longest whole-piece token
+
+    def prepend(self, s: str) -> None:
+        super().prepend(s)
+        self._count_whole_front()
+
+    def truncate(self, n: int) -> None:
+        super().truncate(n)
+        self._count_whole_front()
+
+    def _count_whole_front(self) -> None:
+        bounds = self.bounds
+        if self.dig is not None or self.pattern is None or not bounds.has(2):
+            return  # (a digit-run state may stand for the end of the first piece: no check)
+        whole = self.enc._whole
+        for k in (1, 2):
+            if not bounds.has(k + 1):
+                return
+            a, b = bounds.last(k), bounds.last(k + 1)  # the piece at distances (b, a]
+            c = bounds.last_suf(k) - bounds.last_suf(k + 1)
+            if a - b > self._WHOLE or c == 1 or (self.gaps and any(
+                    end < a for _, end in self.gaps.starting_in(b + 1, self.n))):
+                continue  # (a gap: boundaries between a and b are not kept, more pieces)
+            if self._window(a, b).encode("utf-8") not in whole:
+                continue
+            if k == 1:
+                bounds.set_front(a, 1)
+            else:
+                c1 = bounds.last_suf(1) - bounds.last_suf(2)  # the first piece, in front of it
+                bounds.pop()
+                bounds.set_front(a, 1)
+                bounds.push(self.n, bounds.last_suf() + c1)
+
+
+_LONGER: dict[tuple[int, int], type] = {}
+
+
+def _with_long(long: int, whole: int) -> type:
+    """_WholeLong with ``_LONG = long`` and ``_WHOLE = whole`` (see ``TextPrependable.__new__``),
+    one class per pair."""
+    cls = _LONGER.get((long, whole))
+    if cls is None:
+        cls = _LONGER[long, whole] = type("TextPrependable", (_WholeLong,),
+                                          {"__slots__": (), "_LONG": long, "_WHOLE": whole})
+    return cls

@@ -1,0 +1,196 @@
+"""Whole-piece tokens longer than the streaming objects' long-piece limit (64 characters).
+
+tiktoken (and HF with ``ignore_merges``) emits a token for a pre-split piece equal to it
+even where BPE merges cannot build it.  The streaming objects count pieces longer than 64
+characters with plain BPE records (appendable records, interval indexes, prepend states);
+each must still give 1 for such a piece, and the cuts must see the count drop to 1 at
+the piece's end.  Vocabularies: the 256 bytes, ``ab`` and
+unreachable runs ``x * L``, ``" " * L``, ``"ab" * (L // 2)`` (and a few more), compared with
+tiktoken built from the same ranks, for L around the limit.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from conftest import full_tier_only
+
+tiktoken = pytest.importorskip("tiktoken")
+
+from bpe_stream import (  # noqa: E402
+    AppendableEncoder,
+    Chunker,
+    Encoding,
+    IntervalCounter,
+    PrependableEncoder,
+)
+from bpe_stream.pretokenize.family import MEMBERS  # noqa: E402
+from bpe_stream.pretokenize.patterns import PATTERNS  # noqa: E402
+from bpe_stream.text.cuts import text_split_at_count, text_split_at_start  # noqa: E402
+
+LENGTHS = [63, 64, 65, 70, 130]
+PATTERN_NAMES = ["cl100k_base", "o200k_base", "llama3"]
+
+
+def _ranks(L: int) -> dict[bytes, int]:
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"ab"] = 256
+    for extra in (b"x" * L, b" " * L, b"ab" * (L // 2), b"\n" * L, b"!" * L, b" " + b"x" * (L - 1)):
+        ranks.setdefault(extra, len(ranks))  # each unreachable: no merge builds it
+    return ranks
+
+
+@functools.lru_cache(maxsize=None)
+def _pair(L: int, name: str):
+    """(bpe_stream Encoding, tiktoken Encoding) over the same ranks and pattern."""
+    ranks = _ranks(L)
+    if name == "llama3":
+        member = MEMBERS["llama3"]
+        base = Encoding("t", pat_str=PATTERNS["cl100k_base"], mergeable_ranks=ranks, special_tokens={})
+        enc = Encoding("t+llama3", pretokenizer=member, bpe=base.bpe)
+        pat = member.pattern
+    else:
+        enc = Encoding("t", pat_str=PATTERNS[name], mergeable_ranks=ranks, special_tokens={})
+        pat = PATTERNS[name]
+    ref = tiktoken.Encoding("t-" + name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    return enc, ref
+
+
+def _tier(L: int) -> None:
+    """The fast tier takes L = 65 (the first length past the limit), the full tier all."""
+    if L != 65:
+        full_tier_only()
+
+
+def _texts(L: int) -> list[str]:
+    h = L // 2
+    return [
+        "x" * L, "q " + "x" * L, "x" * L + " q", "ab" * h, " " * L + "z", "\n" + " " * L,
+        "x" * (2 * L), "\n" + " " * L + "z", "!" * L + "x", " " + "x" * (L - 1) + "!",
+        "ab" * h + "!" + "x" * L + " " * L + "q" + "\n" * L,
+    ]
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", LENGTHS)
+def test_appendable(L, name):
+    _tier(L)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        ae = AppendableEncoder(enc)
+        for i, ch in enumerate(text, 1):
+            ae.append(ch)
+            assert ae.token_count == len(ref.encode_ordinary(text[:i])), (text[:i],)
+        assert ae.tokens() == ref.encode_ordinary(text)
+        for step in (3, L):
+            ae = AppendableEncoder(enc)
+            for i in range(0, len(text), step):
+                ae.append(text[i : i + step])
+            assert ae.token_count == len(ref.encode_ordinary(text))
+            for n in (len(text) - 1, L, L - 1, 2):
+                if 0 <= n <= len(text):
+                    cut = ae.copy()
+                    cut.truncate(n)
+                    assert cut.token_count == len(ref.encode_ordinary(text[:n])), (text, n)
+                    cut.append(text[n:])
+                    assert cut.token_count == len(ref.encode_ordinary(text)), (text, n)
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", LENGTHS)
+def test_prependable(L, name):
+    _tier(L)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        pe = PrependableEncoder(enc)
+        for i in range(len(text) - 1, -1, -1):
+            pe.prepend(text[i])
+            assert pe.token_count == len(ref.encode_ordinary(text[i:])), (text[i:],)
+        assert pe.tokens() == ref.encode_ordinary(text)
+        for n in (len(text) - 1, L, L - 1, 2):
+            if 0 <= n <= len(text):
+                cut = pe.copy()
+                cut.truncate(n)
+                assert cut.token_count == len(ref.encode_ordinary(text[len(text) - n :])), (text, n)
+                cut.prepend(text[: len(text) - n])
+                assert cut.token_count == len(ref.encode_ordinary(text)), (text, n)
+        pe = PrependableEncoder(enc)
+        for i in range(len(text), 0, -L):
+            pe.prepend(text[max(0, i - L) : i])
+        assert pe.token_count == len(ref.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", LENGTHS)
+def test_interval_counter(L, name):
+    _tier(L)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        ic = IntervalCounter(enc, text)
+        n = len(text)
+        # ranges ending inside or at the long pieces, from starts around them
+        starts = sorted({0, 1, 2, n // 2, max(0, n - L), max(0, n - L - 1)})
+        for i in starts:
+            for j in range(i, n + 1):
+                assert ic.count(i, j) == len(ref.encode_ordinary(text[i:j])), (text, i, j)
+    if L == 65:  # every sub-range of a short text
+        text = "q " + "x" * L + " q"
+        ic = IntervalCounter(enc, text)
+        for i in range(len(text) + 1):
+            for j in range(i, len(text) + 1):
+                assert ic.count(i, j) == len(ref.encode_ordinary(text[i:j])), (text, i, j)
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [64, 65, 130])
+def test_chunk_counts(L, name):
+    """Each chunk's count is tiktoken's and within the budget; streamed chunks are the same."""
+    _tier(L if name == "cl100k_base" else 0)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        for max_tokens in (1, 2, 5):
+            chunker = Chunker(enc, max_tokens=max_tokens)
+            chunks = chunker(text)
+            assert "".join(c.text for c in chunks) == text
+            for c in chunks:
+                assert c.token_count == len(ref.encode_ordinary(c.text)) <= max_tokens
+            streamed = chunker.chunk_stream(text[i : i + 7] for i in range(0, len(text), 7))
+            assert [(c.start, c.end, c.token_count) for c in streamed] == [
+                (c.start, c.end, c.token_count) for c in chunks]
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [10, 64, 65, 130])
+def test_cuts(L, name):
+    """The largest prefix and the smallest suffix within a budget, over every prefix and suffix
+    count (a whole-piece token makes them non-monotonic: "x" * (L - 1) is L - 1 tokens, "x" * L one)."""
+    _tier(L if name == "cl100k_base" else 0)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        n = len(text)
+        prefix = [len(ref.encode_ordinary(text[:j])) for j in range(n + 1)]
+        suffix = [len(ref.encode_ordinary(text[i:])) for i in range(n + 1)]
+        for budget in (0, 1, 2, 3, 5, 40):
+            j = max(j for j in range(n + 1) if prefix[j] <= budget)
+            assert text_split_at_count(enc, text, budget) == (j, prefix[j]), (text, budget)
+            i = min(i for i in range(n + 1) if suffix[i] <= budget)
+            assert text_split_at_start(enc, text, budget) == i, (text, budget)
+
+
+def test_no_split_whole_text():
+    """Without a pre-split the whole text is the one piece, long or short."""
+    ranks = _ranks(70)
+    ranks[b"xyz"] = len(ranks)
+    enc = Encoding("t", pat_str=None, mergeable_ranks=ranks, special_tokens={})
+    for text in ("x" * 70, "xyz"):
+        ae = AppendableEncoder(enc)
+        for ch in text:
+            ae.append(ch)
+        pe = PrependableEncoder(enc)
+        for ch in reversed(text):
+            pe.prepend(ch)
+        assert (ae.token_count, pe.token_count, IntervalCounter(enc, "a" + text).count(1, len(text) + 1)) == (1, 1, 1)
+        assert len(ae.tokens()) == 1
+        assert text_split_at_count(enc, text, 1) == (len(text), 1)
+        assert text_split_at_start(enc, text, 1) == 0
