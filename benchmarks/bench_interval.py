@@ -6,7 +6,9 @@ with a BytePairEncoding), then random queries of each range length; microseconds
 query (CPU time of the calling thread, queries timed in batches of 2,000, the best
 batch of 5: the machine is shared, and other processes' cache traffic inflates CPU
 time too), ``memory_bytes()`` per input byte, and the build time.  Compiled core
-and pure Python side by side; answers checked against ``count`` of the slice.
+and pure Python side by side; answers checked against ``count`` of the slice.  The
+reference row, measured in the same run: tiktoken counting the slice
+(``len(encode_ordinary(text[i:j]))``), what a caller without an index does.
 
     python benchmarks/bench_interval.py --markdown benchmarks/results_interval.md
 """
@@ -21,9 +23,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import corpus  # noqa: E402
-from _native_common import write_results  # noqa: E402
+from _native_common import tiktoken_encoding, write_results  # noqa: E402
 
 LENGTHS = [1, 10, 100, 1_000, 10_000, 100_000]
+
+
+class SliceCount:
+    """The reference: slice the text and count the slice with tiktoken."""
+
+    def __init__(self, tt, text):
+        self.tt, self.text = tt, text
+
+    def count(self, i, j):
+        return len(self.tt.encode_ordinary(self.text[i:j]))
 
 
 def per_query(counter, n, length, rng, batches=5, size=2000):
@@ -52,6 +64,14 @@ def main():
         for label, fname in (("English", "tinyshakespeare.txt"), ("multilingual", "multilingual_sentences.txt")):
             text = corpus(fname)[: args.size]
             data = text.encode()[: args.size]
+            tt = tiktoken_encoding(name)
+            if tt is not None:
+                ref = SliceCount(tt, text)
+                us = [per_query(ref, len(text), n, random.Random(n), batches=3, size=max(20, 2000 // max(1, n // 100)))
+                      for n in LENGTHS if n <= len(text)]
+                rows.append(f"| {name} | {label} text | tiktoken, slice and count | – | – | "
+                            + " | ".join(f"{u:.2f}" for u in us) + " |")
+                print(rows[-1], flush=True)
             for impl, e in (("compiled", enc), ("pure Python", pure)):
                 for kind, obj, src in (("text", e, text), ("raw bytes", e.bpe, data)):
                     t = time.thread_time()
