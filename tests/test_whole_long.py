@@ -221,10 +221,11 @@ def _ab_pair(L: int, name: str, compiled: bool = True):
 def test_chunker_whole_letter_run(L, name):
     """Chunks over runs of ``ab`` equal to (or around) the whole-piece token, from the
     compiled cuts (chunk_cuts.c), the Python path and the pure-Python core: each count is
-    tiktoken's, the chunks join back (overlap 0) or each starts at the earliest position
-    whose text up to the previous chunk's end fits the overlap, and each chunk is the
-    longest prefix of the rest that fits (overlap 0; up to the byte horizon: no token holds
-    more than ``max(2, L)`` bytes here) and one more character does not fit."""
+    tiktoken's, streamed chunks are the same, the chunks join back (overlap 0) or each
+    starts at the earliest position whose text up to the previous chunk's end fits the
+    overlap, and each chunk is the longest prefix of the rest that fits (overlap 0; up to
+    the byte horizon: no token holds more than ``max(2, L)`` bytes here) and one more
+    character does not fit."""
     import bpe_stream.chunk.chunker as chunker_module
 
     w = "ab" * (L // 2)
@@ -251,8 +252,13 @@ def test_chunker_whole_letter_run(L, name):
                     horizon = max_tokens * max(2, L)
                     # (40 with an overlap: suffixes of letter runs longer than 64 characters)
                     for overlap in (0, 1) if 1 < max_tokens < 40 else (0,) if max_tokens == 1 else (1, 20):
-                        chunks = Chunker(enc, max_tokens, overlap=overlap, boundaries="exact")(text)
+                        chunker = Chunker(enc, max_tokens, overlap=overlap, boundaries="exact")
+                        chunks = chunker(text)
                         assert chunks[0].start == 0 and chunks[-1].end == n
+                        if cuts is not None:  # streamed (once: the fast tier's budget)
+                            streamed = chunker.chunk_stream(text[i : i + 7] for i in range(0, n, 7))
+                            assert [(c.start, c.end, c.token_count) for c in streamed] == [
+                                (c.start, c.end, c.token_count) for c in chunks]
                         for c in chunks:
                             assert c.text == text[c.start : c.end]
                             assert c.token_count == count(text, c.start, c.end) <= max_tokens, (text, c)

@@ -43,8 +43,9 @@ Why it is exact.
    ``T[b_o:j]``), rule 2 gives ``count(T[s:j]) >= C(b_o) > max_tokens`` --
    for text not held yet too, since the rule only looks at ``T[b_o:j]``.  Also
    no ``j`` with more than ``max_tokens * max_token_len`` UTF-8 bytes after
-   ``s`` fits.  When ``b_o`` is a hard boundary (rule 5) the bound is ``b_o``
-   itself.  So the candidates are the ``j`` below that bound, tried from the
+   ``s`` fits (``max_token_len`` at least the longest whole-piece token: a
+   piece equal to one is that one token, though BPE merges cannot build it).
+   When ``b_o`` is a hard boundary (rule 5) the bound is ``b_o`` itself.  So the candidates are the ``j`` below that bound, tried from the
    top down with exact counts; the first that fits is the cut.  The held text
    decides the cut once the bound is within it (``NEED_MORE`` otherwise);
    this is the chunker's streaming certificate for pre-split text.
@@ -57,8 +58,9 @@ Why it is exact.
    alternative applies; the tests check this claim by brute force).  For
    ``j`` in ``[lo, b_o]``, with ``lo = a + 1`` if ``a`` is hard (rule 5) or
    ``a == s`` and ``lo = a + margin`` otherwise, ``a`` is stable for ``j``, so
-   ``count(T[s:j]) = C(a) + bpe.count(bytes of T[a:j])``: a cache lookup for
-   short ``P``, one :class:`~bpe_stream.bpe.table.PrefixTable` of ``P``'s bytes for
+   ``count(T[s:j]) = C(a) + bpe.count(bytes of T[a:j])`` (1 when ``T[a:j]`` is a
+   whole-piece token, looked up among the ends up to its longest length): a
+   cache lookup for short ``P``, one :class:`~bpe_stream.bpe.table.PrefixTable` of ``P``'s bytes for
    long ``P`` (its sliding-window minimum gives the exact point past which no
    raw prefix fits; see :mod:`bpe_stream.bpe.table`).  Other long pieces (runs of
    whitespace or punctuation), and long whitespace before a witness, fall back
@@ -567,14 +569,15 @@ class ChunkView:
         Whole-piece tokens hold at most ``whole_max`` bytes, so they are looked up only
         among the ends up to ``a + whole_max``, and the raw search reads at least that far
         (plus two characters) of the run: every end it checks is then one piece, and the
-        first piece of ``text[a:j]`` for an end past the part read is too long to be one
-        of them.  Text not held yet may complete such a token: ``NEED_MORE``.
+        first piece of ``text[a:j]`` for an end past the part read (it reaches the part's
+        last character but one) is too long to be one of them.  Text not held yet may
+        complete such a token, or hold such an end: ``NEED_MORE`` until that much is held.
         """
         tc = self.tc
         whole_max = tc.whole_max
         if not whole_max or c_a >= self.max_tokens:
             return self._cut_in_run_bpe(a, c_a, lo, hi_j, need_stop)
-        if need_stop and hi_j < a + whole_max:
+        if need_stop and hi_j < a + whole_max + 2:
             return NEED_MORE
         found = self._cut_in_run_bpe(a, c_a, lo, hi_j, need_stop, whole_max + 2)
         if found is _NOT_A_RUN or found is NEED_MORE:
