@@ -277,3 +277,43 @@ def test_chunker_whole_letter_run(L, name):
                                     assert count(text, c.start, j) > max_tokens, (text, c, j)
         finally:
             chunker_module._exact_cuts = compiled_cuts
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [10, 65, 300])
+def test_chunker_whole_runs_with_overlap(L, name):
+    """Exact chunks over the runs of ``_texts`` (one repeated character, space + letters),
+    with overlaps: counts are tiktoken's, each chunk is the longest prefix that fits (up to
+    the byte horizon), and each overlap start is the earliest start whose text up to the
+    previous end fits, unless no chunk from there ends past that end (then the overlap is
+    dropped).  L = 300: head pieces longer than 256 characters equal to a whole token."""
+    if L != 65:
+        full_tier_only()
+    enc, ref = _pair(L, name)
+    memo = {}
+
+    def count(text, i, j):
+        key = (text, i, j)
+        if key not in memo:
+            memo[key] = len(ref.encode_ordinary(text[i:j]))
+        return memo[key]
+
+    for text in _texts(L) + ["q" + "x" * (L + 30), "x" * (L + 40) + " q"]:
+        n = len(text)
+        for max_tokens in (1, 2, 3, 5, 16, 40):
+            for overlap in sorted({0, 1, max_tokens // 2} - {max_tokens}):
+                chunks = Chunker(enc, max_tokens, overlap=overlap, boundaries="exact")(text)
+                assert chunks[0].start == 0 and chunks[-1].end == n
+                for c in chunks:
+                    assert c.token_count == count(text, c.start, c.end) <= max_tokens, (text, c)
+                for prev, nxt in zip(chunks, chunks[1:]):
+                    if overlap == 0:
+                        assert nxt.start == prev.end
+                        for j in range(prev.end + 1, min(n, prev.start + max_tokens * L) + 1):
+                            assert count(text, prev.start, j) > max_tokens, (text, prev, j)
+                    else:
+                        i0 = next(i for i in range(prev.start + 1, prev.end + 1) if count(text, i, prev.end) <= overlap)
+                        if nxt.start != i0:
+                            assert nxt.start == prev.end, (text, prev, nxt, i0)
+                            for j in range(prev.end + 1, n + 1):
+                                assert count(text, i0, j) > max_tokens, (text, prev, nxt, i0, j)
