@@ -194,3 +194,126 @@ def test_no_split_whole_text():
         assert len(ae.tokens()) == 1
         assert text_split_at_count(enc, text, 1) == (len(text), 1)
         assert text_split_at_start(enc, text, 1) == 0
+
+
+
+@functools.lru_cache(maxsize=None)
+def _ab_pair(L: int, name: str, compiled: bool = True):
+    """The 256 bytes, ``ab`` and the unreachable ``"ab" * (L // 2)``: every prefix of a run
+    of ``ab`` is one letter piece, counted by the chunker's letter-run shortcuts (in pure
+    Python unless ``compiled``)."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"ab"] = 256
+    ranks[b"ab" * (L // 2)] = 257
+    base = Encoding("t", pat_str=PATTERNS["cl100k_base" if name == "llama3" else name], mergeable_ranks=ranks,
+                    special_tokens={})
+    bpe = base.bpe if compiled or not base.bpe.native else base.bpe._python_twin()
+    if name == "llama3":
+        enc = Encoding("t-llama3", pretokenizer=MEMBERS["llama3"], bpe=bpe)
+    else:
+        enc = Encoding("t-" + name, pat_str=PATTERNS[name], bpe=bpe, special_tokens={})
+    pat = enc.pat_str
+    return enc, tiktoken.Encoding("ab-" + name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [4, 10, 65])
+def test_chunker_whole_letter_run(L, name):
+    """Chunks over runs of ``ab`` equal to (or around) the whole-piece token, from the
+    compiled cuts (chunk_cuts.c), the Python path and the pure-Python core: each count is
+    tiktoken's, streamed chunks are the same, the chunks join back (overlap 0) or each
+    starts at the earliest position whose text up to the previous chunk's end fits the
+    overlap, and each chunk is the longest prefix of the rest that fits (overlap 0; up to
+    the byte horizon: no token holds more than ``max(2, L)`` bytes here) and one more
+    character does not fit."""
+    import bpe_stream.chunk.chunker as chunker_module
+
+    w = "ab" * (L // 2)
+    texts = [w, w + "a", " " + w + "b", w + " " + w, "x " + w + "! " + w + "a", w[:-1] + "," + w + "\n" + w,
+             "ab " + w + w + " " + w[2:] + "." + " " + w, w + "  " + w[:-2] + "'" + w]
+    ref = _ab_pair(L, name)[1]
+    compiled_cuts = chunker_module._exact_cuts
+    variants = [(True, compiled_cuts), (True, None), (False, None)]
+    memo = {}  # tiktoken's counts, shared by the variants
+
+    def count(text, i, j):
+        key = (text, i, j)
+        if key not in memo:
+            memo[key] = len(ref.encode_ordinary(text[i:j]))
+        return memo[key]
+
+    for compiled, cuts in variants:
+        enc = _ab_pair(L, name, compiled)[0]
+        chunker_module._exact_cuts = cuts
+        try:
+            for text in texts:
+                n = len(text)
+                for max_tokens in (1, 2, 3, 5, 16, 40):
+                    horizon = max_tokens * max(2, L)
+                    # (40 with an overlap: suffixes of letter runs longer than 64 characters)
+                    for overlap in (0, 1) if 1 < max_tokens < 40 else (0,) if max_tokens == 1 else (1, 20):
+                        chunker = Chunker(enc, max_tokens, overlap=overlap, boundaries="exact")
+                        chunks = chunker(text)
+                        assert chunks[0].start == 0 and chunks[-1].end == n
+                        if cuts is not None:  # streamed (once: the fast tier's budget)
+                            streamed = chunker.chunk_stream(text[i : i + 7] for i in range(0, n, 7))
+                            assert [(c.start, c.end, c.token_count) for c in streamed] == [
+                                (c.start, c.end, c.token_count) for c in chunks]
+                        for c in chunks:
+                            assert c.text == text[c.start : c.end]
+                            assert c.token_count == count(text, c.start, c.end) <= max_tokens, (text, c)
+                        if overlap == 0:
+                            assert "".join(c.text for c in chunks) == text
+                        for prev, nxt in zip(chunks, chunks[1:]):
+                            # the overlap: the earliest start after the previous one that fits
+                            assert prev.start < nxt.start <= prev.end < nxt.end, (text, prev, nxt)
+                            assert count(text, nxt.start, prev.end) <= overlap, (text, prev, nxt)
+                            for i in range(prev.start + 1, nxt.start):
+                                assert count(text, i, prev.end) > overlap, (text, prev, nxt, i)
+                        for c in chunks[:-1]:
+                            assert count(text, c.start, c.end + 1) > max_tokens, (text, c)
+                            if overlap == 0:  # no longer prefix of the rest fits
+                                for j in range(c.end + 1, min(n, c.start + horizon) + 1):
+                                    assert count(text, c.start, j) > max_tokens, (text, c, j)
+        finally:
+            chunker_module._exact_cuts = compiled_cuts
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", [10, 65, 300])
+def test_chunker_whole_runs_with_overlap(L, name):
+    """Exact chunks over the runs of ``_texts`` (one repeated character, space + letters),
+    with overlaps: counts are tiktoken's, each chunk is the longest prefix that fits (up to
+    the byte horizon), and each overlap start is the earliest start whose text up to the
+    previous end fits, unless no chunk from there ends past that end (then the overlap is
+    dropped).  L = 300: head pieces longer than 256 characters equal to a whole token."""
+    if L != 65:
+        full_tier_only()
+    enc, ref = _pair(L, name)
+    memo = {}
+
+    def count(text, i, j):
+        key = (text, i, j)
+        if key not in memo:
+            memo[key] = len(ref.encode_ordinary(text[i:j]))
+        return memo[key]
+
+    for text in _texts(L) + ["q" + "x" * (L + 30), "x" * (L + 40) + " q"]:
+        n = len(text)
+        for max_tokens in (1, 2, 3, 5, 16, 40):
+            for overlap in sorted({0, 1, max_tokens // 2} - {max_tokens}):
+                chunks = Chunker(enc, max_tokens, overlap=overlap, boundaries="exact")(text)
+                assert chunks[0].start == 0 and chunks[-1].end == n
+                for c in chunks:
+                    assert c.token_count == count(text, c.start, c.end) <= max_tokens, (text, c)
+                for prev, nxt in zip(chunks, chunks[1:]):
+                    if overlap == 0:
+                        assert nxt.start == prev.end
+                        for j in range(prev.end + 1, min(n, prev.start + max_tokens * L) + 1):
+                            assert count(text, prev.start, j) > max_tokens, (text, prev, j)
+                    else:
+                        i0 = next(i for i in range(prev.start + 1, prev.end + 1) if count(text, i, prev.end) <= overlap)
+                        if nxt.start != i0:
+                            assert nxt.start == prev.end, (text, prev, nxt, i0)
+                            for j in range(prev.end + 1, n + 1):
+                                assert count(text, i0, j) > max_tokens, (text, prev, nxt, i0, j)

@@ -1,7 +1,7 @@
 /* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
 
-exact_cuts(text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
-           final, lookahead) -> (cuts, start, min_end)
+exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
+           final, lookahead, o200k, whole=None) -> (cuts, start, min_end)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
 prefix counts at them, lists or array('q'); a cl100k/o200k pattern).  From the chunk start ``start`` this
@@ -29,6 +29,10 @@ piece boundary ``bounds[gi]``):
   ``cum[ka] - cum[i] <= overlap``: if ``g`` is hard, ``s < g`` and that count is
   exactly ``overlap``, then every start ``p < g`` costs ``count(T[p:g]) +
   overlap > overlap`` (rule 5), so ``g`` is the earliest start that fits.
+
+Every piece (or part of a letter run, which is one piece) counted here counts 1 when it
+equals a whole-piece token of ``whole`` (``whole_set``: tiktoken's rule for tokens BPE
+merges cannot build), else its BPE count (``piece_count``).
 
 Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups).
 */
@@ -212,6 +216,16 @@ utf8_of_slice(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned c
     off[q - p] = m;
 }
 
+/* The count of the piece data[0:n]: 1 for a whole-piece token (NULL whole: none), else
+   count_any's (its BPE count, or -1 for a byte that is no token). */
+static inline Py_ssize_t
+piece_count(const Core *core, const void *whole, const unsigned char *data, Py_ssize_t n)
+{
+    if (whole != NULL && presplit_is_whole(whole, data, n))
+        return 1;
+    return count_any(core, data, n);
+}
+
 /* The start of the chunk after [s, e): the smallest p > s
    with count(T[p:e]) <= overlap (e if none), or -1 when it is not one of the cases
    below (the caller then finds it), -2 on an error.  The chunk came from the cut code
@@ -226,7 +240,7 @@ utf8_of_slice(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned c
      and the answer is g; else the starts inside the piece before g (a letter run after
      a hard boundary, or the head piece the chunk started in) are tried first. */
 static Py_ssize_t
-overlap_start(const Core *core, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
+overlap_start(const Core *core, const void *whole, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
               Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int o200k)
 {
     if (a <= s || k - 1 < gi)
@@ -235,7 +249,7 @@ overlap_start(const Core *core, int kind, const void *data, const IntSeq *bounds
     Py_ssize_t tail = 0;
     if (e != a) {
         utf8_of_slice(kind, data, a, e, buf, off);
-        tail = count_any(core, buf, off[e - a]);
+        tail = piece_count(core, whole, buf, off[e - a]);
         if (tail < 0)
             return -1;
     }
@@ -275,7 +289,7 @@ overlap_start(const Core *core, int kind, const void *data, const IntSeq *bounds
         utf8_of_slice(kind, data, lo_p, g, buf, off);
         Py_ssize_t total = off[g - lo_p];
         for (Py_ssize_t p = lo_p; p < g; p++) {
-            Py_ssize_t c = count_any(core, buf + off[p - lo_p], total - off[p - lo_p]);
+            Py_ssize_t c = piece_count(core, whole, buf + off[p - lo_p], total - off[p - lo_p]);
             if (c < 0)
                 return -1;
             if (c + rest <= overlap)
@@ -288,11 +302,13 @@ overlap_start(const Core *core, int kind, const void *data, const IntSeq *bounds
 static PyObject *
 exact_cuts(PyObject *module, PyObject *args)
 {
-    PyObject *core_obj, *text, *bounds_obj, *cum_obj;
+    PyObject *core_obj, *text, *bounds_obj, *cum_obj, *whole_arg = Py_None;
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
     int final, o200k;
-    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
-                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k))
+    const void *whole;
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp|O", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k, &whole_arg) ||
+        presplit_whole_of(whole_arg, &whole) < 0)
         return NULL;
     const Core *core = (const Core *)core_obj;
     IntSeq bounds_seq, cum_seq;
@@ -335,7 +351,7 @@ exact_cuts(PyObject *module, PyObject *args)
                 !letter_run(kind, data, p, first, o200k))
                 break;
             utf8_of_slice(kind, data, s, first, buf, off);
-            Py_ssize_t head = count_any(core, buf, off[first - s]);
+            Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
             if (head < 0)
                 break;
             base -= head;
@@ -370,7 +386,7 @@ exact_cuts(PyObject *module, PyObject *args)
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
-                    Py_ssize_t c = count_any(core, buf, off[j - a]);
+                    Py_ssize_t c = piece_count(core, whole, buf, off[j - a]);
                     if (c < 0)
                         break;
                     if (c_a + c <= max_tokens) {
@@ -406,7 +422,7 @@ exact_cuts(PyObject *module, PyObject *args)
             s = e;
             continue;
         }
-        Py_ssize_t next = overlap_start(core, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
+        Py_ssize_t next = overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
                                         buf, off, o200k);
         if (next == -2)
             goto error;
@@ -429,9 +445,10 @@ error:
 static PyMethodDef chunk_cuts_functions[] = {
     {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
      "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
-     "final, lookahead, o200k) -> (cuts, start, min_end): the exact chunker's chunks that the prefix sums\n"
-     "decide, as a flat list [start, end, count, ...], and the state after them (start -1:\n"
-     "the overlap start after the last chunk is left to the caller)."},
+     "final, lookahead, o200k, whole=None) -> (cuts, start, min_end): the exact chunker's chunks that\n"
+     "the prefix sums decide, as a flat list [start, end, count, ...], and the state after them\n"
+     "(start -1: the overlap start after the last chunk is left to the caller).  whole: the\n"
+     "whole-piece tokens (whole_set) or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -447,4 +447,8 @@ Py_ssize_t presplit_utf8(int kind, const void *data, Py_ssize_t len, uint8_t *ou
 Py_ssize_t presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
                            int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, struct PieceCache *cache);
 
+/* presplit.c, for chunk_cuts.c: whether a[0:n] is one of the whole-piece tokens of whole
+   (from presplit_whole_of; NULL: none). */
+int presplit_is_whole(const void *whole, const uint8_t *a, Py_ssize_t n);
+
 #endif

@@ -735,6 +735,12 @@ presplit_whole_of(PyObject *capsule, const void **whole)
     return capsule != Py_None && *whole == NULL ? -1 : 0;
 }
 
+int
+presplit_is_whole(const void *whole, const uint8_t *a, Py_ssize_t n)
+{
+    return n > 0 && is_whole((const WholeSet *)whole, a, n);
+}
+
 Py_ssize_t
 presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t *s, Py_ssize_t n,
                 int32_t *out, const int32_t *id_of, Py_ssize_t n_ids, PieceCache *cache)

@@ -62,7 +62,9 @@ With the text seen so far ending at ``B``, ``e_max`` cannot change once no
 longer end can fit, which holds when either
 
 * the text from ``s`` to ``B`` has more than ``max_tokens * max_token_len``
-  UTF-8 bytes (no token holds more than ``max_token_len`` bytes), or
+  UTF-8 bytes (no token holds more than ``max_token_len`` bytes; a whole-piece
+  token, which only a whole pre-split piece becomes, may be longer: then its
+  length counts as ``max_token_len``), or
 * (pre-split text) a piece boundary of ``text[s:B]`` whose prefix count is
   over the budget is stable for every longer text (``ChunkView.cut``, rule 3
   of :mod:`bpe_stream.chunk.counts`), or
@@ -112,6 +114,7 @@ import regex
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
 from ..bpe.native import make_chunks as _make_chunks
+from ..bpe.native import whole_set as _whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -121,6 +124,7 @@ from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
 from ..text.input import fix_surrogates
+from ..text.piece_encoder import whole_longer_than
 from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
@@ -213,6 +217,18 @@ _set_token_count = Chunk.token_count.__set__  # type: ignore[attr-defined]
 _set_headings = Chunk.headings.__set__  # type: ignore[attr-defined]
 _set_context = Chunk.context.__set__  # type: ignore[attr-defined]
 _set_with_context = Chunk.token_count_with_context.__set__  # type: ignore[attr-defined]
+
+
+def _whole_tokens(enc):
+    """The whole-piece tokens of ``enc`` as ``exact_cuts`` takes them (``whole_set``), or None:
+    its letter-run counts give such a token 1, as tiktoken does."""
+    whole = getattr(enc, "_whole", None)
+    if not whole:
+        return None
+    native = enc._native_split()
+    if native is not None and native[1] is not None:
+        return native[1]
+    return _whole_set(list(whole))
 
 
 def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
@@ -435,8 +451,10 @@ class Chunker(Generic[T]):
         # Semantic levels scan from the last piece boundary this far under the floor.
         self._scan_floor = self._floor_tokens - _SCAN_SLACK
         self._overlap_floor = max(1, math.ceil(self.fill_floor * overlap)) if overlap else 0
-        # Past this many UTF-8 bytes from a chunk's start, no longer end can fit.
-        self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len)
+        # Past this many UTF-8 bytes from a chunk's start, no longer end can fit (a token
+        # holds at most max_token_len bytes, or a whole-piece token's length, which can be more).
+        self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len,
+                                              whole_longer_than(enc_or_bpe, 0) if self._is_text else 0)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
         # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: the bundled patterns
         self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
@@ -707,6 +725,7 @@ class Chunker(Generic[T]):
         base = window.base
         n = len(text)
         bulk = _exact_cuts if self._bulk_exact else None
+        whole = _whole_tokens(self.encoding) if bulk is not None else None
         while not state.done:
             s = state.start - base
             if s >= n and window.final:
@@ -718,7 +737,7 @@ class Chunker(Generic[T]):
                 tc = window.text_counts()
                 cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
-                                                 LOOKAHEAD, self._o200k)
+                                                 LOOKAHEAD, self._o200k, whole)
                 if cuts:
                     if _make_chunks is not None:
                         yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)

@@ -43,8 +43,9 @@ Why it is exact.
    ``T[b_o:j]``), rule 2 gives ``count(T[s:j]) >= C(b_o) > max_tokens`` --
    for text not held yet too, since the rule only looks at ``T[b_o:j]``.  Also
    no ``j`` with more than ``max_tokens * max_token_len`` UTF-8 bytes after
-   ``s`` fits.  When ``b_o`` is a hard boundary (rule 5) the bound is ``b_o``
-   itself.  So the candidates are the ``j`` below that bound, tried from the
+   ``s`` fits (``max_token_len`` at least the longest whole-piece token: a
+   piece equal to one is that one token, though BPE merges cannot build it).
+   When ``b_o`` is a hard boundary (rule 5) the bound is ``b_o`` itself.  So the candidates are the ``j`` below that bound, tried from the
    top down with exact counts; the first that fits is the cut.  The held text
    decides the cut once the bound is within it (``NEED_MORE`` otherwise);
    this is the chunker's streaming certificate for pre-split text.
@@ -57,8 +58,9 @@ Why it is exact.
    alternative applies; the tests check this claim by brute force).  For
    ``j`` in ``[lo, b_o]``, with ``lo = a + 1`` if ``a`` is hard (rule 5) or
    ``a == s`` and ``lo = a + margin`` otherwise, ``a`` is stable for ``j``, so
-   ``count(T[s:j]) = C(a) + bpe.count(bytes of T[a:j])``: a cache lookup for
-   short ``P``, one :class:`~bpe_stream.bpe.table.PrefixTable` of ``P``'s bytes for
+   ``count(T[s:j]) = C(a) + bpe.count(bytes of T[a:j])`` (1 when ``T[a:j]`` is a
+   whole-piece token, looked up among the ends up to its longest length): a
+   cache lookup for short ``P``, one :class:`~bpe_stream.bpe.table.PrefixTable` of ``P``'s bytes for
    long ``P`` (its sliding-window minimum gives the exact point past which no
    raw prefix fits; see :mod:`bpe_stream.bpe.table`).  Other long pieces (runs of
    whitespace or punctuation), and long whitespace before a witness, fall back
@@ -105,6 +107,7 @@ from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..text.cuts import text_split_at_count
+from ..text.piece_encoder import whole_longer_than
 
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 
@@ -167,10 +170,13 @@ _FALLBACK_SPAN = 64  # other straddling pieces longer than this use cuts.text_sp
 _LONG_HEAD_PIECE = 256  # head pieces longer than this are counted only up to the budget
 
 
-def _count_till_limit(bpe, data: bytes, limit: int):
-    """``bpe.count_till_limit``, in O(1) for a run of one repeated byte (its prefix counts
+def _count_till_limit(bpe, data: bytes, limit: int, whole_max: int = 0, whole=None):
+    """``bpe.count_till_limit`` of one piece, in O(1) for a run of one repeated byte (its prefix counts
     have a verified period, see ``interval._PeriodicRun``; a table pass over a run of
-    spaces meets tens of automaton matches per byte)."""
+    spaces meets tens of automaton matches per byte).  A piece equal to a whole-piece
+    token (``whole``, none longer than ``whole_max`` bytes) counts 1."""
+    if len(data) <= whole_max and data in whole:
+        return 1 if limit >= 1 else None
     run = _single_byte_run(bpe, data)
     if run is not None:
         c = run.count(len(data))
@@ -182,7 +188,7 @@ class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
     __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
-                 "_split", "_ascii", "_get", "_encode", "_maxlen")
+                 "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max")
 
     def __init__(self, enc, text: str):
         self.enc = enc
@@ -203,6 +209,12 @@ class TextCounts:
         self._get = cache.get
         self._encode = enc._encode_piece
         self._maxlen = max(1, enc.bpe.max_token_len)
+        # Whole-piece tokens (tiktoken's rule: a piece equal to one is that one token, though
+        # BPE merges cannot build it) and the byte length of the longest (0: none).  The
+        # shortcuts below count one-piece runs with plain BPE; each also gives 1 to a piece
+        # of at most whole_max bytes found in ``whole``.
+        self.whole = enc._whole
+        self.whole_max = whole_longer_than(enc, 0)
         native = enc._native_split()
         if native is not None:
             # the compiled scanner splits and counts in one pass (the same pieces and
@@ -234,6 +246,29 @@ class TextCounts:
     def is_hard(self, h: int, s: int) -> bool:
         """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""
         return self.hard and s < h < self.n and _HARD_AT.match(self.text, h - 1) is not None
+
+    def last_whole_end(self, a: int, lo: int, hi: int) -> int:
+        """The largest ``j`` in ``[lo, hi]`` with ``text[a:j]`` a whole-piece token, else -1
+        (O(whole_max) slices of at most ``whole_max`` characters)."""
+        whole_max = self.whole_max
+        text = self.text
+        whole = self.whole
+        for j in range(min(hi, a + whole_max), max(lo, a + 1) - 1, -1):
+            data = text[a:j].encode("utf-8")
+            if len(data) <= whole_max and data in whole:
+                return j
+        return -1
+
+    def first_whole_start(self, lo: int, e: int) -> int:
+        """The smallest ``i`` in ``[lo, e)`` with ``text[i:e]`` a whole-piece token, else -1."""
+        text = self.text
+        whole = self.whole
+        whole_max = self.whole_max
+        for i in range(max(lo, e - whole_max), e):
+            data = text[i:e].encode("utf-8")
+            if len(data) <= whole_max and data in whole:
+                return i
+        return -1
 
     def count_str(self, t: str) -> int:
         """``enc.count(t)`` for surrogate-free ``t``; does not add new pieces to the cache."""
@@ -316,7 +351,8 @@ class ChunkView:
                     # is then a lower bound (max_tokens + 1): every use compares it with
                     # max_tokens.  Why: its full count is O(piece) per chunk, quadratic
                     # over a long stretch cut into many chunks.
-                    c = _count_till_limit(tc.enc.bpe, m.group().encode("utf-8"), max_tokens - total)
+                    c = _count_till_limit(tc.enc.bpe, m.group().encode("utf-8"), max_tokens - total, tc.whole_max,
+                                          tc.whole)
                     total = max_tokens + 1 if c is None else total + c
                 hb.append(en)
                 hc.append(total)
@@ -526,19 +562,46 @@ class ChunkView:
         return s, 0
 
     def _cut_in_run(self, a: int, c_a: int, lo: int, hi_j: int, need_stop: bool = False):
+        """Largest ``j`` in ``[lo, hi_j]`` with ``c_a + count(text[a:j]) <= max_tokens``, with
+        ``text[a:j]`` one piece (point 4): its count is 1 if it is a whole-piece token, else
+        the raw count of its bytes.  Results as ``_cut_in_run_bpe``'s.
+
+        Whole-piece tokens hold at most ``whole_max`` bytes, so they are looked up only
+        among the ends up to ``a + whole_max``, and the raw search reads at least that far
+        (plus two characters) of the run: every end it checks is then one piece, and the
+        first piece of ``text[a:j]`` for an end past the part read (it reaches the part's
+        last character but one) is too long to be one of them.  Text not held yet may
+        complete such a token, or hold such an end: ``NEED_MORE`` until that much is held.
+        """
+        tc = self.tc
+        whole_max = tc.whole_max
+        if not whole_max or c_a >= self.max_tokens:
+            return self._cut_in_run_bpe(a, c_a, lo, hi_j, need_stop)
+        if need_stop and hi_j < a + whole_max + 2:
+            return NEED_MORE
+        found = self._cut_in_run_bpe(a, c_a, lo, hi_j, need_stop, whole_max + 2)
+        if found is _NOT_A_RUN or found is NEED_MORE:
+            return found
+        j = tc.last_whole_end(a, lo, hi_j)
+        if j >= 0 and (found is None or found[0] <= j):
+            return j, c_a + 1  # (found[0] == j: its raw count is not the count)
+        return found
+
+    def _cut_in_run_bpe(self, a: int, c_a: int, lo: int, hi_j: int, need_stop: bool = False, min_read: int = 0):
         """Largest ``j`` in ``[lo, hi_j]`` with ``c_a + raw(text[a:j]) <= max_tokens`` (point 4).
 
         ``None`` when no such ``j`` exists; ``_NOT_A_RUN`` when ``text[a:j]`` for the ends
         that matter is not a one-piece run (the caller then counts another way).  With
         ``need_stop`` (text past ``hi_j`` not held yet) ``NEED_MORE`` unless the sliding-window
-        minimum shows that no longer prefix fits.
+        minimum shows that no longer prefix fits.  The run is checked and read up to
+        ``a + min_read`` at least (within ``hi_j``).
         """
         tc = self.tc
         text = tc.text
         budget = self.max_tokens - c_a
         # a token holds at most _maxlen bytes (a character at least one), so no prefix longer
         # than this fits: read only that much of the run (it may be megabytes long)
-        hi_j = min(hi_j, a + (max(budget, 0) + 1) * tc._maxlen)
+        hi_j = min(hi_j, a + max((max(budget, 0) + 1) * tc._maxlen, min_read))
         if hi_j < lo:
             return None
         bpe = tc.enc.bpe
@@ -556,7 +619,7 @@ class ChunkView:
         window = tc._maxlen
         # Read the run in growing blocks: the window minimum usually passes the budget a few
         # tokens after the answer, long before the cap above.
-        blk = min(hi_j - a, 4 * (max(budget, 0) + 1) + 2 * window)
+        blk = min(hi_j - a, max(4 * (max(budget, 0) + 1) + 2 * window, min_read))
         while True:
             if not tc.in_run(a, a + blk):
                 return _NOT_A_RUN
@@ -790,6 +853,8 @@ class SuffixView:
         e = self.e
         text = tc.text
         x = max(s, e - (k + 1) * tc._maxlen)
+        if k >= 1 and tc.whole_max:
+            x = max(s, min(x, e - tc.whole_max))  # a whole-piece token counts 1
         if e - x <= _TABLE_MIN:
             return None
         ch = text[e - 1]
@@ -797,7 +862,12 @@ class SuffixView:
             if tc.run is None or tc.run.fullmatch(ch * 2) is None:
                 return None
             found = ChunkView._cut_in_periodic(_periodic_run(tc.enc.bpe, ch.encode()), 0, 0, 1, e - x, k)
-            return e if found is None else e - found[0]
+            i = e if found is None else e - found[0]
+            if k >= 1 and tc.whole_max:
+                i_whole = tc.first_whole_start(x, e)
+                if 0 <= i_whole < i:
+                    return i_whole
+            return i
         if tc.letters is None or not tc.in_letters(x, e):
             return None
         i = self._earliest_in_letters(x, e, k)
@@ -809,7 +879,8 @@ class SuffixView:
         Every suffix of such a run is one piece (point 4), so its count is the
         raw BPE count, read off one prependable encoder fed from the end; the
         mirrored sliding-window minimum (``cuts.bytes_split_at_start``) stops it
-        once no longer suffix can fit.
+        once no longer suffix can fit.  Or 1 for a suffix equal to a whole-piece
+        token (at most ``whole_max`` bytes: looked up separately).
         """
         tc = self.tc
         if e - start <= _SHORT_LETTERS:
@@ -837,7 +908,10 @@ class SuffixView:
             lens = range(nb, 0, -1)  # suffix byte length of T[start + c : e]
         else:
             lens = list(accumulate(map(len, map(str.encode, reversed(run)))))[::-1]
+        i_whole = tc.first_whole_start(start, e) if k >= 1 and tc.whole_max else -1
         for c, length in enumerate(lens):
+            if 0 <= i_whole <= start + c:
+                return i_whole
             if length <= p and counts[length] <= k:
                 return start + c
-        return None
+        return i_whole if i_whole >= 0 else None
