@@ -253,3 +253,29 @@ def characters_split(stream, action) -> int:
     finally:
         impl.pattern = pattern
     return count
+
+
+def exhaustive_appends(enc, alphabet: str, depth: int, pattern) -> int:
+    """Append every string over ``alphabet`` up to ``depth`` characters one at a time (the
+    state copied at every node, so that the regex-free path runs from every reachable
+    state): after each append the pieces equal ``pattern``'s split and the count equals
+    ``enc.count``.  Returns how many appends took the regex-free path."""
+    from bpe_stream.text.appendable import TextAppendable
+
+    fast_hits = 0
+    stack = [(TextAppendable(enc), "")]
+    while stack:
+        ta, text = stack.pop()
+        for ch in alphabet:
+            child = ta.copy()
+            kind_before = child.kind
+            child.append(ch)
+            s = text + ch
+            assert child.token_count == enc.count(s), repr(s)
+            # the pieces themselves, not only their counts
+            ends = list(child.stable_ends[1:]) + [b for _, b, _ in child.tail]
+            assert ends == [m.end() for m in pattern.finditer(s)], repr(s)
+            fast_hits += child.kind != 0 or kind_before != 0
+            if len(s) < depth:
+                stack.append((child, s))
+    return fast_hits

@@ -12,6 +12,7 @@ from _streaming_helpers import (
     deep_edit_work,
     edit_sequence_lines,
     encoding_by_name,
+    exhaustive_appends,
     long_text_st,
     python_lines,
     text_st,
@@ -125,29 +126,11 @@ def test_errors_and_pickle():
 
 
 def _exhaustive(enc, alphabet, depth):
-    """Append every string over `alphabet` up to `depth` one character at a time (state copied per
-    node, so the regex-free path runs from every reachable state) and compare with enc.count."""
+    """Every string over `alphabet` up to `depth` appended one character at a time against the
+    pattern's split and enc.count (see exhaustive_appends); the regex-free appends taken."""
     from bpe_stream.pretokenize.patterns import compile_pattern
-    from bpe_stream.text.appendable import TextAppendable
 
-    pattern = compile_pattern(enc.pat_str)
-    fast_hits = 0
-    stack = [(TextAppendable(enc), "")]
-    while stack:
-        ta, text = stack.pop()
-        for ch in alphabet:
-            child = ta.copy()
-            kind_before = child.kind
-            child.append(ch)
-            s = text + ch
-            assert child.token_count == enc.count(s), repr(s)
-            # the pieces themselves, not only their counts
-            ends = list(child.stable_ends[1:]) + [b for _, b, _ in child.tail]
-            assert ends == [m.end() for m in pattern.finditer(s)], repr(s)
-            fast_hits += child.kind != 0 or kind_before != 0
-            if len(s) < depth:
-                stack.append((child, s))
-    return fast_hits
+    return exhaustive_appends(enc, alphabet, depth, compile_pattern(enc.pat_str))
 
 
 @pytest.mark.slow

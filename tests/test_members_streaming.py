@@ -12,6 +12,7 @@ import functools
 import random
 
 import pytest
+from _streaming_helpers import exhaustive_appends
 from conftest import corpus_text, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -178,30 +179,13 @@ def _unnormalized(name: str) -> Encoding:
 
 
 def _exhaustive_member(enc, alphabet: str, depth: int) -> int:
-    """Append every string over ``alphabet`` up to ``depth`` characters one at a time (the
-    state copied at every node, so that the fast path runs from every reachable state):
-    pieces and count equal the member's regex and ``enc.count``.  Returns how many appends
-    took the regex-free path."""
+    """Append every string over ``alphabet`` up to ``depth`` characters one at a time:
+    pieces and count equal the member's regex and ``enc.count`` (see exhaustive_appends).
+    Returns how many appends took the regex-free path."""
     from bpe_stream.text.appendable import TextAppendable
 
-    pattern = enc.pretokenizer.compiled()
-    fast_hits = 0
-    stack = [(TextAppendable(enc), "")]
-    assert stack[0][0].fast is not None
-    while stack:
-        ta, text = stack.pop()
-        for ch in alphabet:
-            child = ta.copy()
-            kind_before = child.kind
-            child.append(ch)
-            s = text + ch
-            assert child.token_count == enc.count(s), repr(s)
-            ends = list(child.stable_ends[1:]) + [b for _, b, _ in child.tail]
-            assert ends == [m.end() for m in pattern.finditer(s)], repr(s)
-            fast_hits += child.kind != 0 or kind_before != 0
-            if len(s) < depth:
-                stack.append((child, s))
-    return fast_hits
+    assert TextAppendable(enc).fast is not None
+    return exhaustive_appends(enc, alphabet, depth, enc.pretokenizer.compiled())
 
 
 @pytest.mark.parametrize("name", FAST_MEMBERS)
