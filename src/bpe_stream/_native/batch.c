@@ -300,19 +300,9 @@ Core_text_batch(Core *self, PyObject *args)
         return NULL;
     if (presplit_whole_of(whole, &b.whole) < 0)
         return NULL;
-    /* ids: the vocabulary's id of each rank (an array('i')), or None (id == rank) */
     Py_buffer ids = {0};
-    if (ids_arg != Py_None) {
-        if (PyObject_GetBuffer(ids_arg, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-            return NULL;
-        if (ids.itemsize != 4 || ids.format == NULL || (ids.format[0] != 'i' && ids.format[0] != 'l')) {
-            PyBuffer_Release(&ids);
-            PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
-            return NULL;
-        }
-        b.id_of = ids.buf;
-        b.n_ids = ids.len / 4;
-    }
+    if (ids_of_arg(ids_arg, &ids, &b.id_of, &b.n_ids) < 0)
+        return NULL;
     PyObject *result = run_batch(&b, list, threads);
     if (ids_arg != Py_None)
         PyBuffer_Release(&ids);

@@ -430,6 +430,29 @@ fallback_into(PyObject *fallback, PyObject *piece, Py_ssize_t len, int32_t *toks
     return 0;
 }
 
+/* ids: the vocabulary's id of each rank, an array('i'), or None (id == rank).  With an
+   array, *view holds it (the caller releases it: ids_arg is not None) and *id_of / *n_ids
+   point at its n_ids entries; with None both stay NULL / 0.  0, or -1 with a TypeError
+   (or the buffer error) set and nothing held. */
+static inline int
+ids_of_arg(PyObject *ids_arg, Py_buffer *view, const int32_t **id_of, Py_ssize_t *n_ids)
+{
+    *id_of = NULL;
+    *n_ids = 0;
+    if (ids_arg == Py_None)
+        return 0;
+    if (PyObject_GetBuffer(ids_arg, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 4 || view->format == NULL || (view->format[0] != 'i' && view->format[0] != 'l')) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
+        return -1;
+    }
+    *id_of = view->buf;
+    *n_ids = view->len / 4;
+    return 0;
+}
+
 /* presplit.c, for batch.c: a whole text split by a family member's compiled scanner and
    BPE'd, without the GIL.  spec_value was checked by presplit_spec_ok (with the GIL:
    1, or 0 with an exception); whole comes from presplit_whole_of(capsule or None, &whole)

@@ -772,24 +772,14 @@ scan_text(Core *self, PyObject *args, int encode)
         PyErr_SetString(PyExc_TypeError, "needs a callable fallback");
         return NULL;
     }
-    /* ids: the vocabulary's id of each rank (an array('i')), or None (id == rank) */
     Py_buffer ids = {0};
-    const int32_t *id_of = NULL;
-    Py_ssize_t n_ids = 0;
-    if (ids_arg != Py_None) {
-        if (PyObject_GetBuffer(ids_arg, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-            return NULL;
-        if (ids.itemsize != 4 || ids.format == NULL || (ids.format[0] != 'i' && ids.format[0] != 'l')) {
-            PyBuffer_Release(&ids);
-            PyErr_SetString(PyExc_TypeError, "ids must be an array('i')");
-            return NULL;
-        }
-        id_of = ids.buf;
-        n_ids = ids.len / 4;
-    }
+    const int32_t *id_of;
+    Py_ssize_t n_ids;
+    if (ids_of_arg(ids_arg, &ids, &id_of, &n_ids) < 0)
+        return NULL;
     const WholeSet *whole = NULL;
     if (whole_arg != Py_None && (whole = PyCapsule_GetPointer(whole_arg, WHOLE_CAPSULE)) == NULL) {
-        if (id_of != NULL)
+        if (ids_arg != Py_None)
             PyBuffer_Release(&ids);
         return NULL;
     }
@@ -838,7 +828,7 @@ scan_text(Core *self, PyObject *args, int encode)
 done:
     PyMem_RawFree(toks);
     PyMem_RawFree(buffer);
-    if (id_of != NULL)
+    if (ids_arg != Py_None)
         PyBuffer_Release(&ids);
     return result;
 }
