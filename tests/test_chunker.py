@@ -412,7 +412,6 @@ def test_levels_are_data():
 
 # ------------------------------------------------- exact counts (chunk_counts)
 from bpe_stream.chunk.counts import (  # noqa: E402
-    _HARD_AT,
     _LETTER_RUN,
     _ONE_PIECE_RUN,
     NEED_MORE,
@@ -509,9 +508,11 @@ def test_run_classes_as_written_agree_on_ascii():
 @settings(max_examples=examples(150), deadline=None)
 @given(text=adversarial_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), data=st.data())
 def test_hard_boundaries_are_additive(text, enc_name, data):
-    # rule 5 of chunk_counts: counts add up across a letter followed by no letter, mark or apostrophe
+    # rule 5 of chunk_counts: counts add up across the hard boundaries of the encoding's member
+    from bpe_stream.pretokenize.hard_boundaries import hard_rule
+
     enc = ENCODINGS[enc_name]
-    hard = [m.start() + 1 for m in _HARD_AT.finditer(text, overlapped=True)]
+    hard = [m.start() + 1 for m in hard_rule(enc.pretokenizer).hard_at.finditer(text, overlapped=True)]
     if not hard:
         return
     h = data.draw(st.sampled_from(hard))

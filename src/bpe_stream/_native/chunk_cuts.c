@@ -1,10 +1,12 @@
 /* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
 
 exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
-           final, lookahead, o200k, whole=None) -> (cuts, start, min_end)
+           final, lookahead, rule, whole=None) -> (cuts, start, min_end)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
-prefix counts at them, lists or array('q'); a cl100k/o200k pattern).  From the chunk start ``start`` this
+prefix counts at them, lists or array('q')) under a family member whose hard-boundary rule
+is ``rule``: the HB_* bits of pretokenize/hard_boundaries.py, which derives them from the
+member's choices and proves the tests below.  From the chunk start ``start`` this
 walks chunk after chunk, as Chunker._run does with boundaries="exact", while each
 chunk is one of the cases below, and returns the chunks found as a flat list
 ``[s0, e0, count0, s1, e1, count1, ...]`` with the start and min_end of the next
@@ -118,45 +120,83 @@ bisect_left_list(const IntSeq *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
     return lo;
 }
 
-/* Rule 5 of chunk/counts.py at h (0 < h < n), the class test of its _HARD_AT:
-   a letter then no letter, mark or apostrophe; or a non-whitespace character then
-   whitespace other than \r, \n; or \r / \n then neither whitespace nor "/". */
+/* The member's choices that change the rule (pretokenize/hard_boundaries.py, same values). */
+#define HB_MARK_CONT 1     /* a combining mark continues a word */
+#define HB_APOS_CONT 2     /* an apostrophe may continue a word (o200k's contraction suffix) */
+#define HB_NEWLINE 4       /* \s*[\r\n]+ ends a whitespace run at its last newline */
+#define HB_SLASH 8         /* punctuation runs take a "/" tail */
+#define HB_CASED 16        /* words are o200k's upper/lower split */
+#define HB_SPACE_LEAD 32   /* only a space leads a word (GPT-2) */
+#define HB_DEEPSEEK 64     /* DeepSeek-V3's words: no punctuation or symbol lead, CJK runs apart */
+#define HB_DIGIT_ONE 128   /* every digit is a piece of its own */
+#define HB_DIGIT_SPLIT 256 /* the chain's first regex isolates digits */
+#define HB_CJK_SPLIT 512   /* the chain isolates DeepSeek-V3's CJK ranges */
+#define HB_LONE_WS 1024    /* GPT-2's whitespace: a lone whitespace character but a space is a piece */
+
+/* Rule 5 of chunk/counts.py at h (0 < h < n): the test of HardRule.hard_at
+   (pretokenize/hard_boundaries.py, where each case is argued):
+   a letter then no letter (nor a mark, an apostrophe where they continue a word);
+   a non-whitespace character then whitespace other than \r, \n;
+   \r / \n then no whitespace (nor "/" where punctuation takes it), for \s*[\r\n]+ members;
+   a digit then no digit (then anything, for one-digit pieces);
+   chains: no digit then a digit, a change in or out of the CJK ranges;
+   GPT-2's whitespace: a whitespace character but a space, after no whitespace (or at the
+   start of the text), then no whitespace. */
 static inline int
-hard_at(int kind, const void *data, Py_ssize_t h)
+hard_at(int kind, const void *data, Py_ssize_t h, int rule)
 {
     Py_UCS4 c0 = PyUnicode_READ(kind, data, h - 1);
     Py_UCS4 c1 = PyUnicode_READ(kind, data, h);
     uint8_t f0 = presplit_flags(c0), f1 = presplit_flags(c1);
-    if ((f0 & PF_L) && !(f1 & (PF_L | PF_M)) && c1 != '\'')
-        return 1;
+    if (f0 & PF_L) {
+        uint8_t cont = PF_L | ((rule & HB_MARK_CONT) ? PF_M : 0);
+        if (!(f1 & cont) && !(c1 == '\'' && (rule & HB_APOS_CONT)))
+            return 1;
+    }
     if (!(f0 & PF_WS) && (f1 & PF_WS) && c1 != '\r' && c1 != '\n')
         return 1;
-    if ((c0 == '\r' || c0 == '\n') && !(f1 & PF_WS) && c1 != '/')
+    if ((rule & HB_NEWLINE) && (c0 == '\r' || c0 == '\n') && !(f1 & PF_WS) && !(c1 == '/' && (rule & HB_SLASH)))
+        return 1;
+    if ((f0 & PF_N) && (!(f1 & PF_N) || (rule & HB_DIGIT_ONE)))
+        return 1;
+    if ((rule & HB_DIGIT_SPLIT) && !(f0 & PF_N) && (f1 & PF_N))
+        return 1;
+    if ((rule & HB_CJK_SPLIT) && ((f0 ^ f1) & PF_CJK))
+        return 1;
+    if ((rule & HB_LONE_WS) && (f0 & PF_WS) && c0 != ' ' && !(f1 & PF_WS) &&
+        (h < 2 || !(presplit_flags(PyUnicode_READ(kind, data, h - 2)) & PF_WS)))
         return 1;
     return 0;
 }
 
-/* Whether text[p:q] (q - p >= 1) matches chunk/counts.py's _LETTER_RUN: a piece whose
-   every non-empty prefix, and every substring of its letters, is one piece (point 4
-   there).  o200k (o200k != 0): an optional lead that is no \r, \n, letter, number,
-   apostrophe or mark, then [Lu Lt]* Ll+ | [Lu Lt]+ | [Lm Lo]+; cl100k: a lead that is
-   no \r, \n, letter, number or apostrophe, then letters. */
+/* Whether text[p:q] (q - p >= 1) matches HardRule.letter_run (chunk/counts.py's point 4):
+   a piece whose every non-empty prefix, and every substring of its letters, is one piece.
+   An optional lead that is no \r, \n, letter, number or apostrophe (cased: nor a mark;
+   GPT-2: a space only; DeepSeek-V3: nor punctuation, a symbol or a CJK character), then
+   letters: cased, [Lu Lt]* Ll+ | [Lu Lt]+ | [Lm Lo]+; DeepSeek-V3, letters outside the
+   CJK ranges after any lead, or CJK letters alone; else any letters. */
 static int
-letter_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int o200k)
+letter_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
 {
     Py_UCS4 c = PyUnicode_READ(kind, data, p);
     uint8_t f = presplit_flags(c);
+    int cjk = 0;
     if (!(f & PF_L)) {
-        if (c == '\r' || c == '\n' || c == '\'' || (f & PF_N) || (o200k && (f & PF_M)))
+        if (c == '\r' || c == '\n' || c == '\'' || (f & PF_N) || ((rule & HB_CASED) && (f & PF_M)) ||
+            ((rule & HB_SPACE_LEAD) && c != ' ') || ((rule & HB_DEEPSEEK) && (f & (PF_PS | PF_CJK))))
             return 0;
         p++;
         if (p >= q)
             return 0;
+    } else if (rule & HB_DEEPSEEK) {
+        cjk = (f & PF_CJK) != 0;
     }
-    if (!o200k) {
-        for (Py_ssize_t i = p; i < q; i++)
-            if (!(presplit_flags(PyUnicode_READ(kind, data, i)) & PF_L))
+    if (!(rule & HB_CASED)) {
+        for (Py_ssize_t i = p; i < q; i++) {
+            uint8_t g = presplit_flags(PyUnicode_READ(kind, data, i));
+            if (!(g & PF_L) || ((rule & HB_DEEPSEEK) && ((g & PF_CJK) != 0) != cjk))
                 return 0;
+        }
         return 1;
     }
     /* classes: U = Lu Lt (UP and not LO), l = Ll (LO and not UP), o = Lm Lo (both) */
@@ -241,7 +281,7 @@ piece_count(const Core *core, const void *whole, const unsigned char *data, Py_s
      a hard boundary, or the head piece the chunk started in) are tried first. */
 static Py_ssize_t
 overlap_start(const Core *core, const void *whole, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
-              Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int o200k)
+              Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int rule)
 {
     if (a <= s || k - 1 < gi)
         return -1;
@@ -265,14 +305,14 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
             return PyErr_Occurred() ? -2 : -1;
         g = item_at(bounds, i);
         rest = c_e - item_at(cum, i);
-        if (g <= s || !hard_at(kind, data, g))
+        if (g <= s || !hard_at(kind, data, g, rule))
             return -1;
         if (rest == overlap)
             return g;
         if (i > gi) {
             Py_ssize_t g_prev = item_at(bounds, i - 1);
-            if (g - g_prev > MAX_RUN_CHARS || (g_prev != s && !hard_at(kind, data, g_prev)) ||
-                !letter_run(kind, data, g_prev, g, o200k))
+            if (g - g_prev > MAX_RUN_CHARS || (g_prev != s && !hard_at(kind, data, g_prev, rule)) ||
+                !letter_run(kind, data, g_prev, g, rule))
                 return -1;
             lo_p = g_prev + 1;
         } else {
@@ -304,10 +344,10 @@ exact_cuts(PyObject *module, PyObject *args)
 {
     PyObject *core_obj, *text, *bounds_obj, *cum_obj, *whole_arg = Py_None;
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
-    int final, o200k;
+    int final, rule;
     const void *whole;
-    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp|O", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
-                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k, &whole_arg) ||
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpni|O", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &rule, &whole_arg) ||
         presplit_whole_of(whole_arg, &whole) < 0)
         return NULL;
     const Core *core = (const Core *)core_obj;
@@ -347,8 +387,8 @@ exact_cuts(PyObject *module, PyObject *args)
         if (first != s) {
             /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
-            if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first) ||
-                !letter_run(kind, data, p, first, o200k))
+            if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
+                !letter_run(kind, data, p, first, rule))
                 break;
             utf8_of_slice(kind, data, s, first, buf, off);
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
@@ -368,20 +408,20 @@ exact_cuts(PyObject *module, PyObject *args)
             count = item_at(cum, nb - 1) - base;
         } else {
             Py_ssize_t b_o = item_at(bounds, k);
-            if (b_o >= n || b_o - s > horizon || !hard_at(kind, data, b_o))
+            if (b_o >= n || b_o - s > horizon || !hard_at(kind, data, b_o, rule))
                 break;
             Py_ssize_t c_a = 0;
             if (k > gi) {
                 a = item_at(bounds, k - 1);
                 c_a = item_at(cum, k - 1) - base;
             }
-            if (a != s && !hard_at(kind, data, a))
+            if (a != s && !hard_at(kind, data, a, rule))
                 break;
             e = a;
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
                 /* ends inside the straddling piece: each prefix of a letter run is one piece */
-                if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, o200k))
+                if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, rule))
                     break;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 Py_ssize_t j;
@@ -423,7 +463,7 @@ exact_cuts(PyObject *module, PyObject *args)
             continue;
         }
         Py_ssize_t next = overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
-                                        buf, off, o200k);
+                                        buf, off, rule);
         if (next == -2)
             goto error;
         s = next;
@@ -442,10 +482,44 @@ error:
     return NULL;
 }
 
+/* hard_boundaries(text, rule) -> (positions, letter_run): every h in (0, n) where hard_at
+   holds, and whether letter_run accepts the whole text; for the tests, which compare both
+   with HardRule's regexes. */
+static PyObject *
+hard_boundaries(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    int rule;
+    if (!PyArg_ParseTuple(args, "Ui", &text, &rule))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t h = 1; h < n; h++) {
+        if (!hard_at(kind, data, h, rule))
+            continue;
+        PyObject *v = PyLong_FromSsize_t(h);
+        if (v == NULL || PyList_Append(out, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    int run = n > 0 && letter_run(kind, data, 0, n, rule);
+    return Py_BuildValue("(NO)", out, run ? Py_True : Py_False);
+}
+
 static PyMethodDef chunk_cuts_functions[] = {
+    {"hard_boundaries", (PyCFunction)hard_boundaries, METH_VARARGS,
+     "hard_boundaries(text, rule) -> (positions, letter_run): exact_cuts' hard-boundary test at every\n"
+     "position and its letter-run test on the whole text (for the tests)."},
     {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
      "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
-     "final, lookahead, o200k, whole=None) -> (cuts, start, min_end): the exact chunker's chunks that\n"
+     "final, lookahead, rule, whole=None) -> (cuts, start, min_end): the exact chunker's chunks that\n"
      "the prefix sums decide, as a flat list [start, end, count, ...], and the state after them\n"
      "(start -1: the overlap start after the last chunk is left to the caller).  whole: the\n"
      "whole-piece tokens (whole_set) or None."},

@@ -119,7 +119,7 @@ from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
-from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
+from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
@@ -141,9 +141,6 @@ Boundaries: TypeAlias = "Literal['semantic', 'exact'] | Sequence[BoundaryLevel |
 #: path that returns the prefix itself.
 ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 
-# Patterns for which a letter followed by a non-letter/mark/apostrophe always ends a piece.
-_HARD_BOUNDARY_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
-_HARD_BOUNDARY = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])")
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -345,6 +342,7 @@ class Chunker(Generic[T]):
     _subs: dict[int, Chunker[str]] | None = None
     _budget_name = "max_tokens"
     _bulk_exact = False
+    _hard_rule = None
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -396,10 +394,13 @@ class Chunker(Generic[T]):
             enc_or_bpe._require_rank_order("Chunker")
             self._is_text = True
             self._bpe = enc_or_bpe.bpe
-            self._hard_boundaries = enc_or_bpe.pat_str in _HARD_BOUNDARY_PATTERNS
+            # rule 5 of chunk/counts.py for the member's choices (None: a pattern outside the family)
+            self._hard_rule = hard_rule(enc_or_bpe.pretokenizer)
+            self._hard_boundaries = self._hard_rule is not None
         else:
             self._is_text = False
             self._bpe = enc_or_bpe
+            self._hard_rule = None
             self._hard_boundaries = False
         budget_name = "max_tokens"
         if chunk_size is not None:
@@ -456,15 +457,23 @@ class Chunker(Generic[T]):
         self._byte_horizon = max_tokens * max(1, self._bpe.max_token_len,
                                               whole_longer_than(enc_or_bpe, 0) if self._is_text else 0)
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
-        # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: the bundled patterns
+        # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: every member of the
+        # family, with the rule its choices give (its HB_* flags)
         self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
                             and self._bpe._core is not None)
-        self._o200k = self._is_text and enc_or_bpe.pat_str == O200K_PATTERN
         # a pre-tokenizer that normalizes (Qwen's NFC): the chunks are of the text the model
         # sees, normalize(text), and their offsets are into it (the same as the input's
         # wherever the input is already normalized, as most text is)
         pretokenizer = enc_or_bpe.pretokenizer if self._is_text else None
         self._normal_form = pretokenizer.normalizer if pretokenizer is not None else None
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "_hard_rule" not in state and state.get("_is_text"):
+            # pickled before the rule was derived from the member's choices
+            self._hard_rule = hard_rule(self.encoding.pretokenizer)  # type: ignore[union-attr]
+            self._hard_boundaries = self._hard_rule is not None
+            self._bulk_exact = self._bulk_exact and self._hard_boundaries
 
     @property
     def chunk_size(self) -> int:
@@ -737,7 +746,7 @@ class Chunker(Generic[T]):
                 tc = window.text_counts()
                 cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
-                                                 LOOKAHEAD, self._o200k, whole)
+                                                 LOOKAHEAD, self._hard_rule.flags, whole)
                 if cuts:
                     if _make_chunks is not None:
                         yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
@@ -859,7 +868,7 @@ class Chunker(Generic[T]):
     def _certified(self, text, s: int, raw_max: int) -> bool:
         """Whether no end beyond the held text can fit (see the module docstring)."""
         n = len(text)
-        if self._hard_boundaries and _HARD_BOUNDARY.search(text, max(s, raw_max)) is not None:
+        if self._hard_boundaries and self._hard_rule.hard_at.search(text, max(s, raw_max)) is not None:
             return True
         horizon = self._byte_horizon
         if n - s > horizon:  # at least one byte per character

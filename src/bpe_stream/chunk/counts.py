@@ -103,6 +103,8 @@ import regex
 from ..bpe.intervals import _periodic_run, _single_byte_run
 from ..bpe.prependable import BytesPrependable
 from ..bpe.table import PrefixTable
+from ..pretokenize.family import MEMBERS
+from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
@@ -114,17 +116,13 @@ __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 NEED_MORE = object()  # the held text cannot decide the cut yet
 _NOT_A_RUN = object()  # the straddling piece's prefixes are not all single pieces
 
-_BUNDLED = frozenset([CL100K_PATTERN, O200K_PATTERN])
 _LAST_NON_WS = compile_regex(r"\S", regex.REVERSE)
 _FIRST_NON_WS = compile_regex(r"\S")
-# A piece whose every prefix (of length >= 2) is itself one piece (point 4 above).
-_LETTER_RUN = {
-    CL100K_PATTERN: compile_regex(r"[^\r\n\p{L}\p{N}']?\p{L}+"),
-    # o200k: no marks, and Lm/Lo (in both of its letter sets) never mixed with cased letters
-    O200K_PATTERN: compile_regex(
-        r"[^\r\n\p{L}\p{N}'\p{M}]?(?:[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+)"
-    ),
-}
+# A piece whose every prefix (of length >= 2) is itself one piece (point 4 above): every
+# member's is its hard-boundary rule's letter_run (pretokenize/hard_boundaries.py); these two
+# by pattern string for the tests.
+_LETTER_RUN = {CL100K_PATTERN: hard_rule(MEMBERS["cl100k_base"]).letter_run,
+               O200K_PATTERN: hard_rule(MEMBERS["o200k_base"]).letter_run}
 # Wider classes with the same property (every non-empty prefix of a match is one piece),
 # used for prefixes only (not for suffixes): punctuation runs, whitespace runs (cl100k:
 # ``\s++$`` takes any whitespace at the end of the text; o200k: blanks, then newlines),
@@ -157,10 +155,6 @@ def _as_written(source: str):
     return regex.compile(source)
 
 
-# A letter followed by a character that is no letter, mark or apostrophe (rule 5).
-# Or a non-whitespace character followed by whitespace other than \r, \n (rule 5b).
-# Or a newline followed by a character that is neither whitespace nor "/" (rule 5c).
-_HARD_AT = compile_regex(r"\p{L}(?=[^\p{L}\p{M}'])|\S(?=[^\S\r\n])|[\r\n](?=[^\s/])")
 _LAST_NON_LETTER = compile_regex(r"\P{L}", regex.REVERSE)
 _TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
 _RUN_PROBE = 64  # a chunk start inside a piece probes this many characters for run mode
@@ -188,7 +182,7 @@ class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
     __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
-                 "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max")
+                 "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max")
 
     def __init__(self, enc, text: str):
         self.enc = enc
@@ -196,7 +190,11 @@ class TextCounts:
         self.n = len(text)
         self.pattern = enc._pattern
         self.margin = stable_margin(enc.pretokenizer)
-        self.letter_run = _LETTER_RUN.get(enc.pat_str)
+        # rule 5 and point 4 for the member's choices (None: a pattern outside the family)
+        rule = hard_rule(enc.pretokenizer)
+        self.hard = rule is not None
+        self.hard_at = rule.hard_at if rule is not None else None
+        self.letter_run = rule.letter_run if rule is not None else None
         self.run = _ONE_PIECE_RUN.get(enc.pat_str)
         self.ws_run_check = enc.pat_str == CL100K_PATTERN
         self.letters = _LETTERS.get(enc.pat_str)
@@ -204,7 +202,6 @@ class TextCounts:
         # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
         splitter = getattr(enc._split, "__self__", None)
         self._ascii = getattr(splitter, "ascii_pattern", None)
-        self.hard = enc.pat_str in _BUNDLED
         cache = enc._pieces
         self._get = cache.get
         self._encode = enc._encode_piece
@@ -245,7 +242,7 @@ class TextCounts:
 
     def is_hard(self, h: int, s: int) -> bool:
         """Whether ``count(T[s:j]) = C(h) + count(T[h:j])`` for all ``j >= h`` by rule 5 (h > s)."""
-        return self.hard and s < h < self.n and _HARD_AT.match(self.text, h - 1) is not None
+        return self.hard and s < h < self.n and self.hard_at.match(self.text, h - 1) is not None
 
     def last_whole_end(self, a: int, lo: int, hi: int) -> int:
         """The largest ``j`` in ``[lo, hi]`` with ``text[a:j]`` a whole-piece token, else -1
@@ -537,7 +534,8 @@ class ChunkView:
                 if found is not None:
                     return found
                 j = lo - 1
-        elif j >= lo and tc.letter_run is not None and tc.letter_run.fullmatch(text, a, b_o) is not None:
+        elif (j >= lo and plen <= _FALLBACK_SPAN and tc.letter_run is not None
+              and tc.letter_run.fullmatch(text, a, b_o) is not None):
             if c_a < M:
                 get = tc._get
                 encode = tc._encode
@@ -770,7 +768,7 @@ class SuffixView:
             return 0
         text = tc.text
         if tc.hard:
-            m = _HARD_AT.search(text, i, e)
+            m = tc.hard_at.search(text, i, e)
             if m is not None:
                 g = m.start() + 1  # rule 5 with start i: a letter at g - 1 >= i
                 rest = self._global_count(g)
@@ -799,7 +797,7 @@ class SuffixView:
         steps = 0
         while idx >= 0 and bounds[idx] > s:
             g = bounds[idx]
-            if g < n and _HARD_AT.match(text, g - 1) is not None:
+            if g < n and tc.hard_at.match(text, g - 1) is not None:
                 start = g + 1
                 break
             idx -= 1
@@ -815,7 +813,7 @@ class SuffixView:
         count_str = tc.count_str
         budget_steps = max_steps
         while True:
-            m = _HARD_AT.search(text, start, e)
+            m = tc.hard_at.search(text, start, e)
             g = e if m is None else m.start() + 1
             rest = self.count(g)
             # T[r:g]: letters at the end of the segment, whose suffixes are single pieces (point 4)
