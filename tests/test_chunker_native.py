@@ -4,6 +4,7 @@ both bundled encodings, small and large budgets, with and without overlap."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -205,3 +206,148 @@ def test_make_chunks_against_plain_chunks():
     for bad in ([0, len(text) + 1, 1], [3, 2, 1], [-1, 2, 1]):
         with pytest.raises(ValueError):
             make_chunks(Chunk, _CHUNK_FIELDS, text, 0, bad)
+
+
+# ------------------------------------------------------------------ every family member
+# The bulk cuts run on every member with the hard-boundary rule its choices give
+# (pretokenize/hard_boundaries.py).  Each member over cl100k_base's ranks (o200k_base's for
+# the cased-letter members); the compiled chunks equal the Python path's, every chunk's
+# count equals tiktoken's (built from the same ranks with the member's pattern, where
+# tiktoken reads it: every member but the chains) and enc.count, every chunk is maximal
+# (no longer end from its start fits) and every overlap start is the earliest that fits.
+from bpe_stream.pretokenize.family import MEMBERS  # noqa: E402
+
+MEMBER_TEXTS = [
+    "Don't stop: it's 2025, we'll see 3.14159 and 1,000,000 tokens.\r\nNext line\r\n\r\n  indented\ttab\n",
+    "हिंदी में किताबें पढ़ना, ภาษาไทยที่นี่ Übergrößenträger naïve café; 中文文本没有空格，日本語のテキスト・カタカナー。 Ελληνικά κείμενα 123中文456",
+    "a\u0301b\u0301c e\u0301\u0301 x\u0301y B\u0301 HTTPServer iPhone ǅungla ʰa 'Hello' O'Neil I'M YOU'LL x'y",
+    "def f(x):\n    return x ** 2  # 42\n\n\nclass A:\n\tpass\n/path/to/file\n/\n//x 12345678901234",
+    "emoji 👨\u200d👩\u200d👧 😀😀 \x00\x01 text\u3000全角\u3000space ١٢٣ ²³ $5 €6 (ab) [cd] {ef}",
+    "internationalization antidisestablishmentarianism " * 3 + "\n" * 3 + " " * 5 + "end",
+]
+
+
+@functools.lru_cache(maxsize=None)
+def member_encoding(name: str):
+    member = MEMBERS[name]
+    base = "o200k_base" if member.letters == "cased" else "cl100k_base"
+    if name == base:
+        return ENCODINGS[name]
+    return bpe_stream.Encoding(f"{base}+{name}", pretokenizer=member, bpe=ENCODINGS[base].bpe)
+
+
+@functools.lru_cache(maxsize=None)
+def member_tiktoken(name: str):
+    """tiktoken with the member's pattern and the same ranks, or None (chains, no tiktoken)."""
+    member = MEMBERS[name]
+    if member.chained:
+        return None
+    try:
+        import tiktoken
+    except ImportError:
+        return None
+    spelling = member.pattern if member.dialect == "tiktoken" else next(
+        (p for p, d in member.spellings if d == "tiktoken"), None)
+    if spelling is None:
+        return None
+    enc = member_encoding(name)
+    return tiktoken.Encoding(f"ref-{name}", pat_str=spelling, mergeable_ranks=enc._mergeable_ranks, special_tokens={})
+
+
+def _check_member_chunks(name, text, budget, overlap, chunks, brute: bool):
+    enc = member_encoding(name)
+    seen = enc._text(text)
+    tk = member_tiktoken(name)
+    member = MEMBERS[name]
+    n = len(seen)
+    assert chunks[0][0] == 0 and chunks[-1][1] == n
+    for s, e, count, part in chunks:
+        assert part == seen[s:e] and e > s
+        assert count == enc.count(part) <= budget, (name, s, e)
+        if tk is not None:
+            assert count == len(tk.encode_ordinary(member.normalize(part))), (name, part)
+        if brute and e < n:
+            # maximal: no longer end from s fits (counts are not monotonic: every end)
+            assert all(enc.count(seen[s:j]) > budget for j in range(e + 1, n + 1)), (name, s, e)
+    for (s0, e0, _, _), (s1, e1, _, _) in zip(chunks, chunks[1:]):
+        assert e1 > e0
+        if overlap == 0:
+            assert s1 == e0
+        else:
+            assert s0 < s1 <= e0 and enc.count(seen[s1:e0]) <= overlap
+            if brute and s1 < e0:
+                # the earliest start that fits, unless no chunk from it could pass e0
+                earlier = [p for p in range(s0 + 1, s1) if enc.count(seen[p:e0]) <= overlap]
+                assert not earlier, (name, s0, e0, s1, earlier[:3])
+    if overlap == 0:
+        assert "".join(c[3] for c in chunks) == seen
+
+
+def _member_case(name, text, budget, overlap, counting=None, brute=True, pieces=None):
+    enc = member_encoding(name)
+    saved = chunker_module._exact_cuts
+    if counting is not None:
+        chunker_module._exact_cuts = counting
+    try:
+        compiled = _chunks(enc, text, budget, overlap, True, pieces)
+    finally:
+        chunker_module._exact_cuts = saved
+    assert compiled == _chunks(enc, text, budget, overlap, False, pieces), (name, budget, overlap)
+    if compiled[0] != "refused":
+        _check_member_chunks(name, text, budget, overlap, compiled, brute)
+
+
+@pytest.mark.parametrize("name", sorted(MEMBERS))
+def test_members_hand_picked(name):
+    counting = _CountingCuts(chunker_module._exact_cuts)
+    budgets = (1, 2, 3, 7, 16, 64, 256, 300) if conftest.FULL else (1, 3, 64)
+    texts = MEMBER_TEXTS if conftest.FULL else MEMBER_TEXTS[:2]
+    for text in texts:
+        for budget in budgets:
+            for overlap in sorted({0, budget // 4, budget - 1} if conftest.FULL else {0, budget // 4, budget - 1}):
+                _member_case(name, text, budget, overlap, counting, brute=len(text) < 200 or budget <= 16)
+    assert counting.chunks > 0  # the compiled routine decided some of these chunks
+
+
+@pytest.mark.parametrize("name", sorted(MEMBERS))
+def test_members_corpus_and_streams(name):
+    if not CORPUS_FILES:
+        pytest.skip("no corpora")
+    full_tier_only()
+    rng = random.Random(name)
+    counting = _CountingCuts(chunker_module._exact_cuts)
+    for path in CORPUS_FILES[:5]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        i = rng.randrange(max(1, len(text) - 2000))
+        part = text[i : i + 2000]
+        for budget in (1, 16, 300):
+            for overlap in (0, budget // 4):
+                _member_case(name, part, budget, overlap, counting, brute=False)
+        _member_case(name, part, 16, 4, counting, brute=False, pieces=_random_pieces(rng, part, 40))
+    assert counting.chunks > 0
+
+
+def _random_pieces(rng, text, longest):
+    pieces = []
+    j = 0
+    while j < len(text):
+        k = j + rng.randint(0, longest)
+        pieces.append(text[j:k])
+        j = k
+    return pieces
+
+
+MEMBER_ALPHABET = ALPHABET + ["\u30fc", "\u30fb", "\u3042", "B", "\u01c5", "\u02b0", "\u0663", "$", "(", "'s", "'LL",
+                              "HTTP", "Server", "123", "\x00"]
+member_texts = st.lists(st.sampled_from(MEMBER_ALPHABET), max_size=60).map("".join)
+
+
+@settings(max_examples=examples(300, fast=20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=member_texts, budget=st.sampled_from([1, 2, 3, 5, 16, 300]), share=st.sampled_from([0, 1, 4]),
+       name=st.sampled_from(sorted(MEMBERS)), seed=st.integers(0, 2**32))
+def test_members_hypothesis(text, budget, share, name, seed):
+    if not text:
+        return
+    overlap = 0 if share == 0 or budget == 1 else max(1, budget // share) if share > 1 else budget - 1
+    _member_case(name, text, budget, overlap)
+    _member_case(name, text, budget, overlap, brute=False, pieces=_random_pieces(random.Random(seed), text, 9))
