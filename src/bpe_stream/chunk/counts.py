@@ -182,7 +182,7 @@ class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
     __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
-                 "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max")
+                 "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max", "_native")
 
     def __init__(self, enc, text: str):
         self.enc = enc
@@ -213,7 +213,11 @@ class TextCounts:
         self.whole = enc._whole
         self.whole_max = whole_longer_than(enc, 0)
         native = enc._native_split()
+        self._native = None
         if native is not None:
+            # short strings too (count_str): split and counted in one compiled call, pieces
+            # missing from the compiled cache counted as below (nothing added to the cache)
+            self._native = (enc._merge_table.count_text, native[0], self._uncached_count, native[1])
             # the compiled scanner splits and counts in one pass (the same pieces and
             # counts as below, as arrays: tests/test_chunker_native.py compares them)
             self.bounds, self.cum = enc._merge_table.prefix_sums(text, native[0], enc._piece_counts.__getitem__,
@@ -267,8 +271,16 @@ class TextCounts:
                 return i
         return -1
 
+    def _uncached_count(self, p: str) -> int:
+        tokens = self._get(p)
+        return len(tokens) if tokens is not None else len(self._encode(p))
+
     def count_str(self, t: str) -> int:
-        """``enc.count(t)`` for surrogate-free ``t``; does not add new pieces to the cache."""
+        """``enc.count(t)`` for surrogate-free ``t`` (as held: not normalized again); does not
+        add new pieces to the cache."""
+        native = self._native
+        if native is not None:
+            return native[0](t, native[1], native[2], native[3])
         get = self._get
         total = 0
         ascii_pattern = self._ascii
