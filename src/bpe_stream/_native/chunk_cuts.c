@@ -132,13 +132,16 @@ bisect_left_list(const IntSeq *list, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
 #define HB_DIGIT_SPLIT 256 /* the chain's first regex isolates digits */
 #define HB_CJK_SPLIT 512   /* the chain isolates DeepSeek-V3's CJK ranges */
 #define HB_LONE_WS 1024    /* GPT-2's whitespace: a lone whitespace character but a space is a piece */
+#define HB_NO_TAIL 2048    /* punctuation takes no newline tail */
 
 /* Rule 5 of chunk/counts.py at h (0 < h < n): the test of HardRule.hard_at
    (pretokenize/hard_boundaries.py, where each case is argued):
    a letter then no letter (nor a mark, an apostrophe where they continue a word);
-   a non-whitespace character then whitespace other than \r, \n;
+   a non-whitespace character then whitespace other than \r, \n (any, without a newline tail);
    \r / \n then no whitespace (nor "/" where punctuation takes it), for \s*[\r\n]+ members;
    a digit then no digit (then anything, for one-digit pieces);
+   no whitespace and no digit, then a digit;
+   GPT-2's words: punctuation but an apostrophe, then a letter;
    chains: no digit then a digit, a change in or out of the CJK ranges;
    GPT-2's whitespace: a whitespace character but a space, after no whitespace (or at the
    start of the text), then no whitespace. */
@@ -153,13 +156,15 @@ hard_at(int kind, const void *data, Py_ssize_t h, int rule)
         if (!(f1 & cont) && !(c1 == '\'' && (rule & HB_APOS_CONT)))
             return 1;
     }
-    if (!(f0 & PF_WS) && (f1 & PF_WS) && c1 != '\r' && c1 != '\n')
+    if (!(f0 & PF_WS) && (f1 & PF_WS) && ((rule & HB_NO_TAIL) || (c1 != '\r' && c1 != '\n')))
         return 1;
     if ((rule & HB_NEWLINE) && (c0 == '\r' || c0 == '\n') && !(f1 & PF_WS) && !(c1 == '/' && (rule & HB_SLASH)))
         return 1;
     if ((f0 & PF_N) && (!(f1 & PF_N) || (rule & HB_DIGIT_ONE)))
         return 1;
-    if ((rule & HB_DIGIT_SPLIT) && !(f0 & PF_N) && (f1 & PF_N))
+    if ((f1 & PF_N) && (!(f0 & (PF_N | PF_WS)) || ((rule & HB_DIGIT_SPLIT) && !(f0 & PF_N))))
+        return 1;
+    if ((rule & HB_SPACE_LEAD) && !(f0 & (PF_WS | PF_L | PF_N)) && c0 != '\'' && (f1 & PF_L))
         return 1;
     if ((rule & HB_CJK_SPLIT) && ((f0 ^ f1) & PF_CJK))
         return 1;

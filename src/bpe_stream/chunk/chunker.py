@@ -48,9 +48,10 @@ split once (:class:`~bpe_stream.chunk.counts.TextCounts`, prefix sums of cached
 piece counts); per chunk a :class:`~bpe_stream.chunk.counts.ChunkView` finds
 ``e_max`` by bisecting those sums and re-checks only a few short strings around
 the start and the cut, and counts semantic candidates the same way (the proof
-is in that module).  With the compiled core, ``boundaries="exact"`` and a cl100k/o200k
-pattern, the chunks whose cut and overlap start those sums decide by rule 5 (hard
-boundaries), with at most a short letter run recounted, come from one native call
+is in that module).  With the compiled core, ``boundaries="exact"`` and a pattern of
+the family (any member, with the hard-boundary rule its choices give:
+:mod:`bpe_stream.pretokenize.hard_boundaries`), the chunks whose cut and overlap start
+those sums decide by rule 5 (hard boundaries), with at most a short letter run recounted, come from one native call
 for many chunks (``_native/chunk_cuts.c``); the steps above run for the others and
 are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
@@ -68,10 +69,10 @@ longer end can fit, which holds when either
 * (pre-split text) a piece boundary of ``text[s:B]`` whose prefix count is
   over the budget is stable for every longer text (``ChunkView.cut``, rule 3
   of :mod:`bpe_stream.chunk.counts`), or
-* (cl100k/o200k patterns) there is a *hard boundary* ``h`` with
-  ``e_max < h < B``: a letter followed by a character that is neither a letter,
-  a combining mark nor ``'``.  Both patterns always end a piece there and never
-  look past it, so ``count(text[s:j]) = count(text[s:h]) + count(text[h:j])`` for
+* (patterns of the family) there is a *hard boundary* ``h`` with
+  ``e_max < h < B`` (the member's rule, e.g. a letter followed by a character that
+  is neither a letter, a combining mark nor ``'``).  The member always ends a piece
+  there and never looks past it, so ``count(text[s:j]) = count(text[s:h]) + count(text[h:j])`` for
   every ``j >= h``, and ``count(text[s:h]) > max_tokens`` because ``h`` is held
   and past ``e_max``.
 

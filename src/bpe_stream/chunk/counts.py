@@ -52,8 +52,9 @@ Why it is exact.
 
 4. *The piece at the cut.*  If the piece ``P = T[a:b_o]`` before ``b_o`` is
    a run of letters with at most one leading non-letter and no apostrophe
-   (cl100k/o200k only; ``_LETTER_RUN``, for o200k without marks and without
-   mixing ``Lm``/``Lo`` with cased letters), every non-empty prefix of ``P`` is
+   (the member's ``HardRule.letter_run``, :mod:`bpe_stream.pretokenize.hard_boundaries`:
+   for o200k without marks and without mixing ``Lm``/``Lo`` with cased letters, for
+   GPT-2 a space lead only, ...), every non-empty prefix of ``P`` is
    a single piece (the word alternative matches it whole and no earlier
    alternative applies; the tests check this claim by brute force).  For
    ``j`` in ``[lo, b_o]``, with ``lo = a + 1`` if ``a`` is hard (rule 5) or
@@ -67,7 +68,10 @@ Why it is exact.
    to ``cuts.text_split_at`` on the slice from a boundary stable for its
    answer (``_fallback``), as the first version did.
 
-5. *Hard boundaries* (cl100k/o200k).  At ``h`` with a letter at ``h - 1`` and
+5. *Hard boundaries* (every member of the family, each with the rule its choices
+   give: ``HardRule.hard_at`` of :mod:`bpe_stream.pretokenize.hard_boundaries`, which
+   argues each case and which ``tests/test_hard_boundaries.py`` checks by brute force;
+   below, the cases as they read for cl100k/o200k).  At ``h`` with a letter at ``h - 1`` and
    at ``h`` a character that is no letter, mark or apostrophe, both patterns
    end a piece (a letter is only ever matched by a word alternative, which
    continues only with letters, marks or an apostrophe) and no piece before
@@ -344,7 +348,15 @@ class ChunkView:
             n = tc.n
             cache = tc.enc._pieces
             total = 0
-            for m in tc.pattern.finditer(text, s, n):
+            # The split of T[s:n] before the first hard boundary h > s is the split of T[s:h]
+            # (rule 5), and h is a boundary of the global split too: the head splits T[s:h]
+            # only (a chain's splitter would copy the rest of the window for every chunk).
+            end = n
+            if tc.hard:
+                m = tc.hard_at.search(text, s, n)
+                if m is not None:
+                    end = m.start() + 1
+            for m in tc.pattern.finditer(text, s, end):
                 st, en = m.span()
                 while bounds[gi] < st:
                     gi += 1
@@ -369,6 +381,12 @@ class ChunkView:
                     self.over = len(hb) - 1
                     self.over_count = total
                     break
+            else:
+                if end < n:  # the head ends at the hard boundary: synced there
+                    while bounds[gi] < end:
+                        gi += 1
+                    self.kg = gi
+                    self.delta = total - tc.cum[gi]
         self.hb = hb
         self.hc = hc
         if self.over is None and self.kg is not None:

@@ -22,7 +22,8 @@ it; each test below names the characters at ``h - 1, h`` for which that holds:
   contractions start with the apostrophe and end with a letter, and their attempts that
   read ``T[h]`` need a letter there, so for them (and for ``none``) an apostrophe after a
   letter is hard; a mark after a letter is hard for plain ``\p{L}+`` words.
-* **non-whitespace** ``h - 1``, whitespace other than ``\r``, ``\n`` at ``h``: every
+* **non-whitespace** ``h - 1``, whitespace other than ``\r``, ``\n`` at ``h`` (any
+  whitespace where punctuation takes no newline tail: GPT-2, StarCoder): every
   alternative takes whitespace only as its first character (a lead) or as a ``[\r\n]``
   tail, and text a chained regex leaves unmatched ends where the whitespace's match starts.
 * **newline** ``h - 1``, non-whitespace ``h`` (no ``/`` for members whose punctuation tail
@@ -37,6 +38,12 @@ it; each test below names the characters at ``h - 1, h`` for which that holds:
 * **digit** ``h - 1``, no digit at ``h``: digits are matched only by the digit alternative
   (or isolated by a chain's first regex) and stop there; for one-digit pieces
   (``digits="one"``, StarCoder's ``\p{N}`` split) every position after a digit is hard.
+  A digit after no whitespace and no digit starts a piece: only the digit alternative
+  takes a digit (its lead, GPT-2's, is a space; DeepSeek-V3's word lead may be a digit, but
+  its chain isolates digits first).
+* **punctuation** ``h - 1`` (no apostrophe), a letter at ``h``, for GPT-2's shape (only a
+  space leads a word): the punctuation run stops at the letter and the word starts there;
+  the apostrophe is excluded because a contraction starts with it.
 * Chains: a first regex that isolates digits makes the start of a digit run hard too (the
   text it leaves unmatched ends there), and DeepSeek-V3's CJK split makes every change
   between its CJK ranges and other characters hard; text between such boundaries is split
@@ -59,7 +66,8 @@ from .family import _DEEPSEEK_CJK, _DEEPSEEK_V3_MAIN, PreTokenizer, native_spec
 from .unicode import LazyPattern, compile_regex
 
 __all__ = ["HardRule", "hard_rule", "HB_MARK_CONT", "HB_APOS_CONT", "HB_NEWLINE", "HB_SLASH", "HB_CASED",
-           "HB_SPACE_LEAD", "HB_DEEPSEEK", "HB_DIGIT_ONE", "HB_DIGIT_SPLIT", "HB_CJK_SPLIT", "HB_LONE_WS"]
+           "HB_SPACE_LEAD", "HB_DEEPSEEK", "HB_DIGIT_ONE", "HB_DIGIT_SPLIT", "HB_CJK_SPLIT", "HB_LONE_WS",
+           "HB_NO_TAIL"]
 
 # One bit per choice that changes the rule (the same values in _native/chunk_cuts.c).
 HB_MARK_CONT = 1  # a combining mark continues a word
@@ -73,6 +81,7 @@ HB_DIGIT_ONE = 128  # every digit is a piece of its own
 HB_DIGIT_SPLIT = 256  # the chain's first regex isolates digits
 HB_CJK_SPLIT = 512  # the chain isolates DeepSeek-V3's CJK ranges
 HB_LONE_WS = 1024  # GPT-2's whitespace: a lone whitespace character but a space is a piece
+HB_NO_TAIL = 2048  # punctuation takes no newline tail
 
 _CJK_SET = _DEEPSEEK_CJK[1:-2]  # the ranges inside "[...]+"
 _CASED_RUN = r"(?:[\p{Lu}\p{Lt}]*\p{Ll}+|[\p{Lu}\p{Lt}]+|[\p{Lm}\p{Lo}]+)"
@@ -102,6 +111,8 @@ def rule_flags(member: PreTokenizer) -> int:
         flags |= HB_NEWLINE
     if member.punct_tail == "newlines-slash":
         flags |= HB_SLASH
+    if member.punct_tail == "none" and not deepseek:
+        flags |= HB_NO_TAIL
     if member.letters == "cased":
         flags |= HB_CASED
     if member.letter_lead == "space":
@@ -121,10 +132,13 @@ def rule_flags(member: PreTokenizer) -> int:
 
 def _hard_at_source(flags: int) -> str:
     cont = r"\p{L}" + (r"\p{M}" if flags & HB_MARK_CONT else "") + ("'" if flags & HB_APOS_CONT else "")
-    alts = [rf"\p{{L}}(?=[^{cont}])", r"\S(?=[^\S\r\n])"]
+    alts = [rf"\p{{L}}(?=[^{cont}])", r"\S(?=\s)" if flags & HB_NO_TAIL else r"\S(?=[^\S\r\n])"]
     if flags & HB_NEWLINE:
         alts.append(r"[\r\n](?=[^\s/])" if flags & HB_SLASH else r"[\r\n](?=\S)")
     alts.append(r"\p{N}(?=[\s\S])" if flags & HB_DIGIT_ONE else r"\p{N}(?=\P{N})")
+    alts.append(r"[^\s\p{N}](?=\p{N})")
+    if flags & HB_SPACE_LEAD:
+        alts.append(r"[^\s\p{L}\p{N}'](?=\p{L})")
     if flags & HB_LONE_WS:
         alts.append(r"(?<!\s)[^\S ](?=\S)")
     if flags & HB_DIGIT_SPLIT:
