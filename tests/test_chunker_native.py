@@ -267,8 +267,10 @@ def _check_member_chunks(name, text, budget, overlap, chunks, brute: bool):
         if tk is not None:
             assert count == len(tk.encode_ordinary(member.normalize(part))), (name, part)
         if brute and e < n:
-            # maximal: no longer end from s fits (counts are not monotonic: every end)
-            assert all(enc.count(seen[s:j]) > budget for j in range(e + 1, n + 1)), (name, s, e)
+            # maximal: no longer end from s fits (counts are not monotonic: every end; the
+            # fast tier looks 64 characters ahead)
+            top = n if conftest.FULL else min(n, e + 64)
+            assert all(enc.count(seen[s:j]) > budget for j in range(e + 1, top + 1)), (name, s, e)
     for (s0, e0, _, _), (s1, e1, _, _) in zip(chunks, chunks[1:]):
         assert e1 > e0
         if overlap == 0:
@@ -300,11 +302,11 @@ def _member_case(name, text, budget, overlap, counting=None, brute=True, pieces=
 @pytest.mark.parametrize("name", sorted(MEMBERS))
 def test_members_hand_picked(name):
     counting = _CountingCuts(chunker_module._exact_cuts)
-    budgets = (1, 2, 3, 7, 16, 64, 256, 300) if conftest.FULL else (1, 3, 64)
+    budgets = (1, 2, 3, 7, 16, 64, 256, 300) if conftest.FULL else (3, 64)
     texts = MEMBER_TEXTS if conftest.FULL else MEMBER_TEXTS[:2]
     for text in texts:
         for budget in budgets:
-            for overlap in sorted({0, budget // 4, budget - 1} if conftest.FULL else {0, budget // 4, budget - 1}):
+            for overlap in sorted({0, budget // 4, budget - 1} if conftest.FULL else {0, budget - 1}):
                 _member_case(name, text, budget, overlap, counting, brute=len(text) < 200 or budget <= 16)
     assert counting.chunks > 0  # the compiled routine decided some of these chunks
 
