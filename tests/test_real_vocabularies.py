@@ -222,6 +222,15 @@ def _check_streaming(case, text: str, rng: random.Random, budget: int = 40) -> N
     assert "".join(c.text for c in chunks) == (unicodedata.normalize("NFC", text) if case.nfc else text)
     for c in chunks:
         assert c.token_count == count(c.text) <= budget
+    # exact cuts (the compiled bulk cuts where built, with the member's hard-boundary rule)
+    seen = unicodedata.normalize("NFC", text) if case.nfc else text
+    overlap = budget // 4
+    exact = list(Chunker(enc, max_tokens=budget, overlap=overlap, boundaries="exact").chunks(text))
+    assert exact[0].start == 0 and exact[-1].end == len(seen)
+    for c in exact:
+        assert c.text == seen[c.start : c.end] and c.token_count == count(c.text) <= budget
+        if c.end < len(seen):
+            assert all(count(seen[c.start : j]) > budget for j in range(c.end + 1, min(len(seen), c.end + 8) + 1))
 
 
 _STREAM_SOURCES = ["multilingual_sentences.txt", "code_python_black.py.txt", "blns.txt", "emoji_test.txt"]
