@@ -182,6 +182,17 @@ def _count_till_limit(bpe, data: bytes, limit: int, whole_max: int = 0, whole=No
     return bpe.count_till_limit(data, limit)
 
 
+def _uncached_counter(get, encode):
+    """``count(piece)`` through the piece cache without adding to it (a closure, not a
+    method: TextCounts holds it, and a bound method would make a reference cycle)."""
+
+    def count(piece: str) -> int:
+        tokens = get(piece)
+        return len(tokens) if tokens is not None else len(encode(piece))
+
+    return count
+
+
 class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
@@ -221,7 +232,8 @@ class TextCounts:
         if native is not None:
             # short strings too (count_str): split and counted in one compiled call, pieces
             # missing from the compiled cache counted as below (nothing added to the cache)
-            self._native = (enc._merge_table.count_text, native[0], self._uncached_count, native[1])
+            self._native = (enc._merge_table.count_text, native[0], _uncached_counter(cache.get, enc._encode_piece),
+                            native[1])
             # the compiled scanner splits and counts in one pass (the same pieces and
             # counts as below, as arrays: tests/test_chunker_native.py compares them)
             self.bounds, self.cum = enc._merge_table.prefix_sums(text, native[0], enc._piece_counts.__getitem__,
@@ -274,10 +286,6 @@ class TextCounts:
             if len(data) <= whole_max and data in whole:
                 return i
         return -1
-
-    def _uncached_count(self, p: str) -> int:
-        tokens = self._get(p)
-        return len(tokens) if tokens is not None else len(self._encode(p))
 
     def count_str(self, t: str) -> int:
         """``enc.count(t)`` for surrogate-free ``t`` (as held: not normalized again); does not
