@@ -305,9 +305,11 @@ exact_cuts(PyObject *module, PyObject *args)
     PyObject *core_obj, *text, *bounds_obj, *cum_obj, *whole_arg = Py_None;
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
     int final, o200k;
+    long spec = -1;
     const void *whole;
-    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp|O", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
-                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k, &whole_arg) ||
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpnp|Ol", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &o200k, &whole_arg,
+                          &spec) ||
         presplit_whole_of(whole_arg, &whole) < 0)
         return NULL;
     const Core *core = (const Core *)core_obj;
@@ -334,8 +336,14 @@ exact_cuts(PyObject *module, PyObject *args)
     out = PyList_New(0);
     if (out == NULL)
         goto error;
+    /* the chunks the cases below leave open, by exact recounts (chunk_counted_cuts.c):
+       with the compiled split's spec and the sums as arrays */
+    int use_counted = spec != -1 && bounds_seq.v != NULL && cum_seq.v != NULL && presplit_spec_ok(spec);
+    CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at};
     Py_ssize_t gi = 0;
     while (s < n) {
+        int by_count = 0;
+        Py_ssize_t e, count, a = s, k = 0, first = s;
         gi = bisect_left_list(bounds, s, gi, nb);
         if (gi < 0)
             goto error;
@@ -343,23 +351,22 @@ exact_cuts(PyObject *module, PyObject *args)
             break;
         /* count(T[s:bounds[i]]) = cum[i] - base for every i >= gi (rule 5 at bounds[gi]) */
         Py_ssize_t base = item_at(cum, gi);
-        Py_ssize_t first = item_at(bounds, gi);
+        first = item_at(bounds, gi);
         if (first != s) {
             /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first) ||
                 !letter_run(kind, data, p, first, o200k))
-                break;
+                goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
             if (head < 0)
                 break;
             base -= head;
         }
-        Py_ssize_t k = bisect_right_list(cum, base + max_tokens, gi, nb);
+        k = bisect_right_list(cum, base + max_tokens, gi, nb);
         if (k < 0)
             goto error;
-        Py_ssize_t e, count, a = s;
         if (k == nb) {
             /* the rest of the text fits */
             if (!final)
@@ -369,20 +376,20 @@ exact_cuts(PyObject *module, PyObject *args)
         } else {
             Py_ssize_t b_o = item_at(bounds, k);
             if (b_o >= n || b_o - s > horizon || !hard_at(kind, data, b_o))
-                break;
+                goto recount;
             Py_ssize_t c_a = 0;
             if (k > gi) {
                 a = item_at(bounds, k - 1);
                 c_a = item_at(cum, k - 1) - base;
             }
             if (a != s && !hard_at(kind, data, a))
-                break;
+                goto recount;
             e = a;
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
                 /* ends inside the straddling piece: each prefix of a letter run is one piece */
                 if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, o200k))
-                    break;
+                    goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
@@ -401,6 +408,15 @@ exact_cuts(PyObject *module, PyObject *args)
             if (e <= s || (!final && e + lookahead > n))
                 break;
         }
+        goto cut_found;
+    recount:
+        if (!use_counted)
+            break;
+        e = counted_cut(&counted_text, s, max_tokens, horizon, &count);
+        if (e < 0 || (!final && e + lookahead > n))
+            break;
+        by_count = 1;
+    cut_found:
         if (e <= min_end)
             break;
         PyObject *t;
@@ -422,10 +438,12 @@ exact_cuts(PyObject *module, PyObject *args)
             s = e;
             continue;
         }
-        Py_ssize_t next = overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
-                                        buf, off, o200k);
+        Py_ssize_t next = by_count ? -1 : overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a,
+                                                        e, overlap, buf, off, o200k);
         if (next == -2)
             goto error;
+        if (next == -1 && use_counted)
+            next = counted_overlap_start(&counted_text, s, e, overlap);
         s = next;
         if (next < 0)
             break;  /* the caller finds this overlap start */

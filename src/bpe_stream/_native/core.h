@@ -379,6 +379,25 @@ int chunk_cuts_init(PyObject *module);
 /* chunk_objects.c: the exact chunker's Chunk objects in bulk */
 int chunk_objects_init(PyObject *module);
 
+/* chunk_counted_cuts.c, for chunk_cuts.c: the exact chunker's cut and overlap start by
+   exact recounts of short slices (the cases the prefix sums alone leave open).  The
+   held text (a str: kind, data, n), its pieces' starts and prefix counts (nb each), the
+   compiled split (spec, whole) and rule 5's test. */
+typedef struct {
+    const Core *core;
+    long spec;
+    const void *whole;
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    const int64_t *bounds, *cum;
+    Py_ssize_t nb;
+    int (*hard)(int kind, const void *data, Py_ssize_t h);
+} CountedText;
+Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon,
+                       Py_ssize_t *count_out);
+Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
    (batch.c, presplit.c). */

@@ -231,6 +231,13 @@ def _whole_tokens(enc):
     return _whole_set(list(whole))
 
 
+def _split_spec(enc) -> int:
+    """The compiled split of ``enc`` (``_native_split``'s spec), with which ``exact_cuts``
+    recounts short slices for the chunks its prefix-sum cases leave open; -1: none."""
+    native = enc._native_split()
+    return native[0] if native is not None else -1
+
+
 def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
     """``Chunk(text, start, end, token_count)``, without the dataclass __init__."""
     chunk = _bare_chunk(Chunk)
@@ -726,6 +733,7 @@ class Chunker(Generic[T]):
         n = len(text)
         bulk = _exact_cuts if self._bulk_exact else None
         whole = _whole_tokens(self.encoding) if bulk is not None else None
+        spec = _split_spec(self.encoding) if bulk is not None else -1
         while not state.done:
             s = state.start - base
             if s >= n and window.final:
@@ -737,7 +745,7 @@ class Chunker(Generic[T]):
                 tc = window.text_counts()
                 cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
-                                                 LOOKAHEAD, self._o200k, whole)
+                                                 LOOKAHEAD, self._o200k, whole, spec)
                 if cuts:
                     if _make_chunks is not None:
                         yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)

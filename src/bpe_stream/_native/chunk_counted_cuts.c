@@ -1,0 +1,241 @@
+/* The exact chunker's cut and overlap start by exact recounts of short slices, for
+chunk_cuts.c's exact_cuts where the prefix sums alone do not decide them: cuts next to
+whitespace runs (code indentation), a straddling piece that is no letter run, a chunk
+start inside a whitespace or punctuation piece.
+
+Invariant: counted_cut returns the largest end j > s with count(T[s:j]) <= max_tokens
+and counted_overlap_start the smallest start p in (s, e) with count(T[p:e]) <= overlap
+(e if none), both exact (count = enc.count, cl100k/o200k pattern), the answers of
+chunk/counts.py's ChunkView.cut and SuffixView (the reference; the tests compare them),
+or -1 where a bound below is passed (the caller leaves the chunk to the Python path).
+
+Why it is exact (rule numbers of chunk/counts.py; T the held text, bounds/cum its
+pieces' starts and prefix counts):
+
+* Boundaries of the split of T[s:].  Let h be the first global boundary >= s that is s
+  itself or hard (rule 5).  Then s and every global boundary from h on are boundaries
+  of the split of T[s:] (rule 5: no piece reads past h, one ends there; from h on both
+  splits agree), with prefix counts C(b) = count(T[s:h]) + cum[b] - cum[h].
+* count(T[s:j]) = C(b) + count(T[b:j]) for the last such boundary b <= j - MARGIN
+  with a non-whitespace character in T[b:j] (rule 2; s always qualifies).
+* No end fits from hi on: hi = b_o if the first boundary over the budget b_o is hard
+  (rule 5), else its witness, the smallest j >= b_o + MARGIN with a non-whitespace
+  character in T[b_o:j] (rule 3).  The cut is the first j from hi - 1 down that fits.
+* Overlap: count(T[p:e]) = count(T[p:g]) + count(T[g:e]) for g the first hard boundary
+  in (p, e) (rule 5), count(T[g:e]) = C_e - cum[g] for global boundaries g up to the
+  last one stable for e (rule 2: C_e = cum[b_e] + count(T[b_e:e])).  A hard boundary g
+  with count(T[g:e]) > overlap rules out every start up to g, so the walk starts after
+  the last such g before e.
+
+"Non-whitespace" is read conservatively (neither the pattern's \s nor str.isspace), which
+only moves a base earlier or a witness later: both stay valid.
+
+Complexity: per chunk, at most MAX_STEPS candidate ends or starts, each one compiled
+split and count of a slice of at most MAX_SLICE characters (cached pieces), so O(1)
+per chunk with those constants; past them the Python path takes the chunk.
+*/
+#include "core.h"
+#include "unicode_classes.h"
+
+#define MARGIN 4         /* stable_margin of the cl100k/o200k patterns (pretokenize/stability.py) */
+#define MAX_SLICE 1024   /* longest slice recounted */
+#define MAX_STEPS 256    /* candidate ends (or starts) tried per chunk */
+#define MAX_SYNC 16      /* boundaries searched for a hard one after a chunk start */
+
+static inline int
+surely_not_space(Py_UCS4 c)
+{
+    return !(presplit_flags(c) & PF_WS) && !Py_UNICODE_ISSPACE(c);
+}
+
+/* count(T[p:q]) by the compiled split, or -1 (too long, a whole-piece token or a byte
+   that is no token: the Python path counts those). */
+static Py_ssize_t
+slice_count(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
+{
+    if (q <= p)
+        return 0;
+    if (q - p > MAX_SLICE)
+        return -1;
+    uint8_t buf[4 * MAX_SLICE];
+    Py_ssize_t m = presplit_utf8(t->kind, (const char *)t->data + p * t->kind, q - p, buf);
+    if (m < 0)
+        return -1;
+    Py_ssize_t c = presplit_encode(t->core, t->spec, t->whole, buf, m, NULL, NULL, 0, NULL);
+    return c < 0 ? -1 : c;
+}
+
+/* The last index i in [lo, hi) with bounds[i] <= x, or lo - 1. */
+static Py_ssize_t
+last_le(const int64_t *v, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Py_ssize_t a = lo, b = hi;
+    while (a < b) {
+        Py_ssize_t mid = (a + b) >> 1;
+        if (v[mid] <= x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a - 1;
+}
+
+/* The largest lim <= j - MARGIN with a surely non-whitespace character in T[lim:j]
+   (rule 2's limit for a base of end j), lo - 1 if [lo, j) has none, -2 if that search
+   would pass MAX_SLICE characters. */
+static Py_ssize_t
+base_limit(const CountedText *t, Py_ssize_t lo, Py_ssize_t j)
+{
+    Py_ssize_t floor = j - MAX_SLICE > lo ? j - MAX_SLICE : lo;
+    for (Py_ssize_t q = j - 1; q >= floor; q--)
+        if (surely_not_space(PyUnicode_READ(t->kind, t->data, q)))
+            return q < j - MARGIN ? q : j - MARGIN;
+    return floor > lo ? -2 : lo - 1;
+}
+
+static int
+has_non_space(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
+{
+    for (; p < q; p++)
+        if (surely_not_space(PyUnicode_READ(t->kind, t->data, p)))
+            return 1;
+    return 0;
+}
+
+Py_ssize_t
+counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, Py_ssize_t *count_out)
+{
+    const int64_t *bounds = t->bounds, *cum = t->cum;
+    Py_ssize_t nb = t->nb, n = t->n;
+    /* h: the first global boundary >= s that is s or hard */
+    Py_ssize_t hi_idx = last_le(bounds, s - 1, 0, nb) + 1;
+    Py_ssize_t steps = 0;
+    while (hi_idx < nb && bounds[hi_idx] != s && (bounds[hi_idx] >= n || !t->hard(t->kind, t->data, bounds[hi_idx]))) {
+        if (++steps > MAX_SYNC)
+            return -1;
+        hi_idx++;
+    }
+    if (hi_idx >= nb)
+        return -1;
+    Py_ssize_t h = bounds[hi_idx];
+    Py_ssize_t head = slice_count(t, s, h);
+    if (head < 0)
+        return -1;
+    Py_ssize_t base = cum[hi_idx] - head;  /* C(bounds[i]) = cum[i] - base for i >= hi_idx */
+    Py_ssize_t hi;
+    if (head > max_tokens) {
+        hi = h;  /* rule 5 at h (h > s here) */
+    } else {
+        Py_ssize_t k = last_le(cum, base + max_tokens, hi_idx, nb) + 1;
+        if (k >= nb)
+            return -1;  /* the rest fits: exact_cuts handles that case */
+        Py_ssize_t b_o = bounds[k];
+        if (b_o >= n)
+            return -1;
+        if (t->hard(t->kind, t->data, b_o)) {
+            hi = b_o;
+        } else {
+            hi = b_o + MARGIN;
+            if (hi > n)
+                return -1;
+            if (!has_non_space(t, b_o, hi)) {
+                Py_ssize_t q = hi;
+                while (q < n && !surely_not_space(PyUnicode_READ(t->kind, t->data, q)))
+                    q++;
+                if (q >= n)
+                    return -1;
+                hi = q + 1;
+            }
+        }
+    }
+    if (hi - s > horizon)
+        return -1;
+    steps = 0;
+    for (Py_ssize_t j = hi - 1; j > s; j--) {
+        if (++steps > MAX_STEPS)
+            return -1;
+        /* base(j): the last boundary <= j - MARGIN, <= j - 1, with a non-space in T[b:j] */
+        Py_ssize_t lim = base_limit(t, s, j);
+        if (lim == -2)
+            return -1;
+        Py_ssize_t b = s, cb = 0;
+        if (lim > s && lim >= h) {
+            Py_ssize_t i = last_le(bounds, lim, hi_idx, nb);
+            if (i >= hi_idx) {
+                b = bounds[i];
+                cb = cum[i] - base;
+            }
+        }
+        Py_ssize_t c = slice_count(t, b, j);
+        if (c < 0)
+            return -1;
+        if (cb + c <= max_tokens) {
+            *count_out = cb + c;
+            return j;
+        }
+    }
+    return -1;  /* nothing fits: the Python path raises its error or drops the overlap */
+}
+
+Py_ssize_t
+counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap)
+{
+    const int64_t *bounds = t->bounds, *cum = t->cum;
+    Py_ssize_t nb = t->nb;
+    if (e - s <= 1)
+        return e;
+    /* b_e: the last global boundary <= e - MARGIN, <= e - 1, with a non-space in T[b_e:e] */
+    Py_ssize_t lim = base_limit(t, 0, e);
+    Py_ssize_t kb = lim >= 0 ? last_le(bounds, lim, 0, nb) : -1;
+    if (kb < 0)
+        return -1;
+    Py_ssize_t tail = slice_count(t, bounds[kb], e);
+    if (tail < 0)
+        return -1;
+    Py_ssize_t c_e = cum[kb] + tail;  /* count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e */
+    /* the last hard boundary in (s, b_e] whose suffix is over the overlap */
+    Py_ssize_t idx = last_le(cum, c_e - overlap - 1, 0, kb + 1);
+    Py_ssize_t start = s + 1, steps = 0;
+    while (idx >= 0 && bounds[idx] > s) {
+        if (t->hard(t->kind, t->data, bounds[idx])) {
+            start = bounds[idx] + 1;
+            break;
+        }
+        if (++steps > MAX_SYNC * 4)
+            return -1;
+        idx--;
+    }
+    if (e - start > MAX_STEPS)
+        return -1;
+    Py_ssize_t g = -1, rest = 0;  /* the first hard boundary after p (or e), count(T[g:e]) */
+    for (Py_ssize_t p = start; p < e; p++) {
+        if (g <= p) {
+            g = p + 1;
+            while (g < e && !t->hard(t->kind, t->data, g))
+                g++;
+            if (g >= e) {
+                g = e;
+                rest = 0;
+            } else {
+                Py_ssize_t i = last_le(bounds, g, 0, kb + 1);
+                if (i >= 0 && bounds[i] == g) {
+                    rest = c_e - cum[i];
+                } else {
+                    rest = slice_count(t, g, e);
+                    if (rest < 0)
+                        return -1;
+                }
+            }
+        }
+        if (rest > overlap) {
+            p = g - 1;  /* no start up to g fits (rule 5) */
+            continue;
+        }
+        Py_ssize_t c = slice_count(t, p, g);
+        if (c < 0)
+            return -1;
+        if (c + rest <= overlap)
+            return p;
+    }
+    return e;
+}
