@@ -205,10 +205,11 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
             return -1;
         idx--;
     }
-    if (e - start > MAX_STEPS)
-        return -1;
     Py_ssize_t g = -1, rest = 0;  /* the first hard boundary after p (or e), count(T[g:e]) */
+    steps = 0;
     for (Py_ssize_t p = start; p < e; p++) {
+        if (++steps > MAX_STEPS)
+            return -1;
         if (g <= p) {
             g = p + 1;
             while (g < e && !t->hard(t->kind, t->data, g))

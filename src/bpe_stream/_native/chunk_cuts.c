@@ -1,7 +1,7 @@
 /* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
 
 exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
-           final, lookahead, o200k, whole=None) -> (cuts, start, min_end)
+           final, lookahead, o200k, whole=None, spec=-1) -> (cuts, start, min_end, need_more)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
 prefix counts at them, lists or array('q'); a cl100k/o200k pattern).  From the chunk start ``start`` this
@@ -9,7 +9,11 @@ walks chunk after chunk, as Chunker._run does with boundaries="exact", while eac
 chunk is one of the cases below, and returns the chunks found as a flat list
 ``[s0, e0, count0, s1, e1, count1, ...]`` with the start and min_end of the next
 chunk (the caller's state); it stops, leaving the rest to the Python path, at the first
-chunk that is not such a case.  Every answer is the one the Python path gives (the
+chunk that is not such a case, or with need_more true at a chunk whose cut it found but
+that the held text cannot decide yet (not ``final``: the Python path would ask for more
+text too).  With ``spec`` (the compiled split, ``_native_split``'s first item) and the
+sums as arrays, the chunks the cases below leave open are tried by exact recounts of
+short slices (``chunk_counted_cuts.c``) before stopping.  Every answer is the one the Python path gives (the
 tests compare them); the cases are the ones that path reaches on ordinary text, where
 its per-chunk work is a few bisects and class tests, but costs 5-20 us of Python.
 
@@ -341,6 +345,7 @@ exact_cuts(PyObject *module, PyObject *args)
     int use_counted = spec != -1 && bounds_seq.v != NULL && cum_seq.v != NULL && presplit_spec_ok(spec);
     CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at};
     Py_ssize_t gi = 0;
+    int need_more = 0;
     while (s < n) {
         int by_count = 0;
         Py_ssize_t e, count, a = s, k = 0, first = s;
@@ -369,8 +374,10 @@ exact_cuts(PyObject *module, PyObject *args)
             goto error;
         if (k == nb) {
             /* the rest of the text fits */
-            if (!final)
+            if (!final) {
+                need_more = 1;  /* as ChunkView.cut: no boundary over the budget yet */
                 break;
+            }
             e = n;
             count = item_at(cum, nb - 1) - base;
         } else {
@@ -405,16 +412,24 @@ exact_cuts(PyObject *module, PyObject *args)
                 if (j > a && e != j)
                     break;  /* a byte that is no token: the Python path raises its error */
             }
-            if (e <= s || (!final && e + lookahead > n))
+            if (e <= s)
                 break;
+            if (!final && e + lookahead > n) {
+                need_more = 1;  /* the streaming rule (Chunker._plan) */
+                break;
+            }
         }
         goto cut_found;
     recount:
         if (!use_counted)
             break;
         e = counted_cut(&counted_text, s, max_tokens, horizon, &count);
-        if (e < 0 || (!final && e + lookahead > n))
+        if (e < 0)
             break;
+        if (!final && e + lookahead > n) {
+            need_more = 1;
+            break;
+        }
         by_count = 1;
     cut_found:
         if (e <= min_end)
@@ -452,7 +467,7 @@ exact_cuts(PyObject *module, PyObject *args)
         goto error;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
-    return Py_BuildValue("(Nnn)", out, s, min_end);
+    return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
@@ -463,10 +478,11 @@ error:
 static PyMethodDef chunk_cuts_functions[] = {
     {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
      "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
-     "final, lookahead, o200k, whole=None) -> (cuts, start, min_end): the exact chunker's chunks that\n"
-     "the prefix sums decide, as a flat list [start, end, count, ...], and the state after them\n"
-     "(start -1: the overlap start after the last chunk is left to the caller).  whole: the\n"
-     "whole-piece tokens (whole_set) or None."},
+     "final, lookahead, o200k, whole=None, spec=-1) -> (cuts, start, min_end, need_more): the exact\n"
+     "chunker's chunks that the prefix sums decide, as a flat list [start, end, count, ...], and the\n"
+     "state after them (start -1: the overlap start after the last chunk is left to the caller;\n"
+     "need_more: the next chunk needs more text).  whole: the whole-piece tokens (whole_set) or\n"
+     "None; spec: the compiled split, for exact recounts of the chunks the prefix sums leave open."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -743,7 +743,7 @@ class Chunker(Generic[T]):
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
                 tc = window.text_counts()
-                cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
+                cuts, next_start, min_end, need_more = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._o200k, whole, spec)
                 if cuts:
@@ -760,6 +760,8 @@ class Chunker(Generic[T]):
                     state.min_end = base + min_end
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
+                if need_more:
+                    return  # as _plan would: the chunk from s needs more text
             planned = self._plan(window, s, state.min_end - base)
             if planned is _NEED_MORE:
                 return
