@@ -61,7 +61,7 @@ slice_count(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
     Py_ssize_t m = presplit_utf8(t->kind, (const char *)t->data + p * t->kind, q - p, buf);
     if (m < 0)
         return -1;
-    Py_ssize_t c = presplit_encode(t->core, t->spec, t->whole, buf, m, NULL, NULL, 0, NULL);
+    Py_ssize_t c = presplit_encode(t->core, t->spec, t->whole, buf, m, NULL, NULL, 0, t->cache);
     return c < 0 ? -1 : c;
 }
 

@@ -42,6 +42,14 @@ Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups)
 */
 #include "core.h"
 #include "unicode_classes.h"
+#include "piece_cache.h"
+
+/* The piece cache of the running exact_cuts call on a long text (NULL: none): the letter
+   runs and slices it counts repeat their pieces (the words of the text, the prefixes of
+   a word tried for every chunk cut in it).  exact_cuts holds the GIL from start to end
+   and calls no Python code, so one call at a time uses it; it does not outlive the call. */
+static PieceCache *call_cache = NULL;
+#define CACHE_FROM_CHARS 4096  /* texts shorter than this count without one */
 
 /* bounds or cum: a list of ints, or the 64-bit integers of a buffer (an array('q'), as
    presplit.c prefix_sums makes them: no int object per piece). */
@@ -227,7 +235,7 @@ piece_count(const Core *core, const void *whole, const unsigned char *data, Py_s
 {
     if (whole != NULL && presplit_is_whole(whole, data, n))
         return 1;
-    return count_any(core, data, n);
+    return cached_piece(call_cache, core, data, n, data + n, NULL);
 }
 
 /* The start of the chunk after [s, e): the smallest p > s
@@ -343,7 +351,8 @@ exact_cuts(PyObject *module, PyObject *args)
     /* the chunks the cases below leave open, by exact recounts (chunk_counted_cuts.c):
        with the compiled split's spec and the sums as arrays */
     int use_counted = spec != -1 && bounds_seq.v != NULL && cum_seq.v != NULL && presplit_spec_ok(spec);
-    CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at};
+    call_cache = n >= CACHE_FROM_CHARS ? piece_cache_new() : NULL;  /* NULL too when out of memory */
+    CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at, call_cache};
     Py_ssize_t gi = 0;
     int need_more = 0;
     while (s < n) {
@@ -465,10 +474,14 @@ exact_cuts(PyObject *module, PyObject *args)
     }
     if (PyErr_Occurred())
         goto error;
+    free(call_cache);
+    call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
     return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
+    free(call_cache);
+    call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
     Py_XDECREF(out);

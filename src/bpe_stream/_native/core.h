@@ -393,6 +393,7 @@ typedef struct {
     const int64_t *bounds, *cum;
     Py_ssize_t nb;
     int (*hard)(int kind, const void *data, Py_ssize_t h);
+    struct PieceCache *cache;  /* piece_cache.h, or NULL */
 } CountedText;
 Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon,
                        Py_ssize_t *count_out);
