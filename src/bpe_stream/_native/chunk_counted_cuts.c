@@ -103,7 +103,8 @@ has_non_space(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
 }
 
 Py_ssize_t
-counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, Py_ssize_t *count_out)
+counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
+            Py_ssize_t *count_out)
 {
     const int64_t *bounds = t->bounds, *cum = t->cum;
     Py_ssize_t nb = t->nb, n = t->n;
@@ -127,24 +128,29 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
         hi = h;  /* rule 5 at h (h > s here) */
     } else {
         Py_ssize_t k = last_le(cum, base + max_tokens, hi_idx, nb) + 1;
-        if (k >= nb)
-            return -1;  /* the rest fits: exact_cuts handles that case */
+        if (k >= nb) {
+            if (!final)
+                return -1;  /* the Python path asks for more text */
+            *count_out = cum[nb - 1] - base;  /* the rest fits */
+            return n;
+        }
         Py_ssize_t b_o = bounds[k];
-        if (b_o >= n)
-            return -1;
-        if (t->hard(t->kind, t->data, b_o)) {
+        if (b_o < n && t->hard(t->kind, t->data, b_o)) {
             hi = b_o;
         } else {
+            /* the witness of b_o; none in the held text: every end is a candidate if the
+               text is final (ChunkView.cut), else the Python path asks for more */
             hi = b_o + MARGIN;
-            if (hi > n)
-                return -1;
-            if (!has_non_space(t, b_o, hi)) {
+            if (hi <= n && !has_non_space(t, b_o, hi)) {
                 Py_ssize_t q = hi;
                 while (q < n && !surely_not_space(PyUnicode_READ(t->kind, t->data, q)))
                     q++;
-                if (q >= n)
-                    return -1;
                 hi = q + 1;
+            }
+            if (hi > n) {
+                if (!final)
+                    return -1;
+                hi = n + 1;
             }
         }
     }
@@ -239,4 +245,36 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
             return p;
     }
     return e;
+}
+
+/* The table pass of prefix_table.c (bpe/table.py PrefixTable, the reference) over a
+   short piece: counts[p] = count_any(data[0:p]) for every p <= n, in one pass (the last
+   token of each prefix is the longest token ending there that pairs validly with the
+   last token before it).  0, or -1 at a byte that is no token. */
+int
+prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts)
+{
+    int32_t last[PREFIX_COUNTS_MAX + 1], cand[PREFIX_COUNTS_MAX + 1];
+    if (n > PREFIX_COUNTS_MAX)
+        return -1;
+    counts[0] = 0;
+    for (Py_ssize_t p = 1; p <= n; p++) {
+        if (c->byte_rank[data[p - 1]] == NO_RANK)
+            return -1;
+        int k = tokens_ending_at(c, data, 0, p, cand);
+        int32_t t = -1;
+        Py_ssize_t start = 0;
+        while (k > 0) {
+            t = cand[--k];
+            start = p - tok_len(c, t);
+            if (start == 0 || valid_pair(c, last[start], t))
+                break;
+            t = -1;
+        }
+        if (t < 0)
+            return -1;
+        last[p] = t;
+        counts[p] = counts[start] + 1;
+    }
+    return 0;
 }

@@ -407,9 +407,15 @@ exact_cuts(PyObject *module, PyObject *args)
                 if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, o200k))
                     goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
+                /* a longer run: the counts of all its prefixes in one table pass */
+                int32_t table[4 * MAX_RUN_CHARS + 1];
+                int by_table = b_o - a > 8 && off[b_o - a] <= PREFIX_COUNTS_MAX &&
+                               prefix_counts(core, buf, off[b_o - a], table) == 0;
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
-                    Py_ssize_t c = piece_count(core, whole, buf, off[j - a]);
+                    Py_ssize_t c = !by_table ? piece_count(core, whole, buf, off[j - a])
+                                   : whole != NULL && presplit_is_whole(whole, buf, off[j - a]) ? 1
+                                   : table[off[j - a]];
                     if (c < 0)
                         break;
                     if (c_a + c <= max_tokens) {
@@ -432,7 +438,7 @@ exact_cuts(PyObject *module, PyObject *args)
     recount:
         if (!use_counted)
             break;
-        e = counted_cut(&counted_text, s, max_tokens, horizon, &count);
+        e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
         if (e < 0)
             break;
         if (!final && e + lookahead > n) {

@@ -395,9 +395,13 @@ typedef struct {
     int (*hard)(int kind, const void *data, Py_ssize_t h);
     struct PieceCache *cache;  /* piece_cache.h, or NULL */
 } CountedText;
-Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon,
+Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
                        Py_ssize_t *count_out);
 Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+/* counts[p] = count_any(data[0:p]) for p = 0..n (n <= PREFIX_COUNTS_MAX), one table pass;
+   0, or -1 at a byte that is no token. */
+#define PREFIX_COUNTS_MAX 256
+int prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
