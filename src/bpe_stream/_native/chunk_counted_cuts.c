@@ -212,11 +212,21 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
         idx--;
     }
     Py_ssize_t g = -1, rest = 0;  /* the first hard boundary after p (or e), count(T[g:e]) */
+    /* Lower bounds of count(T[p:g]) for the segment's starts (without whole-piece tokens,
+       every piece counts at least the fewest tokens that concatenate to it, and those of
+       the pieces concatenate to T[p:g]): starts they rule out are not encoded.
+       tiled_from: the segment's first start with bounds (-1: none); char_off: the byte
+       offset of each of its characters. */
+    uint8_t seg[PREFIX_COUNTS_MAX];
+    int32_t tilings[PREFIX_COUNTS_MAX + 1];
+    Py_ssize_t char_off[PREFIX_COUNTS_MAX + 1];
+    Py_ssize_t tiled_from = -1;
     steps = 0;
     for (Py_ssize_t p = start; p < e; p++) {
         if (++steps > MAX_STEPS)
             return -1;
         if (g <= p) {
+            tiled_from = -1;
             g = p + 1;
             while (g < e && !t->hard(t->kind, t->data, g))
                 g++;
@@ -238,6 +248,19 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
             p = g - 1;  /* no start up to g fits (rule 5) */
             continue;
         }
+        if (tiled_from < 0 && t->whole == NULL && 4 * (g - p) <= PREFIX_COUNTS_MAX) {
+            Py_ssize_t m = 0, w = 0;
+            for (Py_ssize_t q = p; q < g && w >= 0; q++) {
+                char_off[q - p] = m;
+                w = presplit_utf8(t->kind, (const char *)t->data + q * t->kind, 1, seg + m);
+                m += w;
+            }
+            char_off[g - p] = m;
+            if (w >= 0 && suffix_tilings(t->core, seg, m, tilings) == 0)
+                tiled_from = p;
+        }
+        if (tiled_from >= 0 && tilings[char_off[p - tiled_from]] > overlap - rest)
+            continue;
         Py_ssize_t c = slice_count(t, p, g);
         if (c < 0)
             return -1;
@@ -275,6 +298,34 @@ prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts)
             return -1;
         last[p] = t;
         counts[p] = counts[start] + 1;
+    }
+    return 0;
+}
+
+/* tilings[q] = the fewest tokens of the forward trie (the tokens BPE builds) whose
+   concatenation is data[q:n], for q = 0..n (INT32_MAX where none).  BPE's encoding of
+   data[q:n] is such a concatenation, so its count is at least tilings[q]: a lower bound
+   that rules out long suffixes without encoding them.  One pass from the end, a trie
+   walk per byte.  0, or -1 when n > PREFIX_COUNTS_MAX. */
+int
+suffix_tilings(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *tilings)
+{
+    if (n > PREFIX_COUNTS_MAX)
+        return -1;
+    const Trie *t = &c->fwd;
+    tilings[n] = 0;
+    for (Py_ssize_t q = n - 1; q >= 0; q--) {
+        int32_t best = INT32_MAX;
+        uint32_t v = t->root[data[q]];
+        Py_ssize_t i = q + 1;
+        while (v) {
+            if (t->node[v].token >= 0 && tilings[i] != INT32_MAX && tilings[i] + 1 < best)
+                best = tilings[i] + 1;
+            if (i == n)
+                break;
+            v = trie_child(t, v, data[i++]);
+        }
+        tilings[q] = best;
     }
     return 0;
 }

@@ -300,7 +300,14 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
     if (lo_p < g) {
         utf8_of_slice(kind, data, lo_p, g, buf, off);
         Py_ssize_t total = off[g - lo_p];
+        /* suffixes that no concatenation of fewer than overlap - rest + 1 tokens makes
+           cannot fit: skipped without encoding them (a whole-piece token still counts 1) */
+        int32_t tilings[4 * MAX_RUN_CHARS + 1];
+        int bounded = suffix_tilings(core, buf, total, tilings) == 0;
         for (Py_ssize_t p = lo_p; p < g; p++) {
+            if (bounded && tilings[off[p - lo_p]] > overlap - rest &&
+                !(whole != NULL && presplit_is_whole(whole, buf + off[p - lo_p], total - off[p - lo_p])))
+                continue;
             Py_ssize_t c = piece_count(core, whole, buf + off[p - lo_p], total - off[p - lo_p]);
             if (c < 0)
                 return -1;

@@ -402,6 +402,9 @@ Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t 
    0, or -1 at a byte that is no token. */
 #define PREFIX_COUNTS_MAX 256
 int prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts);
+/* tilings[q] = the fewest reachable tokens that concatenate to data[q:n] (a lower bound of
+   count_any(data[q:n])), q = 0..n (n <= PREFIX_COUNTS_MAX); 0, or -1. */
+int suffix_tilings(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *tilings);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
