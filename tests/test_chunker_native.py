@@ -215,7 +215,8 @@ def test_make_chunks_against_plain_chunks():
 COUNTED_ATOMS = ["    ", "        ", "\t", "\t\t", "\n", "\r\n", "\n\n", "   \n", " \t ", " ", "  ", "def", " f", "(x)",
                  ":", "):\n", " return", " x", " **", " 2", "  # note", "\"\"\"", "Über", "中文文本没有空格", "नहीं",
                  " है।", "ภาษาไทย", "'s", " don't", "!!", "x\u0301", "ABC", "é", " 1234", "/", "😀", "\u3000",
-                 "internationalization", "антидизестаблишментарианство"]
+                 "internationalization", "антидизестаблишментарианство", '    "+=",\n', '    "<<=",\n', " == ", " -> ",
+                 "{}", "[]"]
 
 
 def _counted_text(rng: random.Random, atoms: int) -> str:
@@ -248,11 +249,12 @@ def test_counted_cuts_against_python_and_tiktoken(name):
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 def test_counted_cuts_decide_indented_code(name):
     # Without the recounts the compiled routine stops at every cut next to indentation
-    # (about 60 % of the chunks of code): here it decides all of them.
+    # (about 60 % of the chunks of code): here it decides all of them, also in a stretch
+    # without hard boundaries (a table of operators: the split re-synced from the start).
     enc = ENCODINGS[name]
     text = ("class Parser:\n    def feed(self, data):\r\n\t\tfor line in data.splitlines():\n"
             "            if not line.strip():\n                continue  # blank\n\n"
-            "        return {'ok': True, \"n\": 42}\n") * 8
+            "        return {'ok': True, \"n\": 42}\n") * 8 + "OPS = {\n" + '    "+=",\n    "<<=",\n' * 20 + "}\n"
     for budget, overlap in ((16, 4), (7, 3), (40, 10), (5, 0)):
         counting = _CountingCuts(chunker_module._exact_cuts)
         saved = chunker_module._exact_cuts

@@ -36,11 +36,13 @@ per chunk with those constants; past them the Python path takes the chunk.
 */
 #include "core.h"
 #include "unicode_classes.h"
+#include "piece_cache.h"
 
 #define MARGIN 4         /* stable_margin of the cl100k/o200k patterns (pretokenize/stability.py) */
 #define MAX_SLICE 1024   /* longest slice recounted */
 #define MAX_STEPS 256    /* candidate ends (or starts) tried per chunk */
 #define MAX_SYNC 16      /* boundaries searched for a hard one after a chunk start */
+#define SYNC_CHARS 256   /* characters re-split after a chunk start that no hard boundary follows */
 
 static inline int
 surely_not_space(Py_UCS4 c)
@@ -102,6 +104,70 @@ has_non_space(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
     return 0;
 }
 
+/* The split of T[s:] from a chunk start s inside a piece up to its first boundary g that
+   is a global boundary (rule 1: from g on it is the global split), by the compiled
+   scanner on T[s:x]: the pieces of that split ending at or before its stable limit
+   (text/appendable.py: x - MARGIN, the trailing whitespace, o200k's trailing upper-word
+   stretch, here the trailing letters and marks, a superset; x itself when x = n, the
+   held text) are pieces of the split of T[s:].  *g_idx: the index of g in bounds, *head:
+   count(T[s:g]), the sum of those pieces' counts.  0, or -1 when no such g lies within
+   SYNC_CHARS characters (or a piece is a byte that is no token). */
+static int
+local_sync(const CountedText *t, Py_ssize_t s, Py_ssize_t *g_idx, Py_ssize_t *head)
+{
+    Py_ssize_t n = t->n;
+    Py_ssize_t x = n - s > SYNC_CHARS ? s + SYNC_CHARS : n;
+    Py_ssize_t limit = x;
+    if (x < n) {
+        limit = x - MARGIN;
+        Py_ssize_t q = x;
+        while (q > s && !surely_not_space(PyUnicode_READ(t->kind, t->data, q - 1)))
+            q--;
+        if (q < limit)
+            limit = q;
+        q = x;
+        while (q > s && (presplit_flags(PyUnicode_READ(t->kind, t->data, q - 1)) & (PF_L | PF_M)))
+            q--;
+        if (q < limit)
+            limit = q;
+    }
+    if (limit <= s)
+        return -1;
+    uint8_t buf[4 * SYNC_CHARS];
+    Py_ssize_t char_off[SYNC_CHARS + 1], ends[SYNC_CHARS];
+    Py_ssize_t m = 0;
+    for (Py_ssize_t q = s; q < x; q++) {
+        char_off[q - s] = m;
+        Py_ssize_t w = presplit_utf8(t->kind, (const char *)t->data + q * t->kind, 1, buf + m);
+        if (w < 0)
+            return -1;
+        m += w;
+    }
+    char_off[x - s] = m;
+    Py_ssize_t k = presplit_piece_ends(t->spec, buf, m, ends, SYNC_CHARS);
+    Py_ssize_t ci = 0, prev = 0, total = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        while (ci < x - s && char_off[ci] < ends[i])
+            ci++;
+        Py_ssize_t g = s + ci;
+        if (g > limit || char_off[ci] != ends[i])
+            return -1;
+        Py_ssize_t c = t->whole != NULL && presplit_is_whole(t->whole, buf + prev, ends[i] - prev) ? 1
+                       : cached_piece(t->cache, t->core, buf + prev, ends[i] - prev, buf + ends[i], NULL);
+        if (c < 0)
+            return -1;
+        total += c;
+        prev = ends[i];
+        Py_ssize_t idx = last_le(t->bounds, g, 0, t->nb);
+        if (idx >= 0 && t->bounds[idx] == g) {
+            *g_idx = idx;
+            *head = total;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 Py_ssize_t
 counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
             Py_ssize_t *count_out)
@@ -110,21 +176,29 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
     Py_ssize_t nb = t->nb, n = t->n;
     /* h: the first global boundary >= s that is s or hard */
     Py_ssize_t hi_idx = last_le(bounds, s - 1, 0, nb) + 1;
-    Py_ssize_t steps = 0;
+    Py_ssize_t steps = 0, head = -1;
+    int h_hard = 1;  /* h is s or hard; else h is where the split from s meets the global one */
     while (hi_idx < nb && bounds[hi_idx] != s && (bounds[hi_idx] >= n || !t->hard(t->kind, t->data, bounds[hi_idx]))) {
-        if (++steps > MAX_SYNC)
-            return -1;
+        if (++steps > MAX_SYNC) {
+            if (local_sync(t, s, &hi_idx, &head) < 0)
+                return -1;
+            h_hard = 0;
+            break;
+        }
         hi_idx++;
     }
     if (hi_idx >= nb)
         return -1;
     Py_ssize_t h = bounds[hi_idx];
-    Py_ssize_t head = slice_count(t, s, h);
+    if (h_hard)
+        head = slice_count(t, s, h);
     if (head < 0)
         return -1;
     Py_ssize_t base = cum[hi_idx] - head;  /* C(bounds[i]) = cum[i] - base for i >= hi_idx */
     Py_ssize_t hi;
     if (head > max_tokens) {
+        if (!h_hard)
+            return -1;
         hi = h;  /* rule 5 at h (h > s here) */
     } else {
         Py_ssize_t k = last_le(cum, base + max_tokens, hi_idx, nb) + 1;

@@ -405,6 +405,9 @@ int prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *cou
 /* tilings[q] = the fewest reachable tokens that concatenate to data[q:n] (a lower bound of
    count_any(data[q:n])), q = 0..n (n <= PREFIX_COUNTS_MAX); 0, or -1. */
 int suffix_tilings(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *tilings);
+/* presplit.c, for chunk_counted_cuts.c: the ends of the first pieces of s[0:n] (at most
+   max, byte offsets) under the compiled split spec; their number. */
+Py_ssize_t presplit_piece_ends(long spec_value, const uint8_t *s, Py_ssize_t n, Py_ssize_t *ends, Py_ssize_t max);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
