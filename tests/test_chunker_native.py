@@ -234,7 +234,7 @@ def test_counted_cuts_against_python_and_tiktoken(name):
     enc = ENCODINGS[name]
     oracle = conftest.tiktoken_oracle(name)
     rng = random.Random(11)
-    for _ in range(300 if conftest.FULL else 25):
+    for _ in range(300 if conftest.FULL else 15):
         text, budget, overlap = _counted_case(rng)
         compiled = _chunks(enc, text, budget, overlap, True)
         assert compiled == _chunks(enc, text, budget, overlap, False), (name, budget, overlap, text)
