@@ -51,8 +51,10 @@ the start and the cut, and counts semantic candidates the same way (the proof
 is in that module).  With the compiled core, ``boundaries="exact"`` and a cl100k/o200k
 pattern, the chunks whose cut and overlap start those sums decide by rule 5 (hard
 boundaries), with at most a short letter run recounted, come from one native call
-for many chunks (``_native/chunk_cuts.c``); the steps above run for the others and
-are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+for many chunks (``_native/chunk_cuts.c``), and so do most others, by exact recounts
+of short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3
+and 5 of that module); the steps above run for the rest and are the reference (the
+tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.
 
