@@ -246,6 +246,8 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
                 cb = cum[i] - base;
             }
         }
+        if (cb + (j > b) > max_tokens)
+            continue;  /* count(T[b:j]) >= 1: no need to count it */
         Py_ssize_t c = slice_count(t, b, j);
         if (c < 0)
             return -1;
@@ -318,8 +320,8 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
                 }
             }
         }
-        if (rest > overlap) {
-            p = g - 1;  /* no start up to g fits (rule 5) */
+        if (rest >= overlap) {
+            p = g - 1;  /* no start before g fits (rule 5, count(T[p:g]) >= 1) */
             continue;
         }
         if (tiled_from < 0 && t->whole == NULL && 4 * (g - p) <= PREFIX_COUNTS_MAX) {
