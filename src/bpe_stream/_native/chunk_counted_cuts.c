@@ -15,7 +15,9 @@ pieces' starts and prefix counts):
 * Boundaries of the split of T[s:].  Let h be the first global boundary >= s that is s
   itself or hard (rule 5).  Then s and every global boundary from h on are boundaries
   of the split of T[s:] (rule 5: no piece reads past h, one ends there; from h on both
-  splits agree), with prefix counts C(b) = count(T[s:h]) + cum[b] - cum[h].
+  splits agree), with prefix counts C(b) = count(T[s:h]) + cum[b] - cum[h].  When no
+  hard boundary comes soon, h is where a re-split from s meets the global split (rule
+  1), its pieces taken only up to their stable limit (local_sync).
 * count(T[s:j]) = C(b) + count(T[b:j]) for the last such boundary b <= j - MARGIN
   with a non-whitespace character in T[b:j] (rule 2; s always qualifies).
 * No end fits from hi on: hi = b_o if the first boundary over the budget b_o is hard
@@ -26,6 +28,12 @@ pieces' starts and prefix counts):
   last one stable for e (rule 2: C_e = cum[b_e] + count(T[b_e:e])).  A hard boundary g
   with count(T[g:e]) > overlap rules out every start up to g, so the walk starts after
   the last such g before e.
+* Bounds that skip a recount: count(T[b:j]) >= 1 for j > b; a suffix's BPE count is
+  at least the fewest tokens that concatenate to it (suffix_tilings; with no
+  whole-piece tokens, for a run of pieces too).
+
+Also here, for chunk_cuts.c's letter runs: prefix_counts (the counts of all prefixes of
+a short piece in one table pass) and suffix_tilings.
 
 "Non-whitespace" is read conservatively (neither the pattern's \s nor str.isspace), which
 only moves a base earlier or a witness later: both stay valid.
