@@ -1,7 +1,7 @@
 /* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
 
 exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
-           final, lookahead, rule, whole=None) -> (cuts, start, min_end)
+           final, lookahead, rule, whole=None, spec=-1) -> (cuts, start, min_end, need_more)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
 prefix counts at them, lists or array('q')) under a family member whose hard-boundary rule
@@ -11,7 +11,11 @@ walks chunk after chunk, as Chunker._run does with boundaries="exact", while eac
 chunk is one of the cases below, and returns the chunks found as a flat list
 ``[s0, e0, count0, s1, e1, count1, ...]`` with the start and min_end of the next
 chunk (the caller's state); it stops, leaving the rest to the Python path, at the first
-chunk that is not such a case.  Every answer is the one the Python path gives (the
+chunk that is not such a case, or with need_more true at a chunk whose cut it found but
+that the held text cannot decide yet (not ``final``: the Python path would ask for more
+text too).  With ``spec`` (the compiled split, ``_native_split``'s first item) and the
+sums as arrays, the chunks the cases below leave open are tried by exact recounts of
+short slices (``chunk_counted_cuts.c``) before stopping.  Every answer is the one the Python path gives (the
 tests compare them); the cases are the ones that path reaches on ordinary text, where
 its per-chunk work is a few bisects and class tests, but costs 5-20 us of Python.
 
@@ -40,6 +44,14 @@ Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups)
 */
 #include "core.h"
 #include "unicode_classes.h"
+#include "piece_cache.h"
+
+/* The piece cache of the running exact_cuts call on a long text (NULL: none): the letter
+   runs and slices it counts repeat their pieces (the words of the text, the prefixes of
+   a word tried for every chunk cut in it).  exact_cuts holds the GIL from start to end
+   and calls no Python code, so one call at a time uses it; it does not outlive the call. */
+static PieceCache *call_cache = NULL;
+#define CACHE_FROM_CHARS 4096  /* texts shorter than this count without one */
 
 /* bounds or cum: a list of ints, or the 64-bit integers of a buffer (an array('q'), as
    presplit.c prefix_sums makes them: no int object per piece). */
@@ -268,7 +280,7 @@ piece_count(const Core *core, const void *whole, const unsigned char *data, Py_s
 {
     if (whole != NULL && presplit_is_whole(whole, data, n))
         return 1;
-    return count_any(core, data, n);
+    return cached_piece(call_cache, core, data, n, data + n, NULL);
 }
 
 /* The start of the chunk after [s, e): the smallest p > s
@@ -333,7 +345,14 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
     if (lo_p < g) {
         utf8_of_slice(kind, data, lo_p, g, buf, off);
         Py_ssize_t total = off[g - lo_p];
+        /* suffixes that no concatenation of fewer than overlap - rest + 1 tokens makes
+           cannot fit: skipped without encoding them (a whole-piece token still counts 1) */
+        int32_t tilings[4 * MAX_RUN_CHARS + 1];
+        int bounded = suffix_tilings(core, buf, total, tilings) == 0;
         for (Py_ssize_t p = lo_p; p < g; p++) {
+            if (bounded && tilings[off[p - lo_p]] > overlap - rest &&
+                !(whole != NULL && presplit_is_whole(whole, buf + off[p - lo_p], total - off[p - lo_p])))
+                continue;
             Py_ssize_t c = piece_count(core, whole, buf + off[p - lo_p], total - off[p - lo_p]);
             if (c < 0)
                 return -1;
@@ -350,9 +369,11 @@ exact_cuts(PyObject *module, PyObject *args)
     PyObject *core_obj, *text, *bounds_obj, *cum_obj, *whole_arg = Py_None;
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
     int final, rule;
+    long spec = -1;
     const void *whole;
-    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpni|O", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
-                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &rule, &whole_arg) ||
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpni|Ol", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+                          &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &rule, &whole_arg,
+                          &spec) ||
         presplit_whole_of(whole_arg, &whole) < 0)
         return NULL;
     const Core *core = (const Core *)core_obj;
@@ -379,8 +400,16 @@ exact_cuts(PyObject *module, PyObject *args)
     out = PyList_New(0);
     if (out == NULL)
         goto error;
+    /* the chunks the cases below leave open, by exact recounts (chunk_counted_cuts.c):
+       with the compiled split's spec and the sums as arrays */
+    int use_counted = spec != -1 && bounds_seq.v != NULL && cum_seq.v != NULL && presplit_spec_ok(spec);
+    call_cache = n >= CACHE_FROM_CHARS ? piece_cache_new() : NULL;  /* NULL too when out of memory */
+    CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at, rule, call_cache};
     Py_ssize_t gi = 0;
+    int need_more = 0;
     while (s < n) {
+        int by_count = 0;
+        Py_ssize_t e, count, a = s, k = 0, first = s;
         gi = bisect_left_list(bounds, s, gi, nb);
         if (gi < 0)
             goto error;
@@ -388,50 +417,57 @@ exact_cuts(PyObject *module, PyObject *args)
             break;
         /* count(T[s:bounds[i]]) = cum[i] - base for every i >= gi (rule 5 at bounds[gi]) */
         Py_ssize_t base = item_at(cum, gi);
-        Py_ssize_t first = item_at(bounds, gi);
+        first = item_at(bounds, gi);
         if (first != s) {
             /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
                 !letter_run(kind, data, p, first, rule))
-                break;
+                goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
             if (head < 0)
                 break;
             base -= head;
         }
-        Py_ssize_t k = bisect_right_list(cum, base + max_tokens, gi, nb);
+        k = bisect_right_list(cum, base + max_tokens, gi, nb);
         if (k < 0)
             goto error;
-        Py_ssize_t e, count, a = s;
         if (k == nb) {
             /* the rest of the text fits */
-            if (!final)
+            if (!final) {
+                need_more = 1;  /* as ChunkView.cut: no boundary over the budget yet */
                 break;
+            }
             e = n;
             count = item_at(cum, nb - 1) - base;
         } else {
             Py_ssize_t b_o = item_at(bounds, k);
             if (b_o >= n || b_o - s > horizon || !hard_at(kind, data, b_o, rule))
-                break;
+                goto recount;
             Py_ssize_t c_a = 0;
             if (k > gi) {
                 a = item_at(bounds, k - 1);
                 c_a = item_at(cum, k - 1) - base;
             }
             if (a != s && !hard_at(kind, data, a, rule))
-                break;
+                goto recount;
             e = a;
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
                 /* ends inside the straddling piece: each prefix of a letter run is one piece */
                 if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, rule))
-                    break;
+                    goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
+                /* a longer run: the counts of all its prefixes in one table pass */
+                int32_t table[4 * MAX_RUN_CHARS + 1];
+                int by_table = b_o - a > 8 && off[b_o - a] <= PREFIX_COUNTS_MAX &&
+                               prefix_counts(core, buf, off[b_o - a], table) == 0;
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
-                    Py_ssize_t c = piece_count(core, whole, buf, off[j - a]);
+                    Py_ssize_t c = !by_table ? piece_count(core, whole, buf, off[j - a])
+                                   : whole != NULL && presplit_is_whole(whole, buf, off[j - a]) ? 1
+                                   : table[off[j - a]];
                     if (c < 0)
                         break;
                     if (c_a + c <= max_tokens) {
@@ -443,9 +479,26 @@ exact_cuts(PyObject *module, PyObject *args)
                 if (j > a && e != j)
                     break;  /* a byte that is no token: the Python path raises its error */
             }
-            if (e <= s || (!final && e + lookahead > n))
+            if (e <= s)
                 break;
+            if (!final && e + lookahead > n) {
+                need_more = 1;  /* the streaming rule (Chunker._plan) */
+                break;
+            }
         }
+        goto cut_found;
+    recount:
+        if (!use_counted)
+            break;
+        e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
+        if (e < 0)
+            break;
+        if (!final && e + lookahead > n) {
+            need_more = 1;
+            break;
+        }
+        by_count = 1;
+    cut_found:
         if (e <= min_end)
             break;
         PyObject *t;
@@ -467,20 +520,26 @@ exact_cuts(PyObject *module, PyObject *args)
             s = e;
             continue;
         }
-        Py_ssize_t next = overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a, e, overlap,
-                                        buf, off, rule);
+        Py_ssize_t next = by_count ? -1 : overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a,
+                                                        e, overlap, buf, off, rule);
         if (next == -2)
             goto error;
+        if (next == -1 && use_counted)
+            next = counted_overlap_start(&counted_text, s, e, overlap);
         s = next;
         if (next < 0)
             break;  /* the caller finds this overlap start */
     }
     if (PyErr_Occurred())
         goto error;
+    free(call_cache);
+    call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
-    return Py_BuildValue("(Nnn)", out, s, min_end);
+    return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
+    free(call_cache);
+    call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
     Py_XDECREF(out);
@@ -524,10 +583,11 @@ static PyMethodDef chunk_cuts_functions[] = {
      "position and its letter-run test on the whole text (for the tests)."},
     {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
      "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
-     "final, lookahead, rule, whole=None) -> (cuts, start, min_end): the exact chunker's chunks that\n"
-     "the prefix sums decide, as a flat list [start, end, count, ...], and the state after them\n"
-     "(start -1: the overlap start after the last chunk is left to the caller).  whole: the\n"
-     "whole-piece tokens (whole_set) or None."},
+     "final, lookahead, rule, whole=None, spec=-1) -> (cuts, start, min_end, need_more): the exact\n"
+     "chunker's chunks that the prefix sums decide, as a flat list [start, end, count, ...], and the\n"
+     "state after them (start -1: the overlap start after the last chunk is left to the caller;\n"
+     "need_more: the next chunk needs more text).  whole: the whole-piece tokens (whole_set) or\n"
+     "None; rule: the member's hard-boundary bits; spec: the compiled split, for exact recounts of the chunks the prefix sums leave open."},
     {NULL, NULL, 0, NULL},
 };
 

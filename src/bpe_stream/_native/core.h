@@ -379,6 +379,37 @@ int chunk_cuts_init(PyObject *module);
 /* chunk_objects.c: the exact chunker's Chunk objects in bulk */
 int chunk_objects_init(PyObject *module);
 
+/* chunk_counted_cuts.c, for chunk_cuts.c: the exact chunker's cut and overlap start by
+   exact recounts of short slices (the cases the prefix sums alone leave open).  The
+   held text (a str: kind, data, n), its pieces' starts and prefix counts (nb each), the
+   compiled split (spec, whole) and rule 5's test. */
+typedef struct {
+    const Core *core;
+    long spec;
+    const void *whole;
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    const int64_t *bounds, *cum;
+    Py_ssize_t nb;
+    int (*hard)(int kind, const void *data, Py_ssize_t h, int rule);
+    int rule;  /* the member's hard-boundary bits (pretokenize/hard_boundaries.py) */
+    struct PieceCache *cache;  /* piece_cache.h, or NULL */
+} CountedText;
+Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
+                       Py_ssize_t *count_out);
+Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+/* counts[p] = count_any(data[0:p]) for p = 0..n (n <= PREFIX_COUNTS_MAX), one table pass;
+   0, or -1 at a byte that is no token. */
+#define PREFIX_COUNTS_MAX 256
+int prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts);
+/* tilings[q] = the fewest reachable tokens that concatenate to data[q:n] (a lower bound of
+   count_any(data[q:n])), q = 0..n (n <= PREFIX_COUNTS_MAX); 0, or -1. */
+int suffix_tilings(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *tilings);
+/* presplit.c, for chunk_counted_cuts.c: the ends of the first pieces of s[0:n] (at most
+   max, byte offsets) under the compiled split spec; their number. */
+Py_ssize_t presplit_piece_ends(long spec_value, const uint8_t *s, Py_ssize_t n, Py_ssize_t *ends, Py_ssize_t max);
+
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
    (batch.c, presplit.c). */

@@ -755,6 +755,22 @@ presplit_encode(const Core *c, long spec_value, const void *whole, const uint8_t
     return stop == 0 ? total : stop == 1 ? -1 : -2;
 }
 
+/* For chunk_counted_cuts.c: the ends of the first pieces of s[0:n] (byte offsets), at
+   most max of them, into ends; their number. */
+Py_ssize_t
+presplit_piece_ends(long spec_value, const uint8_t *s, Py_ssize_t n, Py_ssize_t *ends, Py_ssize_t max)
+{
+    Spec spec;
+    Scan sc;
+    ptrdiff_t a, b;
+    Py_ssize_t k = 0;
+    unpack_spec_unchecked(spec_value, &spec);
+    scan_init(&sc, &spec, s, n);
+    while (k < max && next_piece(&sc, &a, &b))
+        ends[k++] = b;
+    return k;
+}
+
 /* Release the GIL for texts of at least this many bytes. */
 #define NOGIL_TEXT 512
 

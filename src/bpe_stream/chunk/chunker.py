@@ -51,9 +51,12 @@ the start and the cut, and counts semantic candidates the same way (the proof
 is in that module).  With the compiled core, ``boundaries="exact"`` and a pattern of
 the family (any member, with the hard-boundary rule its choices give:
 :mod:`bpe_stream.pretokenize.hard_boundaries`), the chunks whose cut and overlap start
-those sums decide by rule 5 (hard boundaries), with at most a short letter run recounted, come from one native call
-for many chunks (``_native/chunk_cuts.c``); the steps above run for the others and
-are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+those sums decide by rule 5 (hard boundaries), with at most a short letter run recounted,
+come from one native call for many chunks (``_native/chunk_cuts.c``); for the cl100k and
+o200k members (Llama 3's spelling included) most others do too, by exact recounts of
+short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3 and 5
+of that module, with those members' stability margin); the steps above run for the rest
+and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.
 
@@ -142,6 +145,9 @@ Boundaries: TypeAlias = "Literal['semantic', 'exact'] | Sequence[BoundaryLevel |
 #: path that returns the prefix itself.
 ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 
+# Members whose chunks exact_cuts may also settle by recounting short slices
+# (chunk_counted_cuts.c: its stability margin is theirs); Llama 3's spelling is cl100k's.
+_COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -227,6 +233,13 @@ def _whole_tokens(enc):
     if native is not None and native[1] is not None:
         return native[1]
     return _whole_set(list(whole))
+
+
+def _split_spec(enc) -> int:
+    """The compiled split of ``enc`` (``_native_split``'s spec), with which ``exact_cuts``
+    recounts short slices for the chunks its prefix-sum cases leave open; -1: none."""
+    native = enc._native_split()
+    return native[0] if native is not None else -1
 
 
 def _plain_chunk(text: T, start: int, end: int, token_count: int) -> Chunk[T]:
@@ -344,6 +357,7 @@ class Chunker(Generic[T]):
     _budget_name = "max_tokens"
     _bulk_exact = False
     _hard_rule = None
+    _counted_cuts = False
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -398,6 +412,9 @@ class Chunker(Generic[T]):
             # rule 5 of chunk/counts.py for the member's choices (None: a pattern outside the family)
             self._hard_rule = hard_rule(enc_or_bpe.pretokenizer)
             self._hard_boundaries = self._hard_rule is not None
+            # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
+            # margin of the cl100k and o200k members' choices
+            self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
         else:
             self._is_text = False
             self._bpe = enc_or_bpe
@@ -736,6 +753,7 @@ class Chunker(Generic[T]):
         n = len(text)
         bulk = _exact_cuts if self._bulk_exact else None
         whole = _whole_tokens(self.encoding) if bulk is not None else None
+        spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
         while not state.done:
             s = state.start - base
             if s >= n and window.final:
@@ -745,9 +763,9 @@ class Chunker(Generic[T]):
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
                 tc = window.text_counts()
-                cuts, next_start, min_end = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
+                cuts, next_start, min_end, need_more = bulk(self._bpe._core, text, tc.bounds, tc.cum, s, state.min_end - base,
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
-                                                 LOOKAHEAD, self._hard_rule.flags, whole)
+                                                 LOOKAHEAD, self._hard_rule.flags, whole, spec)
                 if cuts:
                     if _make_chunks is not None:
                         yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
@@ -762,6 +780,8 @@ class Chunker(Generic[T]):
                     state.min_end = base + min_end
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
+                if need_more:
+                    return  # as _plan would: the chunk from s needs more text
             planned = self._plan(window, s, state.min_end - base)
             if planned is _NEED_MORE:
                 return
