@@ -379,6 +379,9 @@ int chunk_cuts_init(PyObject *module);
 /* chunk_objects.c: the exact chunker's Chunk objects in bulk */
 int chunk_objects_init(PyObject *module);
 
+/* json_sections.c: a tokenizer.json's model.vocab and model.merges read from its bytes */
+int json_sections_init(PyObject *module);
+
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
    (batch.c, presplit.c). */
