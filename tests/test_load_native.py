@@ -23,7 +23,7 @@ from test_vocabulary import random_vocabulary
 from bpe_stream.bpe import merges as merges_mod
 from bpe_stream.bpe import vocabulary as vocabulary_mod
 from bpe_stream.bpe.native import compiled_available, load_strings, merges_compiled, tokens_holding_compiled
-from bpe_stream.bpe.tables import tokens_holding
+from bpe_stream.bpe.tables import UnreachableTokens, tokens_holding
 from bpe_stream.bpe.vocabulary import BytePairEncoding
 from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
 
@@ -267,6 +267,36 @@ def test_unreachable_tokens_removed_without_a_second_build(seed, alphabet, extra
     ids = list(range(len(tokens)))
     rng.shuffle(ids)
     _assert_same_vocabulary(BytePairEncoding.from_ordered(tokens, ids), _built_twice(tokens, ids))
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc"]), extra=st.integers(0, 6))
+@settings(max_examples=examples(200), deadline=None)
+def test_core_build_is_the_first_pass_of_core(seed, alphabet, extra):
+    """Core.build: Core(tokens) where no token waits, else that core's parts and waiting
+    ranks; the vocabulary settled from it has the pure-Python build's splits."""
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=25)
+    for _ in range(extra):
+        t = bytes(rng.choice(alphabet) for _ in range(rng.randint(2, 6)))
+        if t not in tokens:
+            tokens.insert(rng.randint(len(alphabet), len(tokens)), t)
+    full = vocabulary_mod.Core(tokens)
+    built = vocabulary_mod.Core.build(tokens)
+    if full.unreachable():
+        assert built == (*full.parts(), list(full.unreachable()))
+    else:
+        assert built.parts() == full.parts() and built.masks_bytes() == full.masks_bytes()
+    try:
+        native = BytePairEncoding(tokens)
+    except UnreachableTokens as e:
+        with pytest.raises(UnreachableTokens) as python_error:
+            BytePairEncoding(tokens, native=False)
+        assert python_error.value.tokens == e.tokens
+        return
+    python = BytePairEncoding(tokens, native=False)
+    # (the compiled settling may flag more tokens exceptional: see vocabulary._settle)
+    assert (native.split_left, native.split_right) == (python.split_left, python.split_right)
+    assert native.exceptional >= python.exceptional
 
 
 def _real(name):

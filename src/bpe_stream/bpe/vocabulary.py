@@ -157,8 +157,11 @@ class BytePairEncoding:
             exceptional = frozenset(_tables.get("exceptional", ()))
             core = _core_from_splits(tokens, _tables["split_left"], _tables["split_right"], exceptional)
         if core is None:
-            core = Core(tokens)
-            core, exceptional = _settle(core, tokens)
+            built = Core.build(tokens)  # the tries and masks only where nothing waits
+            if isinstance(built, tuple):
+                core, exceptional = _settle_parts(built, tokens)
+            else:
+                core = built
         self._core = core
         self._n = len(core)
         self.max_token_len: int = core.max_token_len
@@ -418,17 +421,21 @@ def _settle(core, tokens: list[bytes] | None):
     token that holds one is decided again by BPE's merge loop (:func:`.tables.classify_waiting`;
     one decided again needlessly only takes the slower pair test).  ``UnreachableTokens``
     names the tokens BPE never builds; without them the core is final."""
-    from array import array
-
     waiting = core.unreachable()
     if not waiting:
         return core, frozenset()
-    if tokens is None:
-        tokens = core.tokens()
+    return _settle_parts((*core.parts(), list(waiting)), core.tokens() if tokens is None else tokens)
+
+
+def _settle_parts(first, tokens: list[bytes]):
+    """:func:`_settle` of a first pass given as ``Core.build`` gives one where tokens
+    wait: ``(blob, offsets, split_left, split_right, waiting)``."""
+    from array import array
+
+    blob, offsets, left_raw, right_raw, waiting = first
     ranks = dict(zip(tokens, range(len(tokens))))
-    left, right = core.split_left(), core.split_right()
+    left, right = array("i", left_raw).tolist(), array("i", right_raw).tolist()
     first_pass = (left[:], right[:])
-    blob, offsets, _, _ = core.parts()
     held = tokens_holding_compiled(blob, offsets, list(waiting))
     todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
     exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
