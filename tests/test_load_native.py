@@ -1,7 +1,8 @@
 """The compiled routines of loading a vocabulary file against their pure-Python twins:
 byte-level strings and GGUF string arrays (``_native/load_strings.c``), a tokenizer.json's
 vocab and merges read from its bytes (``json_sections.c``), the tokens that
-hold waiting ones (``holding.c``), merge order and the merges-agree check
+hold waiting ones (``holding.c``), a vocabulary's parts without some tokens
+(``dropping.c``), merge order and the merges-agree check
 (``merges.c``), and a vocabulary with unreachable tokens built once
 (``BytePairEncoding.from_ordered``) against a second build of the other tokens.
 The real vocabularies run in the full tier."""
@@ -297,6 +298,29 @@ def test_core_build_is_the_first_pass_of_core(seed, alphabet, extra):
     # (the compiled settling may flag more tokens exceptional: see vocabulary._settle)
     assert (native.split_left, native.split_right) == (python.split_left, python.split_right)
     assert native.exceptional >= python.exceptional
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc"]), n_drop=st.integers(0, 8))
+@settings(max_examples=examples(200), deadline=None)
+def test_drop_tokens_equals_python(seed, alphabet, n_drop):
+    from bpe_stream.bpe.native import drop_tokens_compiled
+
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=20)
+    parts = vocabulary_mod.Core(tokens).parts()
+    drop = sorted(rng.sample(range(len(tokens)), min(n_drop, len(tokens))))
+    got = drop_tokens_compiled()(*parts, drop)
+    assert got == vocabulary_mod._drop_tokens_py(*parts, drop)
+    kept = [t for r, t in enumerate(tokens) if r not in drop]
+    assert got[0] == b"".join(kept)
+    if not drop:
+        assert got == parts
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(*parts, [len(tokens)])
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(*parts, [1, 1])
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(parts[0][:-1], *parts[1:], [])
 
 
 def _real(name):

@@ -381,6 +381,8 @@ int chunk_objects_init(PyObject *module);
 
 /* json_sections.c: a tokenizer.json's model.vocab and model.merges read from its bytes */
 int json_sections_init(PyObject *module);
+/* dropping.c: a vocabulary's parts without its unreachable tokens */
+int dropping_init(PyObject *module);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
