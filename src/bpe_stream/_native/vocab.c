@@ -24,6 +24,10 @@ every split either -1/-1 or two lower-ranked usable tokens whose bytes make the
 token, single bytes split into themselves, no duplicate token), so a damaged or
 crafted file gives an error, never an out-of-bounds read or an endless loop; the
 other tables are rebuilt from them.
+
+Core.build(tokens): Core(tokens) where the first pass leaves no token waiting; else
+that pass's parts and waiting ranks, without the tries and masks (settling the waiting
+tokens changes the splits, so the caller builds the final core from parts).
 */
 #include "core.h"
 
