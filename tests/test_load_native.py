@@ -1,12 +1,15 @@
 """The compiled routines of loading a vocabulary file against their pure-Python twins:
-byte-level strings and GGUF string arrays (``_native/load_strings.c``), the tokens that
-hold waiting ones (``holding.c``), merge order and the merges-agree check
+byte-level strings and GGUF string arrays (``_native/load_strings.c``), a tokenizer.json's
+vocab and merges read from its bytes (``json_sections.c``), the tokens that
+hold waiting ones (``holding.c``), a vocabulary's parts without some tokens
+(``dropping.c``), merge order and the merges-agree check
 (``merges.c``), and a vocabulary with unreachable tokens built once
 (``BytePairEncoding.from_ordered``) against a second build of the other tokens.
 The real vocabularies run in the full tier."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import struct
@@ -21,7 +24,7 @@ from test_vocabulary import random_vocabulary
 from bpe_stream.bpe import merges as merges_mod
 from bpe_stream.bpe import vocabulary as vocabulary_mod
 from bpe_stream.bpe.native import compiled_available, load_strings, merges_compiled, tokens_holding_compiled
-from bpe_stream.bpe.tables import tokens_holding
+from bpe_stream.bpe.tables import UnreachableTokens, tokens_holding
 from bpe_stream.bpe.vocabulary import BytePairEncoding
 from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
 
@@ -267,6 +270,59 @@ def test_unreachable_tokens_removed_without_a_second_build(seed, alphabet, extra
     _assert_same_vocabulary(BytePairEncoding.from_ordered(tokens, ids), _built_twice(tokens, ids))
 
 
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc"]), extra=st.integers(0, 6))
+@settings(max_examples=examples(200), deadline=None)
+def test_core_build_is_the_first_pass_of_core(seed, alphabet, extra):
+    """Core.build: Core(tokens) where no token waits, else that core's parts and waiting
+    ranks; the vocabulary settled from it has the pure-Python build's splits."""
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=25)
+    for _ in range(extra):
+        t = bytes(rng.choice(alphabet) for _ in range(rng.randint(2, 6)))
+        if t not in tokens:
+            tokens.insert(rng.randint(len(alphabet), len(tokens)), t)
+    full = vocabulary_mod.Core(tokens)
+    built = vocabulary_mod.Core.build(tokens)
+    if full.unreachable():
+        assert built == (*full.parts(), list(full.unreachable()))
+    else:
+        assert built.parts() == full.parts() and built.masks_bytes() == full.masks_bytes()
+    try:
+        native = BytePairEncoding(tokens)
+    except UnreachableTokens as e:
+        with pytest.raises(UnreachableTokens) as python_error:
+            BytePairEncoding(tokens, native=False)
+        assert python_error.value.tokens == e.tokens
+        return
+    python = BytePairEncoding(tokens, native=False)
+    # (the compiled settling may flag more tokens exceptional: see vocabulary._settle)
+    assert (native.split_left, native.split_right) == (python.split_left, python.split_right)
+    assert native.exceptional >= python.exceptional
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc"]), n_drop=st.integers(0, 8))
+@settings(max_examples=examples(200), deadline=None)
+def test_drop_tokens_equals_python(seed, alphabet, n_drop):
+    from bpe_stream.bpe.native import drop_tokens_compiled
+
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=20)
+    parts = vocabulary_mod.Core(tokens).parts()
+    drop = sorted(rng.sample(range(len(tokens)), min(n_drop, len(tokens))))
+    got = drop_tokens_compiled()(*parts, drop)
+    assert got == vocabulary_mod._drop_tokens_py(*parts, drop)
+    kept = [t for r, t in enumerate(tokens) if r not in drop]
+    assert got[0] == b"".join(kept)
+    if not drop:
+        assert got == parts
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(*parts, [len(tokens)])
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(*parts, [1, 1])
+    with pytest.raises(ValueError):
+        drop_tokens_compiled()(parts[0][:-1], *parts[1:], [])
+
+
 def _real(name):
     try:
         return rv.built(name)
@@ -275,6 +331,7 @@ def _real(name):
 
 
 @pytest.mark.parametrize("name", ["llama3/tokenizer.json", "qwen2/tokenizer.json", "gpt2/tokenizer.json",
+                                  "deepseek_v3_layout/tokenizer.json",
                                   "llama3/llama3-vocab.gguf"])
 def test_real_vocabularies_read_and_built_as_in_python(name, monkeypatch):
     full_tier_only()
@@ -290,3 +347,125 @@ def test_real_vocabularies_read_and_built_as_in_python(name, monkeypatch):
     _compare_merges(spec.mergeable_ranks, spec.merges)
     tokens, ids, _ = merges_mod.order_by_merges(spec.mergeable_ranks, spec.merges)
     _assert_same_vocabulary(BytePairEncoding.from_ordered(tokens, ids), _built_twice(tokens, ids))
+
+
+# ------------------------------------------------ tokenizer.json sections read in C
+def _dump(value, rng, ascii_only, pad) -> str:
+    """JSON text of ``value``, where an object is a list of (key, value) pairs (so that a
+    key may repeat) and a tuple is an array; spacing, escapes of '/' and of non-ASCII
+    characters (surrogate pairs above U+FFFF) chosen by ``rng``."""
+    gap = (lambda: rng.choice(["", " ", "\n  ", "\t", "\r\n"])) if pad else (lambda: "")
+    if isinstance(value, list):
+        items = [f"{gap()}{_dump(k, rng, ascii_only, pad)}{gap()}:{gap()}{_dump(v, rng, ascii_only, pad)}{gap()}"
+                 for k, v in value]
+        return "{" + ",".join(items) + "}" if items else "{" + gap() + "}"
+    if isinstance(value, tuple):
+        items = [f"{gap()}{_dump(v, rng, ascii_only, pad)}{gap()}" for v in value]
+        return "[" + ",".join(items) + "]" if items else "[" + gap() + "]"
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if isinstance(value, str) and rng.random() < 0.3:
+        text = text.replace("/", "\\/")
+    return text
+
+
+def _tokenizer_json(rng, tokens, odd) -> str:
+    strings = [_to_byte_level(t) for t in tokens]
+    vocab = [(s, i) for i, s in enumerate(strings)]
+    merges = [f"{a} {b}" if rng.random() < 0.5 else (a, b)
+              for a in strings[:4] for b in strings[:4] if a + b in strings]
+    if "stray" in odd:  # a token outside the byte-level table (read by json.loads alone)
+        vocab.append((rng.choice(["\u4e00", "\U0001f600", "a b", "\n"]), len(vocab)))
+    if "float" in odd:
+        vocab.append((strings[0] * 5, 1.0 * len(vocab)))
+    if "repeat" in odd:  # a key twice: its first place, its last id
+        vocab.insert(1, (strings[0], len(vocab) + 5))
+    if "bad_merge" in odd:
+        merges.append(rng.choice([strings[0], f"{strings[0]}  {strings[0]}", ("a",)]))
+    model = [("type", "BPE"), ("dropout", None), ("vocab", vocab), ("merges", tuple(merges)),
+             ("ignore_merges", rng.random() < 0.5)]
+    rng.shuffle(model)
+    if "vocab_twice" in odd:
+        model.append(("vocab", vocab[:3]))
+    added = tuple([("id", len(vocab) + 10), ("content", "<|x/\U0001f600|>"), ("special", True)] for _ in range(1))
+    if "added_in_vocab" in odd:
+        added += ([("id", 0), ("content", strings[0])],)
+    top = [("version", "1.0"), ("added_tokens", added), ("normalizer", None),
+           ("pre_tokenizer", [("type", "ByteLevel"), ("add_prefix_space", False), ("use_regex", True)]),
+           ("decoder", [("type", "ByteLevel"), ("odd \"}]{[\\", "x")]), ("model", model)]
+    rng.shuffle(top)
+    if "model_twice" in odd:
+        top.insert(0, ("model", [("type", "BPE"), ("vocab", []), ("merges", ())]))
+    return _dump(top, rng, rng.random() < 0.5, rng.random() < 0.5)
+
+
+@given(seed=st.integers(0, 100_000), odd=st.sets(st.sampled_from(
+    ["stray", "float", "repeat", "bad_merge", "vocab_twice", "added_in_vocab", "model_twice", "garbage"])))
+@settings(max_examples=examples(200, fast=40), deadline=None)
+def test_tokenizer_json_sections_equal_json_loads(seed, odd, tmp_path_factory):
+    """read_sections (``_native/json_sections.c`` + json.loads of the rest) against
+    json.loads of the whole file: the same values where it reads the file, and the same
+    encoding spec or error from read_vocabulary either way."""
+    from bpe_stream.encoding.formats import read_vocabulary
+    from bpe_stream.encoding.formats.hf_json import read_sections
+
+    rng = random.Random(seed)
+    tokens = [bytes([b]) for b in rng.sample(range(256), 6)]
+    tokens += [tokens[0] + tokens[1], tokens[1] + tokens[2], tokens[0] + tokens[1] + tokens[2]]
+    text = _tokenizer_json(rng, tokens, odd)
+    if "garbage" in odd:
+        cut = rng.randrange(len(text))
+        text = text[:cut] + rng.choice(["", "}", "\"", "]", ",", "\\"]) + text[cut + 1:]
+    raw = text.encode("utf-8")
+    found = read_sections(raw)
+    try:
+        reference = json.loads(raw)
+    except ValueError:
+        assert found is None
+        reference = None
+    if found is not None:
+        data, (got_tokens, got_ids, got_merges) = found
+        model = reference["model"]
+        assert list(model["vocab"]) == list(dict.fromkeys(_to_byte_level(t) for t in got_tokens))
+        assert got_ids == list(model["vocab"].values()) or "repeat" in odd
+        assert dict(zip(got_tokens, got_ids)) == dict(zip(decode_byte_level(list(model["vocab"])),
+                                                         model["vocab"].values()))
+        assert got_merges == decode_byte_level(model["merges"], pairs=True, tuples=True)
+        data["model"] = {**data["model"], "vocab": model["vocab"], "merges": model["merges"]}
+        assert data == reference
+    elif not (odd & {"stray", "float", "bad_merge", "vocab_twice", "model_twice", "garbage"}):
+        raise AssertionError("a plain file was not read by the compiled scan")
+    path = tmp_path_factory.mktemp("sections") / "tokenizer.json"
+    path.write_bytes(raw)
+
+    def outcome():
+        try:
+            spec = read_vocabulary(path)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # garbage may break any field
+            return type(e).__name__, str(e)
+        return spec.mergeable_ranks, spec.merges, spec.special_tokens, spec.whole_pieces
+
+    compiled = outcome()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BPE_STREAM_PURE_PYTHON", "1")
+        assert outcome() == compiled
+
+
+def test_tokenizer_json_sections_refusals():
+    from bpe_stream.bpe.native import json_sections_compiled
+
+    scan = json_sections_compiled()
+    plain = '{"model": {"vocab": {"a": 0, "b": 1}, "merges": ["a b"]}}'
+    vocab, merges = '{"a": 0, "b": 1}', '["a b"]'
+    spans = (plain.index(vocab), plain.index(vocab) + len(vocab), plain.index(merges), plain.index(merges) + len(merges))
+    assert scan(plain.encode()) == (*spans, [b"a", b"b"], [0, 1], [(b"a", b"b")])
+    for text in ['{"model": {"vocab": {"a": 0}}}',  # no merges
+                 '{"model": {"vocab": {"a": 0.5}, "merges": []}}',  # a float id
+                 '{"model": {"vocab": {"a": 01}, "merges": []}}',  # not JSON
+                 '{"model": {"vocab": {"\\n": 0}, "merges": []}}',  # not byte level
+                 '{"model": {"vocab": {"\\ud83d\\ude00": 0}, "merges": []}}',  # surrogate pair
+                 '{"mod\\u0065l": {"vocab": {}, "merges": []}}',  # an escaped key
+                 '{"model": {"vocab": {}, "merges": ["a  b"]}}',  # two spaces
+                 '{"model": {"vocab": {"a": 0}, "merges": []}', '[]', '', '{"model": []}']:
+        assert scan(text.encode()) is None, text
+    assert scan(b'{"model": {"vocab": {"\\u0120\\/\\"": 7}, "merges": [["\\u0120", "\\/"]]}}')[4:] == (
+        [b' /"'], [7], [(b" ", b"/")])

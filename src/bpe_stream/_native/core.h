@@ -409,6 +409,10 @@ int suffix_tilings(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *ti
 /* presplit.c, for chunk_counted_cuts.c: the ends of the first pieces of s[0:n] (at most
    max, byte offsets) under the compiled split spec; their number. */
 Py_ssize_t presplit_piece_ends(long spec_value, const uint8_t *s, Py_ssize_t n, Py_ssize_t *ends, Py_ssize_t max);
+/* json_sections.c: a tokenizer.json's model.vocab and model.merges read from its bytes */
+int json_sections_init(PyObject *module);
+/* dropping.c: a vocabulary's parts without its unreachable tokens */
+int dropping_init(PyObject *module);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches

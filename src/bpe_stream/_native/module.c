@@ -31,6 +31,8 @@ static const Part PARTS[] = {
     {NULL, merges_init},                        /* merges.c: listed merges against rank order */
     {NULL, chunk_cuts_init},                    /* chunk_cuts.c: exact chunk cuts in bulk */
     {NULL, chunk_objects_init},                 /* chunk_objects.c: Chunk objects in bulk */
+    {NULL, json_sections_init},                 /* json_sections.c: tokenizer.json vocab, merges */
+    {NULL, dropping_init},                      /* dropping.c: parts without unreachable tokens */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

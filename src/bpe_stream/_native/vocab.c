@@ -24,6 +24,10 @@ every split either -1/-1 or two lower-ranked usable tokens whose bytes make the
 token, single bytes split into themselves, no duplicate token), so a damaged or
 crafted file gives an error, never an out-of-bounds read or an endless loop; the
 other tables are rebuilt from them.
+
+Core.build(tokens): Core(tokens) where the first pass leaves no token waiting; else
+that pass's parts and waiting ranks, without the tries and masks (settling the waiting
+tokens changes the splits, so the caller builds the final core from parts).
 */
 #include "core.h"
 
@@ -516,9 +520,14 @@ max_len_of(Core *c)
     return 0;
 }
 
+/* The build_split_tables of finish_tables for Core.build: the splits, and the other
+   tables only if no token waits (else the caller settles the waiting tokens and builds
+   the final core from parts, so tries and masks made here would be thrown away). */
+#define FIRST_PASS 2
+
 /* Everything after the blob (and, from parts, the splits), without the GIL (the
-   core is not shared yet): 0, -1 on a duplicate token (*dup_rank, *dup_of), -2 out of
-   memory. */
+   core is not shared yet): 0, 1 where FIRST_PASS stopped after the splits (a token
+   waits), -1 on a duplicate token (*dup_rank, *dup_of), -2 out of memory. */
 static int
 finish_tables(Core *c, int build_split_tables, Py_ssize_t *dup_rank, Py_ssize_t *dup_of)
 {
@@ -528,12 +537,16 @@ finish_tables(Core *c, int build_split_tables, Py_ssize_t *dup_rank, Py_ssize_t 
         return rc;
     if (build_split_tables && build_splits(c) < 0)
         return -2;
-    if (list_unreachable(c) < 0 || build_tries(c) < 0 || build_prefixes_and_masks(c) < 0)
+    if (list_unreachable(c) < 0)
+        return -2;
+    if (build_split_tables == FIRST_PASS && c->n_unreachable > 0)
+        return 1;
+    if (build_tries(c) < 0 || build_prefixes_and_masks(c) < 0)
         return -2;
     return 0;
 }
 
-/* finish_tables with the GIL released: 0, or -1 with an exception. */
+/* finish_tables with the GIL released: 0 (or 1, see finish_tables), or -1 with an exception. */
 static int
 finish(Core *c, int build_split_tables)
 {
@@ -555,8 +568,11 @@ finish(Core *c, int build_split_tables)
         PyErr_NoMemory();
         return -1;
     }
-    return 0;
+    return rc;
 }
+
+static int core_fill(Core *self, PyObject *tokens_arg, int build_split_tables);
+static PyObject *int_list(const int32_t *a, Py_ssize_t n);
 
 static int
 Core_init(Core *self, PyObject *args, PyObject *kwds)
@@ -565,6 +581,42 @@ Core_init(Core *self, PyObject *args, PyObject *kwds)
     PyObject *tokens_arg;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &tokens_arg))
         return -1;
+    return core_fill(self, tokens_arg, 1);
+}
+
+/* Core.build(tokens): the Core of tokens where no token waits after the first pass;
+   else (blob, offsets, split_left, split_right, waiting) of that pass (the parts as
+   Core.parts gives them, waiting the ranks split -1), without building the tries and
+   masks that settling the waiting tokens would make stale. */
+static PyObject *
+Core_build(PyTypeObject *type, PyObject *tokens_arg)
+{
+    Core *c = (Core *)type->tp_alloc(type, 0);
+    if (c == NULL)
+        return NULL;
+    int rc = core_fill(c, tokens_arg, FIRST_PASS);
+    if (rc < 0) {
+        Py_DECREF(c);
+        return NULL;
+    }
+    if (rc == 0)
+        return (PyObject *)c;
+    Py_ssize_t n = c->n_tokens;
+    PyObject *waiting = int_list(c->unreachable, c->n_unreachable);
+    PyObject *out = waiting == NULL ? NULL : Py_BuildValue(
+        "(y#y#y#y#N)", (const char *)c->blob, (Py_ssize_t)c->offset[n],
+        (const char *)c->offset, (n + 1) * (Py_ssize_t)sizeof(uint32_t),
+        (const char *)c->split_left, n * (Py_ssize_t)sizeof(int32_t),
+        (const char *)c->split_right, n * (Py_ssize_t)sizeof(int32_t), waiting);
+    Py_DECREF(c);
+    return out;
+}
+
+/* The tables of self from a sequence of bytes tokens: finish's result (-1 with an
+   exception). */
+static int
+core_fill(Core *self, PyObject *tokens_arg, int build_split_tables)
+{
     if (self->blob != NULL) {
         PyErr_SetString(PyExc_TypeError, "Core is already initialised");
         return -1;
@@ -610,11 +662,12 @@ Core_init(Core *self, PyObject *args, PyObject *kwds)
     }
     self->offset[n] = at;
     Py_DECREF(tokens);
-    if (finish(self, 1) < 0) {
+    int rc = finish(self, build_split_tables);
+    if (rc < 0) {
         core_free_tables(self);
         return -1;
     }
-    return 0;
+    return rc;
 fail:
     Py_DECREF(tokens);
     core_free_tables(self);
@@ -1109,6 +1162,9 @@ Core_len(Core *self)
 }
 
 PyMethodDef vocab_methods[] = {
+    {"build", (PyCFunction)Core_build, METH_O | METH_CLASS,
+     "build(tokens) -> Core | (blob, offsets, split_left, split_right, waiting): Core(tokens)\n"
+     "where no token waits after the first pass, else that pass's parts and waiting ranks."},
     {"from_parts", (PyCFunction)Core_from_parts, METH_VARARGS | METH_CLASS,
      "from_parts(blob, offsets, split_left, split_right, exceptional=None) -> Core\n\n"
      "A Core from stored arrays (offsets uint32, splits int32, native byte order; an\n"

@@ -14,7 +14,8 @@ import os
 from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
-           "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled"]
+           "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
+           "json_sections_compiled", "drop_tokens_compiled"]
 
 try:
     from .._native._core import Core, whole_set
@@ -44,6 +45,10 @@ except ImportError:  # not built: no C compiler at install time
     whole_set = None
     _core_module = None
 
+#: model.vocab and model.merges of a tokenizer.json's bytes (``json_sections.c``)
+_json_sections_c = getattr(_core_module, "tokenizer_json_sections", None)
+#: a vocabulary's parts without some tokens (``dropping.c``)
+_drop_tokens_c = getattr(_core_module, "drop_tokens", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
 #: the periodic runs of bytes for the raw interval index (``periodic_runs.c``)
@@ -144,6 +149,24 @@ def merges_compiled():
     if _merges_check_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _order_by_merges_c, _merges_check_c
+
+
+def json_sections_compiled():
+    """``tokenizer_json_sections`` of ``_native/json_sections.c`` (what
+    :func:`bpe_stream.encoding.formats.hf_json.read_sections` reads a tokenizer.json with),
+    or None when the compiled core is not built or turned off."""
+    if _json_sections_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _json_sections_c
+
+
+def drop_tokens_compiled():
+    """``drop_tokens`` of ``_native/dropping.c`` (the twin of
+    :func:`bpe_stream.bpe.vocabulary._drop_tokens_py`), or None when the compiled core is
+    not built or turned off."""
+    if _drop_tokens_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _drop_tokens_c
 
 
 #: The exact chunker's cuts that prefix sums decide, many chunks per call

@@ -46,14 +46,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 
 from .backtracking import encode_backtracking
 from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
-from .native import Core, compiled_available, tokens_holding_compiled
+from .native import Core, compiled_available, drop_tokens_compiled, tokens_holding_compiled
 from .pairs import pair_test
 from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
@@ -157,8 +156,11 @@ class BytePairEncoding:
             exceptional = frozenset(_tables.get("exceptional", ()))
             core = _core_from_splits(tokens, _tables["split_left"], _tables["split_right"], exceptional)
         if core is None:
-            core = Core(tokens)
-            core, exceptional = _settle(core, tokens)
+            built = Core.build(tokens)  # the tries and masks only where nothing waits
+            if isinstance(built, tuple):
+                core, exceptional = _settle_parts(built, tokens)
+            else:
+                core = built
         self._core = core
         self._n = len(core)
         self.max_token_len: int = core.max_token_len
@@ -273,18 +275,16 @@ class BytePairEncoding:
         try:
             return cls(tokens, ids=None if ids == list(range(len(ids))) else ids)
         except UnreachableTokens as e:
-            drop = set(e.tokens)
-            kept, new = _kept_positions(len(tokens), drop)
-            pick = _picker(kept)
-            kept_ids = list(pick(ids))
-            kept_ids = None if kept_ids == list(range(len(kept))) else kept_ids
-            unreachable = {tokens[i]: ids[i] for i in sorted(drop)}
+            drop = sorted({d for d in e.tokens if 0 <= d < len(tokens)})
+            kept_ids = _without_positions(ids, drop)
+            kept_ids = None if kept_ids == list(range(len(kept_ids))) else kept_ids
+            unreachable = {tokens[i]: ids[i] for i in drop}
             settled = getattr(e, "settled", None)
             if settled is not None:
-                bpe = _without_unreachable(cls, tokens, (kept, new, pick), settled, kept_ids, unreachable)
+                bpe = _without_unreachable(cls, drop, settled, kept_ids, unreachable)
                 if bpe is not None:
                     return bpe
-            return cls(list(pick(tokens)), ids=kept_ids, unreachable=unreachable)
+            return cls(_without_positions(tokens, drop), ids=kept_ids, unreachable=unreachable)
 
     def __getstate__(self):
         # Data only: the tokens and the split tables (the rest is rebuilt from them).
@@ -418,24 +418,27 @@ def _settle(core, tokens: list[bytes] | None):
     token that holds one is decided again by BPE's merge loop (:func:`.tables.classify_waiting`;
     one decided again needlessly only takes the slower pair test).  ``UnreachableTokens``
     names the tokens BPE never builds; without them the core is final."""
-    from array import array
-
     waiting = core.unreachable()
     if not waiting:
         return core, frozenset()
-    if tokens is None:
-        tokens = core.tokens()
+    return _settle_parts((*core.parts(), list(waiting)), core.tokens() if tokens is None else tokens)
+
+
+def _settle_parts(first, tokens: list[bytes]):
+    """:func:`_settle` of a first pass given as ``Core.build`` gives one where tokens
+    wait: ``(blob, offsets, split_left, split_right, waiting)``."""
+    from array import array
+
+    blob, offsets, left_raw, right_raw, waiting = first
     ranks = dict(zip(tokens, range(len(tokens))))
-    left, right = core.split_left(), core.split_right()
-    first_pass = (left[:], right[:])
-    blob, offsets, _, _ = core.parts()
+    left, right = array("i", left_raw).tolist(), array("i", right_raw).tolist()
     held = tokens_holding_compiled(blob, offsets, list(waiting))
     todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
     exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
     if unreachable:
         err = unreachable_error(sorted(unreachable), tokens)
         # what the build of the other tokens alone needs (see _without_unreachable)
-        err.settled = (waiting, first_pass, (left, right), exceptional)
+        err.settled = (waiting, (blob, offsets, left_raw, right_raw), (left, right), exceptional)
         raise err
     flags = bytearray(len(tokens))
     for r in exceptional:
@@ -444,35 +447,43 @@ def _settle(core, tokens: list[bytes] | None):
     return core, frozenset(exceptional)
 
 
-def _kept_positions(n: int, drop: set[int]) -> tuple[list[int], list[int]]:
-    """``(kept, new)``: the positions below ``n`` not in ``drop`` in order, and each
-    position's place among them (-1 for a dropped one).  Made from ranges between the
-    (few) dropped positions: O(n) in C-level list extends, O(len(drop)) Python steps."""
-    kept: list[int] = []
-    new: list[int] = []
+def _without_positions(seq: list, drop: list[int]) -> list:
+    """The items of ``seq`` but those at ``drop`` (increasing positions): a slice per gap
+    between them, O(len(seq)) in C-level copies and O(len(drop)) Python steps."""
+    out: list = []
     start = 0
-    for d in sorted(drop):
-        if start <= d < n:
-            new.extend(range(len(kept), len(kept) + d - start))
-            kept.extend(range(start, d))
-            new.append(-1)
-            start = d + 1
-    new.extend(range(len(kept), len(kept) + n - start))
-    kept.extend(range(start, n))
-    return kept, new
+    for d in drop:
+        out += seq[start:d]
+        start = d + 1
+    out += seq[start:]
+    return out
 
 
-def _picker(kept: list[int]):
-    """``pick(seq)``: the items of ``seq`` at ``kept``, as a tuple (one C-level gather)."""
-    if len(kept) > 1:
-        return itemgetter(*kept)
-    return lambda seq: tuple(seq[i] for i in kept)
+def _drop_tokens_py(blob: bytes, offsets: bytes, split_left: bytes, split_right: bytes, drop: list[int]):
+    """The pure-Python twin of ``_native/dropping.c`` ``drop_tokens``: the parts (as
+    ``Core.parts`` gives them) without the tokens at ``drop`` (increasing ranks), the
+    others renumbered; a split naming a dropped token, or -1, becomes -1."""
+    from array import array
+    from itertools import accumulate
+
+    at, left, right = array("I", offsets), array("i", split_left), array("i", split_right)
+    n = len(left)
+    dropped = set(drop)
+    kept = [r for r in range(n) if r not in dropped]
+    new = [-1] * n
+    for k, r in enumerate(kept):
+        new[r] = k
+    ends = array("I", [0])
+    ends.extend(accumulate(at[r + 1] - at[r] for r in kept))
+    renumbered = [array("i", [new[s[r]] if 0 <= s[r] < n else -1 for r in kept]).tobytes() for s in (left, right)]
+    return b"".join(blob[at[r] : at[r + 1]] for r in kept), ends.tobytes(), *renumbered
 
 
-def _without_unreachable(cls, tokens: list[bytes], kept_new_pick, settled, ids, unreachable):
-    """The compiled vocabulary of ``tokens[kept]`` (the tokens BPE builds), made from what
-    the build of all of ``tokens`` found (``settled``, from :func:`_settle`) instead of a
-    second build: the same core ``Core(kept tokens)`` and its settling give, or None.
+def _without_unreachable(cls, drop: list[int], settled, ids, unreachable):
+    """The compiled vocabulary of the tokens but those at ``drop`` (the tokens BPE never
+    builds, increasing ranks), made from what the build of all the tokens found
+    (``settled``, from :func:`_settle_parts`) instead of a second build: the same core
+    ``Core(kept tokens)`` and its settling give, or None.
 
     Why it is the same: the C first pass decides each token from the usable tokens ranked
     below it, and leaves every unreachable token out of them, so without those tokens it
@@ -481,43 +492,42 @@ def _without_unreachable(cls, tokens: list[bytes], kept_new_pick, settled, ids, 
     its own bytes), so deciding a waiting token by the loop does not depend on them
     either.  Hence the tokens decided again are those holding a token still waiting (a
     subset of the first build's), with the splits the first build's loop gave them, and
-    every other token keeps its first-pass split.  ``Core.from_parts`` checks the result."""
+    every other token keeps its first-pass split.  ``Core.from_parts`` checks the result.
+    The parts without the dropped tokens are gathered and renumbered in C
+    (``_native/dropping.c``), no Python step per token."""
     from array import array
-    from itertools import accumulate
+    from bisect import bisect_left
 
-    waiting, (first_left, first_right), (left, right), exceptional = settled
-    kept, new, pick = kept_new_pick
-    kept_tokens = pick(tokens)
-    blob = b"".join(kept_tokens)
-    offsets = array("I", [0])
-    offsets.extend(accumulate(map(len, kept_tokens)))
     if sys.byteorder != "little":
         return None
-    offsets = offsets.tobytes()
-    still = [new[w] for w in waiting if new[w] >= 0]
+    waiting, first_pass, (left, right), exceptional = settled
+    blob, offsets, kept_left, kept_right = (drop_tokens_compiled() or _drop_tokens_py)(*first_pass, drop)
+    dropped = set(drop)
+
+    def new(r: int) -> int:  # the rank of token r among the kept ones (-1: dropped, or r is -1)
+        return -1 if r < 0 or r in dropped else r - bisect_left(drop, r)
+
+    still = [new(w) for w in waiting if w not in dropped]
     held = tokens_holding_compiled(blob, offsets, still) if still else []
     if held is None:
         return None
     held = set(held)
-    flagged = sorted(new[i] for i in exceptional if new[i] in held)
-    is_flagged = frozenset(flagged)
-    # gathered and renumbered by C-level iteration (itemgetter, map), not a Python step per
-    # token; the few flagged tokens then take the splits the first build's loop gave them
-    split_left = list(map(new.__getitem__, pick(first_left)))
-    split_right = list(map(new.__getitem__, pick(first_right)))
-    for k in flagged:
-        split_left[k], split_right[k] = new[left[kept[k]]], new[right[kept[k]]]
+    # the few flagged tokens take the splits the first build's loop gave them
+    flagged = sorted((new(r), r) for r in exceptional if new(r) in held)
+    split_left, split_right = array("i", kept_left), array("i", kept_right)
+    for k, r in flagged:
+        split_left[k], split_right[k] = new(left[r]), new(right[r])
     if min(split_left, default=0) < 0 or min(split_right, default=0) < 0:
         return None
-    flags = bytearray(len(kept))
-    for r in flagged:
-        flags[r] = 1
+    flags = bytearray(len(split_left))
+    for k, _ in flagged:
+        flags[k] = 1
     try:
-        core = Core.from_parts(blob, offsets, array("i", split_left).tobytes(), array("i", split_right).tobytes(),
+        core = Core.from_parts(blob, offsets, split_left.tobytes(), split_right.tobytes(),
                                bytes(flags) if still else None)
     except (ValueError, TypeError, OverflowError, IndexError):
         return None
-    return cls._from_core(core, ids=ids, unreachable=unreachable, exceptional=is_flagged)
+    return cls._from_core(core, ids=ids, unreachable=unreachable, exceptional=frozenset(k for k, _ in flagged))
 
 
 def _masks_from_bytes(raw: bytes) -> list[int]:

@@ -21,7 +21,7 @@ from ..persist import MAGIC as SAVED_MAGIC
 from ..persist import read_saved
 from ..spec import EncodingSpec
 from .gguf import read_gguf
-from .hf_json import read_tokenizer_json
+from .hf_json import read_sections, read_tokenizer_json
 from .tekken import is_tekken, read_tekken
 from .tiktoken_file import read_tiktoken_ranks, resolve_pattern
 
@@ -60,6 +60,12 @@ def read_vocabulary(path, *, pattern=None, name: str | None = None, special_toke
         raise ValueError(f"{p}: the file is empty")
     stripped = raw.lstrip()
     if stripped[:1] == b"{":
+        found = read_sections(raw)
+        if found is not None:  # a tokenizer.json whose vocab and merges were read in C
+            data, sections = found
+            if not is_tekken(data):
+                own_pattern("a tokenizer.json")
+                return read_tokenizer_json(data, label, sections)
         try:
             data = json.loads(raw)
         except RecursionError:

@@ -16,6 +16,7 @@ tokens.  Cost: one pass over the metadata.
 
 from __future__ import annotations
 
+import re
 import struct
 import sys
 from array import array
@@ -218,6 +219,27 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
         return out
 
 
+def _odd_positions(types) -> list[int]:
+    """The positions of the control, user-defined and unused tokens (a few hundred of a
+    vocabulary's types): found at C speed in the types as bytes where every one fits."""
+    try:
+        raw = bytes(types)
+    except (ValueError, TypeError):
+        return [i for i, kind in enumerate(types) if kind in (_CONTROL, _USER_DEFINED, _UNUSED)]
+    return [m.start() for m in re.finditer(b"[\x03\x04\x05]", raw)]
+
+
+def _without_positions(seq: list, drop: list[int]) -> list:
+    """The items of ``seq`` but those at ``drop`` (increasing): a slice per gap."""
+    out: list = []
+    start = 0
+    for d in drop:
+        out += seq[start:d]
+        start = d + 1
+    out += seq[start:]
+    return out
+
+
 def read_gguf(path, name: str | None = None) -> EncodingSpec:
     """The :class:`EncodingSpec` of a GGUF file's vocabulary."""
     # the token and merge strings stay UTF-8 bytes: decoded from byte level in one step
@@ -239,13 +261,14 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
     if len(types) != len(tokens):
         raise ValueError(f"{path}: {len(types)} token types for {len(tokens)} tokens")
     special_kinds = (_CONTROL, _USER_DEFINED)
-    specials = {tokens[i].decode("utf-8", "replace"): i for i, kind in enumerate(types) if kind in special_kinds}
-    if len(specials) + types.count(_UNUSED) == 0:
+    odd = _odd_positions(types)
+    specials = {tokens[i].decode("utf-8", "replace"): i for i in odd if types[i] in special_kinds}
+    if not odd:
         ids: list[int] | range = range(len(tokens))
         strings = tokens
     else:
-        ids = [i for i, kind in enumerate(types) if kind not in (_CONTROL, _USER_DEFINED, _UNUSED)]
-        strings = [tokens[i] for i in ids]
+        ids = _without_positions(list(range(len(tokens))), odd)
+        strings = _without_positions(tokens, odd)
     try:
         ranks = dict(zip(decode_byte_level(strings), ids))
     except ValueError as e:

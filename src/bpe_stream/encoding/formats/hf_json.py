@@ -12,7 +12,11 @@ refused naming its kind.
 
 The regexes are read as Oniguruma reads them (:mod:`bpe_stream.pretokenize.family`); the
 pre-tokenizer is one of the family's members where the steps are a member's spelling.
-Cost: linear in the file.
+Cost: linear in the file.  With the compiled core, :func:`read_sections` reads the two
+bulky values, ``model.vocab`` and ``model.merges``, from the file's bytes in C (decoded
+from byte level in the same pass) and ``json.loads`` the rest; it gives what
+``json.loads`` of the whole file and :func:`decode_byte_level` give, and leaves any file it
+does not read exactly so to them.
 """
 
 from __future__ import annotations
@@ -20,11 +24,11 @@ from __future__ import annotations
 import json
 from itertools import accumulate
 
-from ...bpe.native import load_strings
+from ...bpe.native import json_sections_compiled, load_strings
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain
 from ..spec import EncodingSpec
 
-__all__ = ["byte_decoder", "byte_encoder", "decode_byte_level", "read_tokenizer_json"]
+__all__ = ["byte_decoder", "byte_encoder", "decode_byte_level", "read_sections", "read_tokenizer_json"]
 
 
 def byte_encoder() -> dict[int, str]:
@@ -96,12 +100,53 @@ def _decode_byte_level_py(strings: list[str]) -> list[bytes]:
     return [data[a:b] for a, b in zip([0, *ends], ends)]
 
 
+# what read_sections puts in place of the two values before json.loads reads the rest
+_PLACEHOLDER = "bpe-stream: read from the bytes"
+
+
+def read_sections(raw: bytes):
+    """``(data, (tokens, ids, merges))`` for a tokenizer.json's bytes, or None (then
+    ``json.loads(raw)`` reads it): ``data`` is ``json.loads(raw)`` with ``model.vocab``
+    and ``model.merges`` left as placeholders, ``tokens`` and ``ids`` the vocab's keys
+    (decoded from byte level) and values in file order, ``merges`` one ``(a, b)`` tuple
+    of bytes per merge.
+
+    The compiled scan (``_native/json_sections.c``) finds the two values and reads them;
+    ``json.loads`` reads the text with placeholders in their place, which checks that the
+    whole file is valid JSON and that the placeholders are the model's vocab and merges
+    (a key given twice keeps its last value in both readings; a file that holds the
+    placeholder text itself is not read here)."""
+    scan = json_sections_compiled()
+    if scan is None:
+        return None
+    found = scan(raw)
+    if found is None or _PLACEHOLDER.encode() in raw:
+        return None
+    vocab_start, vocab_end, merges_start, merges_end, tokens, ids, merges = found
+    vocab_mark, merges_mark = _PLACEHOLDER + " (vocab)", _PLACEHOLDER + " (merges)"
+    spans = sorted([(vocab_start, vocab_end, vocab_mark), (merges_start, merges_end, merges_mark)])
+    parts, at = [], 0
+    for start, end, mark in spans:
+        parts += (raw[at:start], json.dumps(mark).encode("ascii"))
+        at = end
+    parts.append(raw[at:])
+    try:
+        data = json.loads(b"".join(parts))
+    except (ValueError, RecursionError):
+        return None  # json.loads(raw) words the error
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("vocab") != vocab_mark or model.get("merges") != merges_mark:
+        return None
+    return data, (tokens, ids, merges)
+
+
 def _refuse(what: str) -> ValueError:
     return ValueError(f"tokenizer.json: {what}")
 
 
-def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSpec:
-    """The :class:`EncodingSpec` of a tokenizer.json (its parsed JSON or its text)."""
+def read_tokenizer_json(data: dict | str, name: str = "tokenizer", sections=None) -> EncodingSpec:
+    """The :class:`EncodingSpec` of a tokenizer.json (its parsed JSON or its text; or, with
+    ``sections``, what :func:`read_sections` gives)."""
     if isinstance(data, (str, bytes)):
         data = json.loads(data)
     if not isinstance(data, dict) or "model" not in data:
@@ -131,15 +176,36 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
     for tok in data.get("added_tokens") or []:
         added[tok["content"]] = tok["id"]
     added_ids = set(added.values())
-    vocab = model.get("vocab") or {}
-    if not isinstance(vocab, dict):
-        raise _refuse("model.vocab is not an object of token: id")
-    strings, ids = list(vocab), list(vocab.values())
-    if not added_ids.isdisjoint(ids) or any(t in vocab for t in added):
-        kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
-        strings, ids = [t for t, _ in kept], [i for _, i in kept]
-    ranks: dict[bytes, int] = dict(zip(to_bytes(strings), ids))
-    raw_merges = model.get("merges") or []
+    if sections is not None:
+        # the keys already decoded: byte level maps strings to bytes one to one, so the
+        # dict of the bytes holds what the dict of the strings holds (a repeated key keeps
+        # its first place and last id), and an added token is a key only if byte level
+        tokens, listed_ids, merges = sections
+        ranks = dict(zip(tokens, listed_ids))
+        added_keys = {_byte_level_or_none(t) for t in added} - {None}
+        if not added_ids.isdisjoint(ranks.values()) or not added_keys.isdisjoint(ranks):
+            ranks = {t: i for t, i in ranks.items() if i not in added_ids and t not in added_keys}
+    else:
+        vocab = model.get("vocab") or {}
+        if not isinstance(vocab, dict):
+            raise _refuse("model.vocab is not an object of token: id")
+        strings, ids = list(vocab), list(vocab.values())
+        if not added_ids.isdisjoint(ids) or any(t in vocab for t in added):
+            kept = [(t, i) for t, i in vocab.items() if i not in added_ids and t not in added]
+            strings, ids = [t for t, _ in kept], [i for _, i in kept]
+        ranks = dict(zip(to_bytes(strings), ids))
+        merges = _listed_merges(model.get("merges") or [], to_bytes)
+    steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
+    if not byte_level and not _decoder_is_byte_level(data.get("decoder")):
+        raise _refuse("no ByteLevel pre-tokenizer or decoder: the vocabulary is not byte-level BPE")
+    normalizer = _normalizer(data.get("normalizer"))
+    pretokenizer = chain(name, steps, dialect="hf", normalizer=normalizer) if steps else None
+    return EncodingSpec(name, ranks, added, pretokenizer, merges=merges,
+                        whole_pieces=bool(model.get("ignore_merges", False)), source="tokenizer.json")
+
+
+def _listed_merges(raw_merges, to_bytes) -> list[tuple[bytes, bytes]]:
+    """model.merges as (a, b) tuples of bytes."""
     merges = None
     if isinstance(raw_merges, list):
         # every merge "a b" with one space (byte-level tokens hold none) or [a, b]: both
@@ -160,13 +226,14 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer") -> EncodingSp
             sides += (a, b)
         both = to_bytes(sides)
         merges = list(zip(both[0::2], both[1::2]))
-    steps, byte_level = _pre_tokenizer(data.get("pre_tokenizer"))
-    if not byte_level and not _decoder_is_byte_level(data.get("decoder")):
-        raise _refuse("no ByteLevel pre-tokenizer or decoder: the vocabulary is not byte-level BPE")
-    normalizer = _normalizer(data.get("normalizer"))
-    pretokenizer = chain(name, steps, dialect="hf", normalizer=normalizer) if steps else None
-    return EncodingSpec(name, ranks, added, pretokenizer, merges=merges,
-                        whole_pieces=bool(model.get("ignore_merges", False)), source="tokenizer.json")
+    return merges
+
+
+def _byte_level_or_none(text) -> bytes | None:
+    """The bytes a byte-level string stands for, or None where it is not one."""
+    if not isinstance(text, str) or not _ALPHABET.issuperset(text):
+        return None
+    return text.translate(_TO_LATIN1).encode("latin-1")
 
 
 def _decoder_is_byte_level(decoder) -> bool:
