@@ -346,6 +346,15 @@ def test_added_tokens_listed_in_the_vocabulary_are_special_only(tmp_path):
         assert enc.encode(t, allowed_special="all") == hf.encode(t, add_special_tokens=False).ids
 
 
+@pytest.mark.parametrize("entry", [{"id": 5}, {"content": "<x>"}, {"content": 3, "id": 5},
+                                   {"content": "<x>", "id": "5"}, {"content": "<x>", "id": True}, "<x>"])
+def test_a_malformed_added_token_is_refused_by_name(tmp_path, entry):
+    data = json.loads(_trained("gpt2"))
+    data["added_tokens"] = [entry]
+    with pytest.raises(ValueError, match="added_tokens entry"):
+        _load(tmp_path, json.dumps(data))
+
+
 def test_a_loaded_file_is_stored_once(tmp_path, monkeypatch, file_cache):
     from bpe_stream.encoding import cache
 

@@ -173,7 +173,13 @@ def read_tokenizer_json(data: dict | str, name: str = "tokenizer", sections=None
                           "vocabularies are not supported)") from None
 
     added = {}
-    for tok in data.get("added_tokens") or []:
+    added_tokens = data.get("added_tokens") or []
+    if not isinstance(added_tokens, list):
+        raise _refuse("added_tokens is not a list")
+    for tok in added_tokens:
+        if not (isinstance(tok, dict) and isinstance(tok.get("content"), str)
+                and isinstance(tok.get("id"), int) and not isinstance(tok.get("id"), bool)):
+            raise _refuse(f"an added_tokens entry needs a str content and an int id, got {tok!r:.80}")
         added[tok["content"]] = tok["id"]
     added_ids = set(added.values())
     if sections is not None:
