@@ -269,3 +269,29 @@ def test_normalizing_one_character_appends_keep_marks_apart(name):
             ae.append(ch)
         assert ae.token_count == enc.count(text[: n + 40])
         ae.truncate(n)
+
+
+@pytest.mark.parametrize("name", ["qwen2", "qwen3.5"])
+def test_normalizing_long_runs_of_boundary_appends_then_edits(name):
+    # more than a block of one-character appends that each combine with nothing (marks set
+    # only every block and before the next other edit), then truncations inside the run and
+    # appends that combine backward (re-normalized from those marks); \u212b (Angstrom sign)
+    # changes under NFC on its own
+    from bpe_stream.stream.normalizing import _BLOCK
+
+    enc = member_encoding(name)
+    text = ("ab A\u212b. " * (3 * _BLOCK // 8 + 5))[: 3 * _BLOCK + 7]
+    ae = AppendableEncoder(enc)
+    for ch in text:
+        ae.append(ch)
+    assert ae.token_count == enc.count(text)
+    for n in (len(text) - 1, 2 * _BLOCK + 1, 2 * _BLOCK, _BLOCK + 3, _BLOCK, _BLOCK - 1, 5):
+        ae.truncate(n)
+        edited = text[:n] + "\u0301"
+        ae.append("\u0301")
+        assert ae.token_count == enc.count(edited), (name, n)
+        for ch in "xy z":
+            ae.append(ch)
+        ae.append("\u0308")
+        edited += "xy z\u0308"
+        assert ae.token_count == enc.count(edited) and ae.text() == edited, (name, n)

@@ -15,7 +15,9 @@ the last boundary before the edit.  Cost: an append of one character that is a b
 (it combines with nothing before it) normalizes nothing already fed: the engine is given
 its normalization (itself unless the form changes it on its own) and the last mark moves
 to it, O(1) plus the engine's append (its one-character path); marks stay about
-``_BLOCK`` characters apart (the last one moves while it is nearer than that to the one
+``_BLOCK`` characters apart (such appends only count themselves, ``since``; every
+``_BLOCK``-th of them sets a mark, and the next other edit first marks the last one,
+which is a boundary, moving the last mark while it is nearer than a block to the one
 before).  Any other append re-normalizes the characters after the last boundary (usually
 one) plus what it adds, in blocks of about ``_BLOCK``
 characters with a mark after each; a truncation re-normalizes from the mark before the
@@ -47,7 +49,8 @@ _BLOCK = 1024  # characters normalized at a time, with a mark between blocks
 class NormalizingStream:
     """An engine over the normalized text, lengths and edits in the caller's characters."""
 
-    __slots__ = ("enc", "engine", "front", "form", "raw", "raw_at", "norm_at", "pending", "joins", "unstable")
+    __slots__ = ("enc", "engine", "front", "form", "raw", "raw_at", "norm_at", "pending", "joins", "unstable",
+                 "since")
 
     def __init__(self, enc, engine_cls, front: bool = False):
         self.enc = enc
@@ -62,6 +65,7 @@ class NormalizingStream:
         self.raw_at = array("q", [0])
         self.norm_at = array("q", [0])
         self.pending = ""  # a lone surrogate at the growing end, stored as U+FFFD
+        self.since = 0  # one-character boundary appends since the last mark (unmarked)
 
     def __reduce__(self):
         return (_rebuild, (self.enc, type(self.engine), self.front, self.raw, self.pending))
@@ -82,7 +86,7 @@ class NormalizingStream:
     def copy(self):
         new = NormalizingStream.__new__(NormalizingStream)
         new.enc, new.front, new.form, new.raw, new.pending = self.enc, self.front, self.form, self.raw, self.pending
-        new.joins, new.unstable = self.joins, self.unstable
+        new.joins, new.unstable, new.since = self.joins, self.unstable, self.since
         new.engine = self.engine.copy()
         new.raw_at, new.norm_at = array("q", self.raw_at), array("q", self.norm_at)
         return new
@@ -94,22 +98,19 @@ class NormalizingStream:
         if len(s) == 1 and not self.front and not self.pending and s not in self.joins and (
                 not "\ud800" <= s <= "\udfff"):
             # s is a boundary: normalize(raw + s) == normalize(raw) + normalize(s), and the
-            # engine holds normalize(raw) already; a mark at s (a boundary) for the next edit
+            # engine holds normalize(raw) already; the mark before s is set later (_mark_last)
             raw = self.raw
-            n = len(raw)
-            norm = len(self.engine)
             self.raw = ""  # (the only reference: raw += s resizes in place)
             raw += s
             self.raw = raw
-            raw_at, norm_at = self.raw_at, self.norm_at
-            if len(raw_at) > 1 and raw_at[-1] - raw_at[-2] < _BLOCK:
-                raw_at[-1] = n
-                norm_at[-1] = norm
-            elif n:
-                raw_at.append(n)
-                norm_at.append(norm)
+            since = self.since + 1
+            if since >= _BLOCK:
+                self._mark_last(len(raw) - 1, len(self.engine))
+                since = 0
+            self.since = since
             self.engine.append(s if s not in self.unstable else normalize(self.form, s))
             return
+        self._mark_pending()
         if self.pending and "\udc00" <= s[0] <= "\udfff":
             s = self.pending + s
             self.raw = self.raw[:-1]
@@ -120,6 +121,7 @@ class NormalizingStream:
     def prepend(self, s: str) -> None:
         if not s:
             return
+        self._mark_pending()
         if self.pending and "\ud800" <= s[-1] <= "\udbff":
             s = s + self.pending
             self.raw = self.raw[1:]
@@ -131,9 +133,30 @@ class NormalizingStream:
         n = _check_len(n, len(self.raw))
         if n == len(self.raw):
             return
+        self._mark_pending()
         self.pending = ""
         self.raw = self.raw[len(self.raw) - n :] if self.front else self.raw[:n]
         self._redo()
+
+    def _mark_last(self, n: int, norm: int) -> None:
+        """A mark at raw length ``n`` (a boundary), normalized length ``norm``: the last mark
+        moves there while it is nearer than a block to the one before."""
+        raw_at, norm_at = self.raw_at, self.norm_at
+        if len(raw_at) > 1 and raw_at[-1] - raw_at[-2] < _BLOCK:
+            raw_at[-1] = n
+            norm_at[-1] = norm
+        elif n > raw_at[-1]:
+            raw_at.append(n)
+            norm_at.append(norm)
+
+    def _mark_pending(self) -> None:
+        """Before any edit but a one-character boundary append: mark the boundary before
+        the last such append (the engine's text ends with that character's normal form)."""
+        if self.since:
+            self.since = 0
+            last = self.raw[-1]
+            size = 1 if last not in self.unstable else len(normalize(self.form, last))
+            self._mark_last(len(self.raw) - 1, len(self.engine) - size)
 
     def _redo(self) -> None:
         """Re-normalize the raw text from the last mark that is still inside it (and a
