@@ -5,10 +5,13 @@ presplit.c, count_ascii / encode_ascii in merge_loop.c).
 Real text repeats its pieces (Zipf): most pieces of a text, and of the texts that follow
 it, have been seen before, and a piece's tokens would otherwise cost a hash of its bytes
 and a compare against the token's (rank_of_any), or the merge loop again.  The cache is
-direct mapped (a new piece overwrites the entry its hash selects), so it is bounded
-(PC_ENTRIES entries of one cache line: 4 MB, allocated on first use, its pages touched
-only as entries fill) and a look-up is O(1): one hash of at most PC_MAX_LEN bytes, kept as
-PC_WORDS words, and one compare of those words.
+two-way set associative (a piece's hash selects a bucket of two entries, 128 bytes
+aligned: two cache lines; a new piece takes an empty one, else the one another bit of
+its hash selects), so it is bounded (PC_ENTRIES entries of one cache line: 4 MB, allocated
+on first use, its pages touched only as entries fill) and a look-up is O(1): one hash of
+at most PC_MAX_LEN bytes, kept as PC_WORDS words, and at most two compares of those
+words.  (Direct mapped, the pieces of 1 MB of English that meet in one entry evict each
+other on every call: a fifth of a repeated count's time went to their BPE.)
 
 Invariant: an entry whose sequence number is even holds the piece's bytes (len, w: zero
 beyond len), its count, and, if filled by an encoding (tokens != 0), its first
@@ -21,8 +24,9 @@ skips the store, the cache being only a cache), writes, and publishes with the n
 number (release).  A reader copies what it needs between two reads of the sequence
 number and uses the copy only if both are the same even number, so it never sees half an
 entry.  Readers write nothing: threads that hit the same pieces share the entries' cache
-lines.  The table itself appears once (compare-and-swap of the Core's pointer; a thread
-that loses frees its own) and lives as long as the Core's tables;
+lines.  The table itself appears once (compare-and-swap of the Core's pointer, which holds the
+allocation; the table starts at its first 128-byte boundary; a thread that loses frees
+its own) and lives as long as the Core's tables;
 Core.clear_piece_cache() empties it (benchmarks of first calls).
 */
 #ifndef BPE_PIECE_CACHE_H
@@ -37,6 +41,8 @@ Core.clear_piece_cache() empties it (benchmarks of first calls).
 #define PC_BITS 16
 #endif
 #define PC_ENTRIES (1 << PC_BITS)
+#define PC_BUCKET_BITS (PC_BITS - 1) /* buckets of two entries */
+#define PC_ALIGN 128
 #define PC_WORDS 4
 #define PC_MAX_LEN (8 * PC_WORDS)
 #define PC_MAX_TOKENS 6
@@ -60,20 +66,27 @@ pc_slot(const Core *c)
     return (_Atomic(void *) *)&((Core *)c)->piece_cache;
 }
 
+/* The table in the allocation raw (calloc of sizeof(PieceCache) + PC_ALIGN bytes). */
+static inline PieceCache *
+pc_table(void *raw)
+{
+    return raw == NULL ? NULL : (PieceCache *)(((uintptr_t)raw + PC_ALIGN - 1) & ~(uintptr_t)(PC_ALIGN - 1));
+}
+
 /* The Core's piece cache, made on first use; NULL if out of memory (then no cache). */
 static inline PieceCache *
 core_piece_cache(const Core *c)
 {
-    void *pc = atomic_load_explicit(pc_slot(c), memory_order_acquire);
-    if (pc != NULL)
-        return pc;
-    void *fresh = calloc(1, sizeof(PieceCache));
+    void *raw = atomic_load_explicit(pc_slot(c), memory_order_acquire);
+    if (raw != NULL)
+        return pc_table(raw);
+    void *fresh = calloc(1, sizeof(PieceCache) + PC_ALIGN);
     if (fresh == NULL)
         return NULL;
-    if (atomic_compare_exchange_strong_explicit(pc_slot(c), &pc, fresh, memory_order_acq_rel, memory_order_acquire))
-        return fresh;
-    free(fresh); /* another thread made it first: pc is now its table */
-    return pc;
+    if (atomic_compare_exchange_strong_explicit(pc_slot(c), &raw, fresh, memory_order_acq_rel, memory_order_acquire))
+        return pc_table(fresh);
+    free(fresh); /* another thread made it first: raw is now its allocation */
+    return pc_table(raw);
 }
 
 /* The bytes p[0:n] (n <= PC_MAX_LEN) as PC_WORDS words, zero beyond n, and their hash;
@@ -107,13 +120,15 @@ pc_key(const uint8_t *p, Py_ssize_t n, const uint8_t *end, uint64_t *w)
     return h;
 }
 
-/* A piece's place in the cache: its words and its entry (NULL: the piece is not cached).
+/* A piece's place in the cache: its words, its bucket (e: the first of its two entries;
+   NULL: the piece is not cached) and the entry a new piece replaces when both are full.
    Made by pc_prepare, which also starts loading the entry, so that a caller who prepares
    the next piece before it encodes this one hides the memory latency of the table (4 MB:
    most look-ups would otherwise wait on the L2 or L3 cache). */
 typedef struct {
     uint64_t w[PC_WORDS];
     PieceCacheEntry *e;
+    int victim;
 } PieceKey;
 
 static inline void
@@ -123,10 +138,12 @@ pc_prepare(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, P
         key->e = NULL;
         return;
     }
-    uint64_t h = pc_key(p, n, end, key->w);
-    key->e = &pc->e[(h * 0x94d049bb133111ebULL) >> (64 - PC_BITS)];
+    uint64_t h = pc_key(p, n, end, key->w) * 0x94d049bb133111ebULL;
+    key->e = &pc->e[2 * (h >> (64 - PC_BUCKET_BITS))];
+    key->victim = (int)(h >> 20) & 1;
 #if defined(__GNUC__)
     __builtin_prefetch(key->e);
+    __builtin_prefetch(key->e + 1);
 #endif
 }
 
@@ -135,11 +152,22 @@ pc_prepare(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, P
 static inline Py_ssize_t
 cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t n, int32_t *out)
 {
-    PieceCacheEntry *e = key->e;
-    if (e == NULL)
+    PieceCacheEntry *bucket = key->e;
+    if (bucket == NULL)
         return out ? encode_any(c, p, n, out) : count_any(c, p, n);
-    unsigned seq = atomic_load_explicit(&e->seq, memory_order_acquire);
-    if (!(seq & 1) && e->len == n && memcmp(e->w, key->w, sizeof(key->w)) == 0 && (out == NULL || e->tokens)) {
+    int empty = -1;
+    for (int way = 0; way < 2; way++) {
+        PieceCacheEntry *e = bucket + way;
+        unsigned seq = atomic_load_explicit(&e->seq, memory_order_acquire);
+        if (seq & 1)
+            continue;
+        if (e->len != n) {
+            if (e->len == 0 && empty < 0)
+                empty = way;
+            continue;
+        }
+        if (memcmp(e->w, key->w, sizeof(key->w)) != 0 || (out != NULL && !e->tokens))
+            continue;
         int32_t tok[PC_MAX_TOKENS];
         int m = e->count;
         if (out != NULL)
@@ -155,7 +183,10 @@ cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t
     Py_ssize_t m = out ? encode_any(c, p, n, out) : count_any(c, p, n);
     if (m < 0)
         return m;
-    seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    /* an empty entry if there was one, else the hash's choice (a piece whose entry holds
+       only its count, met by an encoding, may then stand twice: both are right) */
+    PieceCacheEntry *e = bucket + (empty >= 0 ? empty : key->victim);
+    unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
     if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
                                                               memory_order_relaxed))
         return m; /* another thread is writing this entry: leave it to that one */
@@ -186,7 +217,7 @@ cached_piece(PieceCache *pc, const Core *c, const uint8_t *p, Py_ssize_t n, cons
 static inline void
 core_piece_cache_clear(const Core *c)
 {
-    PieceCache *pc = atomic_load_explicit(pc_slot(c), memory_order_acquire);
+    PieceCache *pc = pc_table(atomic_load_explicit(pc_slot(c), memory_order_acquire));
     if (pc == NULL)
         return;
     for (size_t i = 0; i < PC_ENTRIES; i++) {
