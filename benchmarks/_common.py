@@ -47,6 +47,17 @@ def corpus(filename: str) -> str:
     return (CORPORA / filename).read_text(encoding="utf-8")
 
 
+def clear_piece_caches(enc) -> None:
+    """Forget every piece ``enc`` has encoded, for a first call: its Python caches and the
+    compiled core's piece cache, which the core keeps across calls and shares with every
+    ``Encoding`` over the same tables."""
+    enc._pieces.clear()
+    enc._piece_counts.clear()
+    core = getattr(enc.bpe, "_core", None)
+    if core is not None and hasattr(core, "clear_piece_cache"):
+        core.clear_piece_cache()
+
+
 def head_bytes(text: str, n: int) -> str:
     """The longest prefix of ``text`` that is at most ``n`` bytes in UTF-8."""
     return text.encode("utf-8")[:n].decode("utf-8", "ignore")

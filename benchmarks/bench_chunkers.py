@@ -81,8 +81,9 @@ def chunkers(budget: int):
     out = []
 
     def bpe_stream_cold():
-        enc._pieces.clear()
-        enc._piece_counts.clear()
+        from _common import clear_piece_caches
+
+        clear_piece_caches(enc)
 
     for mode in ("exact", "semantic"):
         def make(mode=mode):

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     KB,
     MB,
+    clear_piece_caches,
     clock_name,
     corpus,
     fmt,
@@ -159,6 +160,7 @@ def fresh_encoding(enc: bpe_stream.Encoding, pure_python: bool = False) -> bpe_s
     )
     if pure_python:
         fresh._merge_table = None
+    clear_piece_caches(fresh)  # (the compiled core's, shared with enc, too)
     return fresh
 
 

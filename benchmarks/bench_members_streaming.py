@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpe_stream  # noqa: E402
-from _common import corpus, head_bytes  # noqa: E402
+from _common import clear_piece_caches, corpus, head_bytes  # noqa: E402
 from bpe_stream.pretokenize.family import MEMBERS  # noqa: E402
 
 TEXTS = [("English", "tinyshakespeare.txt"), ("multilingual", "multilingual_sentences.txt")]
@@ -45,8 +45,7 @@ def member_encoding(name: str, ranks) -> bpe_stream.Encoding:
 
 def measure(enc, text: str) -> dict:
     # every run starts from empty piece and split caches (cl100k_base's encoding is shared)
-    enc._pieces.clear()
-    enc._piece_counts.clear()
+    clear_piece_caches(enc)
     getattr(enc, "_bpe_stream_split_cache", {}).clear()
     counter = bpe_stream.AppendableEncoder(enc)
 
@@ -63,8 +62,7 @@ def measure(enc, text: str) -> dict:
     if enc.pretokenizer is None or enc.pretokenizer.normalizer is None:  # NFC members chunk the normalized text
         assert "".join(c.text for c in chunks) == text
     assert all(c.token_count <= 256 for c in chunks)
-    enc._pieces.clear()
-    enc._piece_counts.clear()
+    clear_piece_caches(enc)
     count_s = cpu(lambda: enc.count(text))
     return {"append": append_s, "chunk": chunk_s, "count": count_s, "tokens": expected}
 

@@ -73,6 +73,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _common import (  # noqa: E402
     MB,
+    clear_piece_caches,
     corpus,
     fmt,
     head_bytes,
@@ -495,7 +496,7 @@ def bench_count(report: Report, vocabs: list[Vocab], texts: dict[str, str], repe
         "code 1.5 times, multilingual 1.3 times, so the second copy of a piece is a cache hit even in "
         "a first call, for every implementation that caches). Speeds are input MB ÷ the median CPU "
         "time of the process (`time.process_time`, all threads) per call. bpe-stream `count(text)`: "
-        f"*1st* with empty piece caches (`enc._pieces` and `enc._piece_counts` cleared; median of "
+        f"*1st* with empty piece caches (`enc._pieces`, `enc._piece_counts` and the compiled core's cleared; median of "
         f"{max(3, repeat - 2)}), *rep* a repeated call on the same text (median of {repeat}). HF: "
         "`len(tok.encode(text, add_special_tokens=False))`, *1st* after `tok.model._clear_cache()`, "
         "*rep* repeated. tokie: `count_tokens(text)`, *1st* on a tokenizer loaded just before "
@@ -529,8 +530,7 @@ def bench_count(report: Report, vocabs: list[Vocab], texts: dict[str, str], repe
                 problem(f"{label} text contains special tokens of {v.label}: {specials[:3]}")
 
             def clear(enc=enc):
-                enc._pieces.clear()
-                enc._piece_counts.clear()
+                clear_piece_caches(enc)
 
             clear()
             ours_n = enc.count(text)
@@ -680,8 +680,7 @@ def profile_load(path: Path, pattern, cache_dir: Path) -> dict:
 def count_stages(enc, text: str, repeat: int) -> dict:
     """CPU seconds of the stages of ``enc.count(text)``, each timed alone (median)."""
     def clear():
-        enc._pieces.clear()
-        enc._piece_counts.clear()
+        clear_piece_caches(enc)
 
     def med(fn, setup=None, n=repeat):
         return statistics.median(timed(fn, setup=setup, repeat=n)[0])
@@ -772,8 +771,7 @@ def bench_profile(report: Report, counted: list[Vocab], loaded: list[Vocab], tex
     enc = bpe_stream.load(v.path, pattern=v.pattern)
     text = texts["multilingual"]
     enc.count("warm up the compiled table")
-    enc._pieces.clear()
-    enc._piece_counts.clear()
+    clear_piece_caches(enc)
     pr = cProfile.Profile()
     pr.enable()
     enc.count(text)

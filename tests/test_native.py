@@ -406,6 +406,47 @@ def test_shared_objects_stay_exact_under_threads():
         assert enc.count_batch(texts, num_threads=5) == expected
 
 
+def test_piece_cache_shared_across_calls_and_threads_stays_exact():
+    # The core's piece cache outlives calls and is filled, read and emptied by several
+    # threads at once (count_text / encode_text run without the GIL on texts of 512 bytes
+    # or more, count_batch on its own threads): random words, most of them new, collide
+    # in the direct-mapped table; counts filled by count must not serve encode; every
+    # result equals tiktoken's, on the first pass and the warm ones.
+    base = get_encoding("cl100k_base")
+    oracle = tiktoken_oracle("cl100k_base")
+    core = base.bpe._core
+    rng = random.Random(11)
+    letters = "etaoinshrdlcumwfgypbvkjxqzÉéüßçñ中文日本語한국어ДЖЯ"
+    texts = [" ".join("".join(rng.choice(letters) for _ in range(rng.randrange(1, 9)))
+                      for _ in range(rng.randrange(90, 160))) for _ in range(240)]
+    counts = [len(oracle.encode_ordinary(t)) for t in texts]
+    tokens = [oracle.encode_ordinary(t) for t in texts]
+    enc = Encoding("fresh", pat_str=base.pat_str, bpe=base.bpe)
+    core.clear_piece_cache()
+    failures = []
+
+    def work(k0):
+        for rounds in range(2):
+            for k in range(k0, len(texts), 4):
+                if enc.count(texts[k]) != counts[k] or enc.encode_ordinary(texts[k]) != tokens[k]:
+                    failures.append(k)
+
+    def clear():
+        for _ in range(20):
+            core.clear_piece_cache()
+
+    threads = [threading.Thread(target=work, args=(k0,)) for k0 in range(4)] + [threading.Thread(target=clear)]
+    for t in threads:
+        t.start()
+    batches = [enc.count_batch(texts, num_threads=2) for _ in range(3)]
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert all(b == counts for b in batches)
+    assert enc.encode_ordinary_batch(texts, num_threads=2) == tokens
+    assert [enc.count(t) for t in texts] == counts
+
+
 # ------------------------------------------------------------------ start-up
 
 

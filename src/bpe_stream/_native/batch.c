@@ -11,8 +11,9 @@ Core.ascii_batch(texts, kind, num_threads, encode) is the ASCII-only form.
 
 Invariant: result[i] is what count_text / encode_text (or count_ascii / encode_ascii)
 give for texts[i] alone; the threads share nothing but a counter of the next text to
-take (atomic) and the immutable Core and whole set, and each writes only its own texts'
-slots.  The pointers to the texts' characters are taken with the GIL, which is then
+take (atomic), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
+meet the same pieces share what each learnt, within the call and across calls) and the
+immutable rest of the Core and whole set, and each writes only its own texts' slots.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
 changes.  Worker threads are raw OS threads (PyThread_start_new_thread) that call no
 Python API; the calling thread works too, then waits on a lock released by the last
@@ -28,10 +29,6 @@ threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
 
 #include "pythread.h"
 
-/* A thread's piece cache costs 512 KB of fresh memory to touch: for at least this
-   many characters per thread (below, the batch is over in microseconds anyway). */
-#define CACHE_FROM 32768
-
 typedef struct {
     const Core *core;
     int kind;           /* ascii_split.h's pattern for ASCII texts, 0: none */
@@ -40,7 +37,6 @@ typedef struct {
     const int32_t *id_of;
     Py_ssize_t n_ids;
     int encode;
-    int cached;         /* the texts are long enough together for a piece cache per thread */
     Py_ssize_t n;
     const void **data;  /* per text: its characters (PyUnicode_DATA) */
     Py_ssize_t *len;    /* its length in characters */
@@ -58,9 +54,20 @@ static Py_ssize_t
 one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out, PieceCache *cache)
 {
     Py_ssize_t total = 0;
+    if (n == 0)
+        return 0;
+    /* one piece ahead: its cache entry loads while this one is encoded */
+    Py_ssize_t next_end = piece_end(kind, s, 0, n);
+    PieceKey key, next_key;
+    pc_prepare(cache, s, next_end, s + n, &next_key);
     for (Py_ssize_t i = 0, j; i < n; i = j) {
-        j = piece_end(kind, s, i, n);
-        Py_ssize_t k = cached_piece(cache, c, s + i, j - i, s + n, out ? out + total : NULL);
+        j = next_end;
+        key = next_key;
+        if (j < n) {
+            next_end = piece_end(kind, s, j, n);
+            pc_prepare(cache, s + j, next_end - j, s + n, &next_key);
+        }
+        Py_ssize_t k = cached_piece_at(&key, c, s + i, j - i, out ? out + total : NULL);
         if (k < 0)
             return k;
         total += k;
@@ -69,7 +76,7 @@ one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t 
 }
 
 /* Text i into its slots.  utf8 / cap: this thread's UTF-8 buffer, grown as needed;
-   cache: its piece cache (NULL: none). */
+   cache: the Core's piece cache (NULL: none). */
 static void
 one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *cache)
 {
@@ -122,15 +129,14 @@ work(Batch *b)
 {
     uint8_t *utf8 = NULL;
     size_t cap = 0;
-    /* a batch worth it gets a piece cache per thread (without one, if out of memory) */
-    PieceCache *cache = b->cached ? piece_cache_new() : NULL;
+    /* the Core's piece cache, shared by the threads (none if out of memory) */
+    PieceCache *cache = core_piece_cache(b->core);
     for (;;) {
         size_t i = atomic_fetch_add(&b->next, 1);
         if (i >= (size_t)b->n)
             break;
         one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
     }
-    free(cache);
     free(utf8);
     if (atomic_fetch_sub(&b->running, 1) == 1)
         PyThread_release_lock(b->done);
@@ -216,10 +222,6 @@ run_batch(Batch *b, PyObject *list, int threads)
         b->len[i] = PyUnicode_GET_LENGTH(t);
         b->ukind[i] = ascii ? 0 : PyUnicode_KIND(t);
     }
-    Py_ssize_t chars = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        chars += b->len[i];
-    b->cached = chars / threads >= CACHE_FROM;
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
     atomic_init(&b->next, 0);
@@ -309,7 +311,18 @@ Core_text_batch(Core *self, PyObject *args)
     return result;
 }
 
+static PyObject *
+Core_clear_piece_cache(Core *self, PyObject *Py_UNUSED(ignored))
+{
+    core_piece_cache_clear(self);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef batch_methods[] = {
+    {"clear_piece_cache", (PyCFunction)Core_clear_piece_cache, METH_NOARGS,
+     "clear_piece_cache() -> None\n\n"
+     "Forget the pieces the Core's piece cache holds (what a first call on a text costs;\n"
+     "safe while other threads count)."},
     {"ascii_batch", (PyCFunction)Core_ascii_batch, METH_VARARGS,
      "ascii_batch(texts: list[str], kind, num_threads, encode) -> list\n\n"
      "For ASCII texts pre-split with the bundled pattern kind: the count (or, with\n"

@@ -27,8 +27,9 @@ node[v].first .. node[v + 1].first - 1; node 0 is the root (root[b] is its child
 binary search over at most 256 sorted labels (a few on average).  Size: one node
 per distinct token prefix (o200k: 422k forward, 490k reversed), 9 bytes each.
 
-The object is immutable after construction: every routine reads it without the
-GIL and works on its own buffers, so one Core is shared safely by all threads.
+The object is immutable after construction, but for its piece cache (piece_cache.h,
+whose entries are seqlocks): every routine reads it without the GIL and works on its
+own buffers, so one Core is shared safely by all threads.
 */
 #ifndef BPE_CORE_H
 #define BPE_CORE_H
@@ -73,6 +74,9 @@ typedef struct {
     int32_t *unreachable; /* ranks of tokens BPE cannot build, in rank order */
     Py_ssize_t n_unreachable;
     uint8_t *exc;         /* exc[r] != 0: token r is exceptional (NULL: none is) */
+    /* ---- the piece cache (piece_cache.h): the one part that changes after construction,
+       shared by the threads through its own protocol; NULL until first used */
+    void *piece_cache;
 } Core;
 
 extern PyTypeObject CoreType;

@@ -19,6 +19,7 @@ scanners are O(text).  Counting and encoding ASCII stretches run without the GIL
 */
 #include "core.h"
 #include "ascii_split.h"
+#include "piece_cache.h"
 
 #include <stdlib.h>
 
@@ -444,7 +445,7 @@ Core_split_ascii(Core *self, PyObject *args)
 #define NOGIL_STRETCH 512
 
 /* count_ascii (encode 0) and encode_ascii (encode 1).  The pieces are split and
-   encoded in C without the GIL; a piece C does not take (a byte that is no token) is
+   encoded in C without the GIL, short ones through the Core's piece cache; a piece C does not take (a byte that is no token) is
    handed to fallback(piece) with the GIL (tokens for encode, else a count).  A count
    stops as soon as it exceeds limit (the total returned is then only known to be
    > limit); a piece whose minimal count (a token has at most max_token_len bytes)
@@ -473,18 +474,28 @@ scan_ascii(Core *self, PyObject *args, int encode)
         return PyErr_NoMemory();
     }
     Py_ssize_t longest = self->max_token_len > 0 ? self->max_token_len : 1;
+    PieceCache *cache = core_piece_cache(self);
     PyObject *result = NULL;
     while (i < n) {
         Py_ssize_t j = i, c = 0;
         int over = 0;
         PyThreadState *ts = n >= NOGIL_STRETCH ? PyEval_SaveThread() : NULL;
+        /* one piece ahead: its cache entry loads while this one is encoded */
+        Py_ssize_t next_end = piece_end(kind, s, i, n);
+        PieceKey key, next_key;
+        pc_prepare(cache, s + i, next_end - i, s + n, &next_key);
         for (; i < n; i = j) {
-            j = piece_end(kind, s, i, n);
+            j = next_end;
+            key = next_key;
+            if (j < n) {
+                next_end = piece_end(kind, s, j, n);
+                pc_prepare(cache, s + j, next_end - j, s + n, &next_key);
+            }
             if (limit != PY_SSIZE_T_MAX && j - i > MAX_PIECE && (j - i + longest - 1) / longest > limit - total) {
                 over = 1;
                 break;
             }
-            c = encode ? encode_any(self, s + i, j - i, toks + k) : count_any(self, s + i, j - i);
+            c = cached_piece_at(&key, self, s + i, j - i, encode ? toks + k : NULL);
             if (c < 0)
                 break;
             k += encode ? c : 0;

@@ -1,36 +1,55 @@
-/* A small cache of short pieces' tokens for one thread of a batch (batch.c, and the
-family scanner presplit.c runs for it).
+/* The piece cache: short pieces' tokens, kept by a Core across calls and shared by every
+thread that reads the Core (batch.c's workers, count_text / encode_text and prefix_sums in
+presplit.c, count_ascii / encode_ascii in merge_loop.c).
 
-Real text repeats its pieces (Zipf): within a batch of documents most pieces have been
-seen before, and a repeated piece that is no single token would otherwise go through
-the merge loop again.  The cache is direct mapped (a new piece overwrites the entry its
-hash selects), so it is bounded (PC_ENTRIES entries of one cache line, 512 KB) and a
-look-up is O(1): one hash of at most PC_MAX_LEN bytes, kept as PC_WORDS words, and one
-compare of those words.
+Real text repeats its pieces (Zipf): most pieces of a text, and of the texts that follow
+it, have been seen before, and a piece's tokens would otherwise cost a hash of its bytes
+and a compare against the token's (rank_of_any), or the merge loop again.  The cache is
+two-way set associative (a piece's hash selects a bucket of two entries, 128 bytes
+aligned: two cache lines; a new piece takes an empty one, else the one another bit of
+its hash selects), so it is bounded (PC_ENTRIES entries of one cache line: 4 MB, allocated
+on first use, its pages touched only as entries fill) and a look-up is O(1): one hash of
+at most PC_MAX_LEN bytes, kept as PC_WORDS words, and at most two compares of those
+words.  (Direct mapped, the pieces of 1 MB of English that meet in one entry evict each
+other on every call: a fifth of a repeated count's time went to their BPE.)
 
-Invariant: an entry holds the piece's bytes (len, w: zero beyond len), its count,
-and, if filled by an encoding (tokens != 0), its first PC_MAX_TOKENS tokens (ranks);
-the tokens of a piece depend on its bytes alone (encode_any), so a hit returns exactly
-what encode_any / count_any would.  A cache belongs to one thread and one call (count
-or encode): nothing is shared, nothing outlives the call.
+Invariant: an entry whose sequence number is even holds the piece's bytes (len, w: zero
+beyond len), its count, and, if filled by an encoding (tokens != 0), its first
+PC_MAX_TOKENS tokens (ranks); the tokens of a piece depend on its bytes alone
+(encode_any), so a hit returns exactly what encode_any / count_any would.
+
+Threads: every entry is a seqlock.  A writer claims the entry by moving its sequence
+number from even to odd (compare-and-swap: a writer that finds it odd or loses the race
+skips the store, the cache being only a cache), writes, and publishes with the next even
+number (release).  A reader copies what it needs between two reads of the sequence
+number and uses the copy only if both are the same even number, so it never sees half an
+entry.  Readers write nothing: threads that hit the same pieces share the entries' cache
+lines.  The table itself appears once (compare-and-swap of the Core's pointer, which holds the
+allocation; the table starts at its first 128-byte boundary; a thread that loses frees
+its own) and lives as long as the Core's tables;
+Core.clear_piece_cache() empties it (benchmarks of first calls).
 */
 #ifndef BPE_PIECE_CACHE_H
 #define BPE_PIECE_CACHE_H
 
 #include "core.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #ifndef PC_BITS
-#define PC_BITS 13
+#define PC_BITS 16
 #endif
 #define PC_ENTRIES (1 << PC_BITS)
+#define PC_BUCKET_BITS (PC_BITS - 1) /* buckets of two entries */
+#define PC_ALIGN 128
 #define PC_WORDS 4
 #define PC_MAX_LEN (8 * PC_WORDS)
 #define PC_MAX_TOKENS 6
 
 typedef struct {
     uint64_t w[PC_WORDS]; /* the piece's bytes, zero beyond len */
+    atomic_uint seq;      /* even: the entry is whole; odd: a writer is at it */
     uint8_t len;          /* 0: empty (a piece has at least one byte) */
     uint8_t count;
     uint8_t tokens;       /* 1: tok holds the tokens (count <= PC_MAX_TOKENS) */
@@ -41,10 +60,33 @@ typedef struct PieceCache {
     PieceCacheEntry e[PC_ENTRIES];
 } PieceCache;
 
-static inline PieceCache *
-piece_cache_new(void)
+static inline _Atomic(void *) *
+pc_slot(const Core *c)
 {
-    return calloc(1, sizeof(PieceCache));
+    return (_Atomic(void *) *)&((Core *)c)->piece_cache;
+}
+
+/* The table in the allocation raw (calloc of sizeof(PieceCache) + PC_ALIGN bytes). */
+static inline PieceCache *
+pc_table(void *raw)
+{
+    return raw == NULL ? NULL : (PieceCache *)(((uintptr_t)raw + PC_ALIGN - 1) & ~(uintptr_t)(PC_ALIGN - 1));
+}
+
+/* The Core's piece cache, made on first use; NULL if out of memory (then no cache). */
+static inline PieceCache *
+core_piece_cache(const Core *c)
+{
+    void *raw = atomic_load_explicit(pc_slot(c), memory_order_acquire);
+    if (raw != NULL)
+        return pc_table(raw);
+    void *fresh = calloc(1, sizeof(PieceCache) + PC_ALIGN);
+    if (fresh == NULL)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(pc_slot(c), &raw, fresh, memory_order_acq_rel, memory_order_acquire))
+        return pc_table(fresh);
+    free(fresh); /* another thread made it first: raw is now its allocation */
+    return pc_table(raw);
 }
 
 /* The bytes p[0:n] (n <= PC_MAX_LEN) as PC_WORDS words, zero beyond n, and their hash;
@@ -78,33 +120,116 @@ pc_key(const uint8_t *p, Py_ssize_t n, const uint8_t *end, uint64_t *w)
     return h;
 }
 
-/* encode_any (out not NULL: room for n tokens) or count_any of the piece p[0:n],
-   through the cache pc (NULL: none). */
-static inline Py_ssize_t
-cached_piece(PieceCache *pc, const Core *c, const uint8_t *p, Py_ssize_t n, const uint8_t *end, int32_t *out)
-{
-    if (pc == NULL || n > PC_MAX_LEN || n == 0)
-        return out ? encode_any(c, p, n, out) : count_any(c, p, n);
+/* A piece's place in the cache: its words, its bucket (e: the first of its two entries;
+   NULL: the piece is not cached) and the entry a new piece replaces when both are full.
+   Made by pc_prepare, which also starts loading the entry, so that a caller who prepares
+   the next piece before it encodes this one hides the memory latency of the table (4 MB:
+   most look-ups would otherwise wait on the L2 or L3 cache). */
+typedef struct {
     uint64_t w[PC_WORDS];
-    uint64_t h = pc_key(p, n, end, w);
-    PieceCacheEntry *e = &pc->e[(h * 0x94d049bb133111ebULL) >> (64 - PC_BITS)];
-    if (e->len == n && memcmp(e->w, w, sizeof(w)) == 0 && (out == NULL || e->tokens)) {
+    PieceCacheEntry *e;
+    int victim;
+} PieceKey;
+
+static inline void
+pc_prepare(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, PieceKey *key)
+{
+    if (pc == NULL || n > PC_MAX_LEN || n == 0) {
+        key->e = NULL;
+        return;
+    }
+    uint64_t h = pc_key(p, n, end, key->w) * 0x94d049bb133111ebULL;
+    key->e = &pc->e[2 * (h >> (64 - PC_BUCKET_BITS))];
+    key->victim = (int)(h >> 20) & 1;
+#if defined(__GNUC__)
+    __builtin_prefetch(key->e);
+    __builtin_prefetch(key->e + 1);
+#endif
+}
+
+/* encode_any (out not NULL: room for n tokens) or count_any of the piece p[0:n], through
+   its key (pc_prepare of the same piece). */
+static inline Py_ssize_t
+cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t n, int32_t *out)
+{
+    PieceCacheEntry *bucket = key->e;
+    if (bucket == NULL)
+        return out ? encode_any(c, p, n, out) : count_any(c, p, n);
+    int empty = -1;
+    for (int way = 0; way < 2; way++) {
+        PieceCacheEntry *e = bucket + way;
+        unsigned seq = atomic_load_explicit(&e->seq, memory_order_acquire);
+        if (seq & 1)
+            continue;
+        if (e->len != n) {
+            if (e->len == 0 && empty < 0)
+                empty = way;
+            continue;
+        }
+        if (memcmp(e->w, key->w, sizeof(key->w)) != 0 || (out != NULL && !e->tokens))
+            continue;
+        int32_t tok[PC_MAX_TOKENS];
+        int m = e->count;
         if (out != NULL)
-            for (int k = 0; k < e->count; k++)
-                out[k] = e->tok[k];
-        return e->count;
+            memcpy(tok, e->tok, sizeof(tok));
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&e->seq, memory_order_relaxed) == seq) {
+            if (out != NULL)
+                for (int k = 0; k < m; k++)
+                    out[k] = tok[k];
+            return m;
+        }
     }
     Py_ssize_t m = out ? encode_any(c, p, n, out) : count_any(c, p, n);
     if (m < 0)
         return m;
+    /* an empty entry if there was one, else the hash's choice (a piece whose entry holds
+       only its count, met by an encoding, may then stand twice: both are right) */
+    PieceCacheEntry *e = bucket + (empty >= 0 ? empty : key->victim);
+    unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
+                                                              memory_order_relaxed))
+        return m; /* another thread is writing this entry: leave it to that one */
+    atomic_thread_fence(memory_order_release);
     e->len = (uint8_t)n;
-    memcpy(e->w, w, sizeof(w));
+    memcpy(e->w, key->w, sizeof(key->w));
     e->count = (uint8_t)m;
     e->tokens = out != NULL && m <= PC_MAX_TOKENS;
     if (e->tokens)
         for (Py_ssize_t k = 0; k < m; k++)
             e->tok[k] = out[k];
+    atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
     return m;
+}
+
+/* The same for a piece not prepared beforehand; end is the end of the buffer p lies in,
+   pc the cache (NULL: none). */
+static inline Py_ssize_t
+cached_piece(PieceCache *pc, const Core *c, const uint8_t *p, Py_ssize_t n, const uint8_t *end, int32_t *out)
+{
+    PieceKey key;
+    pc_prepare(pc, p, n, end, &key);
+    return cached_piece_at(&key, c, p, n, out);
+}
+
+/* Empties the Core's piece cache, entry by entry as a writer would (safe while other
+   threads read or fill it); its memory stays. */
+static inline void
+core_piece_cache_clear(const Core *c)
+{
+    PieceCache *pc = pc_table(atomic_load_explicit(pc_slot(c), memory_order_acquire));
+    if (pc == NULL)
+        return;
+    for (size_t i = 0; i < PC_ENTRIES; i++) {
+        PieceCacheEntry *e = &pc->e[i];
+        unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+        if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
+                                                                  memory_order_relaxed))
+            continue; /* a writer holds it: it leaves a whole entry, which may stay */
+        atomic_thread_fence(memory_order_release);
+        e->len = 0;
+        atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    }
 }
 
 #endif

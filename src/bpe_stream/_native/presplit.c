@@ -359,6 +359,8 @@ typedef struct {
     ptrdiff_t seg_end;  /* the end of the current segment (a whole text to the main pattern) */
     ptrdiff_t ahead_at; /* a match of the main pattern found ahead: at ahead_at, */
     ptrdiff_t ahead_end;/* ending at ahead_end (ahead_at -1: none) */
+    ptrdiff_t back_a;   /* a piece read and given back (scan_pieces reads one ahead): */
+    ptrdiff_t back_b;   /* s[back_a:back_b] comes next (back_a -1: none) */
 } Scan;
 
 static void
@@ -371,6 +373,7 @@ scan_init(Scan *sc, const Spec *spec, const uint8_t *s, ptrdiff_t n)
     sc->seg_end = spec->chain == CHAIN_NONE ? n : 0;
     sc->ahead_at = -1;
     sc->ahead_end = -1;
+    sc->back_a = sc->back_b = -1;
 }
 
 /* The segment of a chained member starting at i: its end. */
@@ -409,6 +412,12 @@ static inline int
 next_piece(Scan *sc, ptrdiff_t *a, ptrdiff_t *b)
 {
     ptrdiff_t i = sc->i, n = sc->seg_end, e;
+    if (sc->back_a >= 0) {
+        *a = sc->back_a;
+        *b = sc->back_b;
+        sc->back_a = -1;
+        return 1;
+    }
     if (i >= sc->n)
         return 0;
     if (i >= n)
@@ -697,18 +706,35 @@ is_whole(const WholeSet *w, const uint8_t *a, Py_ssize_t n)
    piece the compiled path does not take (a whole-piece token, or encode_any's -1: a
    byte that is no token), which is then s[*a:*b], or out of memory.  Returns 0 at the
    end of the text, 1 at such a piece, -2 out of memory.  Short pieces go through cache
-   (a batch thread's, or NULL). */
+   (the Core's piece cache, or NULL). */
 static int
 scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const int32_t *id_of,
             Py_ssize_t n_ids, Py_ssize_t *k, Py_ssize_t *total, ptrdiff_t *a, ptrdiff_t *b, PieceCache *cache)
 {
     const uint8_t *s = sc->s, *end = sc->s + sc->n;
-    while (next_piece(sc, a, b)) {
-        if (is_whole(whole, s + *a, *b - *a))
-            return 1;
-        Py_ssize_t m = cached_piece(cache, c, s + *a, *b - *a, end, toks ? toks + *k : NULL);
-        if (m < 0)
+    /* one piece ahead: its cache entry loads while this one is encoded (given back to
+       the scanner where the loop stops early) */
+    ptrdiff_t na, nb;
+    PieceKey key, next_key;
+    int more = next_piece(sc, &na, &nb);
+    if (more)
+        pc_prepare(cache, s + na, nb - na, end, &next_key);
+    while (more) {
+        *a = na;
+        *b = nb;
+        key = next_key;
+        more = next_piece(sc, &na, &nb);
+        if (more)
+            pc_prepare(cache, s + na, nb - na, end, &next_key);
+        Py_ssize_t m = is_whole(whole, s + *a, *b - *a) ? -1
+                       : cached_piece_at(&key, c, s + *a, *b - *a, toks ? toks + *k : NULL);
+        if (m < 0) {
+            if (more) {
+                sc->back_a = na;
+                sc->back_b = nb;
+            }
             return m == -2 ? -2 : 1;
+        }
         if (toks != NULL) {
             if (id_of != NULL) {
                 for (Py_ssize_t q = *k; q < *k + m; q++)
@@ -812,10 +838,11 @@ scan_text(Core *self, PyObject *args, int encode)
     }
     Scan sc;
     scan_init(&sc, &spec, s, n);
+    PieceCache *cache = core_piece_cache(self);
     ptrdiff_t a = 0, b = 0;
     for (;;) {
         PyThreadState *ts = n >= NOGIL_TEXT ? PyEval_SaveThread() : NULL;
-        int stop = scan_pieces(self, &sc, whole, toks, id_of, n_ids, &k, &total, &a, &b, NULL);
+        int stop = scan_pieces(self, &sc, whole, toks, id_of, n_ids, &k, &total, &a, &b, cache);
         if (ts != NULL)
             PyEval_RestoreThread(ts);
         if (stop == 0)
@@ -904,6 +931,7 @@ Core_prefix_sums(Core *self, PyObject *args)
     const int ascii = buffer == NULL;
     sums[0] = 0;
     const uint8_t *end = s + n;
+    PieceCache *cache = core_piece_cache(self);
     Scan sc;
     scan_init(&sc, &spec, s, n);
     Py_ssize_t pieces = 0, total = 0, chars = 0, at = 0; /* chars: the character offset of byte at */
@@ -923,7 +951,7 @@ Core_prefix_sums(Core *self, PyObject *args)
                 stop = 1;
                 break;
             }
-            Py_ssize_t m = cached_piece(NULL, self, s + a, b - a, end, NULL);
+            Py_ssize_t m = cached_piece(cache, self, s + a, b - a, end, NULL);
             if (m < 0) {
                 stop = m == -2 ? -2 : 1;
                 break;

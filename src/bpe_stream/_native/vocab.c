@@ -77,6 +77,8 @@ core_free_tables(Core *self)
     self->unreachable = NULL;
     trie_free(&self->fwd);
     trie_free(&self->rev);
+    free(self->piece_cache); /* (its entries belong to the tables just freed) */
+    self->piece_cache = NULL;
 }
 
 static void

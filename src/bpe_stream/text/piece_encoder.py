@@ -285,9 +285,8 @@ class PieceEncoder:
         kind = self._scan_kind
         if table is None or not kind:
             return self._count_pieces(self._split(text))
-        # ASCII stretches are split and counted in C (short pieces are not worth a
-        # cache there: the whole piece is one hash look-up, and most are one token);
-        # the rest by the regex and the count cache.
+        # ASCII stretches are split and counted in C (through the compiled core's own
+        # piece cache); the rest by the regex and the count cache.
         fallback = self._piece_counts.__getitem__
         if text.isascii():
             return table.count_ascii(text, 0, len(text), kind, fallback)
