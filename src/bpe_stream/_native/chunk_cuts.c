@@ -46,10 +46,11 @@ Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups)
 #include "unicode_classes.h"
 #include "piece_cache.h"
 
-/* The piece cache of the running exact_cuts call on a long text (NULL: none): the letter
-   runs and slices it counts repeat their pieces (the words of the text, the prefixes of
-   a word tried for every chunk cut in it).  exact_cuts holds the GIL from start to end
-   and calls no Python code, so one call at a time uses it; it does not outlive the call. */
+/* The piece cache the running exact_cuts call uses on a long text (NULL: none): the core's
+   own (piece_cache.h, shared by threads and kept across calls), since the letter runs and
+   slices it counts repeat their pieces (the words of the text, the prefixes of a word tried
+   for every chunk cut in it).  exact_cuts holds the GIL from start to end and calls no
+   Python code, so one call at a time sets this pointer. */
 static PieceCache *call_cache = NULL;
 #define CACHE_FROM_CHARS 4096  /* texts shorter than this count without one */
 
@@ -403,7 +404,7 @@ exact_cuts(PyObject *module, PyObject *args)
     /* the chunks the cases below leave open, by exact recounts (chunk_counted_cuts.c):
        with the compiled split's spec and the sums as arrays */
     int use_counted = spec != -1 && bounds_seq.v != NULL && cum_seq.v != NULL && presplit_spec_ok(spec);
-    call_cache = n >= CACHE_FROM_CHARS ? piece_cache_new() : NULL;  /* NULL too when out of memory */
+    call_cache = n >= CACHE_FROM_CHARS ? core_piece_cache(core) : NULL;  /* NULL too when out of memory */
     CountedText counted_text = {core, spec, whole, kind, data, n, bounds_seq.v, cum_seq.v, nb, hard_at, rule, call_cache};
     Py_ssize_t gi = 0;
     int need_more = 0;
@@ -532,13 +533,11 @@ exact_cuts(PyObject *module, PyObject *args)
     }
     if (PyErr_Occurred())
         goto error;
-    free(call_cache);
     call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
     return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
-    free(call_cache);
     call_cache = NULL;
     int_seq_release(&bounds_seq);
     int_seq_release(&cum_seq);
