@@ -742,7 +742,11 @@ class Chunker(Generic[T]):
                 state.done = True
                 return
             if replay is not None:
-                repeated = replay.at(text, n, s, state.min_end - base)
+                if replay.p < 0 and replay.wait:
+                    replay.wait -= 1  # (the back-off of at, without the call)
+                    repeated = None
+                else:
+                    repeated = replay.at(text, n, s, state.min_end - base)
                 if repeated is not None:
                     cuts, next_start, min_end = repeated
                     yield from self._cut_chunks(text, base, cuts)
@@ -759,7 +763,7 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._o200k, whole)
                 if cuts:
-                    if replay is not None:
+                    if replay is not None and replay.p >= 0:
                         replay.made(cuts)
                     yield from self._cut_chunks(text, base, cuts)
                     cs, ce = cuts[-3], cuts[-2]
@@ -779,7 +783,7 @@ class Chunker(Generic[T]):
                     continue
                 raise self._character_too_long(window, s)
             end, token_count = planned
-            if replay is not None:
+            if replay is not None and replay.p >= 0:
                 replay.made([s, end, token_count])
             yield _plain_chunk(text[s:end], base + s, base + end, token_count)
             if end >= n and window.final:
