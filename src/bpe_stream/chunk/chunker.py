@@ -58,7 +58,9 @@ short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-
 of that module, with those members' stability margin); the steps above run for the rest
 and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
-candidate chunks.  Nothing is re-encoded from scratch per candidate.
+candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
+(str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
+chunks of a repeating cycle in one call (the same chunks; the tests compare both).
 
 Streaming finality rule.  The chunk from ``s`` depends only on
 ``text[s : e_max + LOOKAHEAD]`` (levels are run on that slice) and on ``e_max``.
@@ -133,6 +135,7 @@ from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from .headings import HeadingTracker, format_context
+from .periodic import PeriodicReplay
 
 __all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
 
@@ -303,11 +306,12 @@ class _Window:
 
 
 class _State:
-    __slots__ = ("start", "min_end", "done")
+    __slots__ = ("start", "min_end", "done", "replay")
 
     def __init__(self):
         self.start = 0  # global start of the next chunk
         self.min_end = 0  # the next chunk must end after this (the previous chunk's end)
+        self.replay: PeriodicReplay | None = None  # steps recorded in periodic text
         self.done = False
 
 
@@ -754,11 +758,31 @@ class Chunker(Generic[T]):
         bulk = _exact_cuts if self._bulk_exact else None
         whole = _whole_tokens(self.encoding) if bulk is not None else None
         spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
+        # periodic text (a run of one character or of a short unit): steps repeat, replayed
+        replay = state.replay
+        if replay is not None:
+            replay.rebase(base)
+        elif self._is_text:
+            replay = state.replay = PeriodicReplay(self._byte_horizon + LOOKAHEAD + 2, base)
         while not state.done:
             s = state.start - base
             if s >= n and window.final:
                 state.done = True
                 return
+            if replay is not None:
+                if replay.p < 0 and replay.wait:
+                    replay.wait -= 1  # (the back-off of at, without the call)
+                    repeated = None
+                else:
+                    repeated = replay.at(text, n, s, state.min_end - base)
+                if repeated is not None:
+                    cuts, next_start, min_end = repeated
+                    yield from self._cut_chunks(text, base, cuts)
+                    state.start = base + next_start
+                    state.min_end = base + min_end
+                    if replay.reaches_end(n, next_start) and not window.final:
+                        return  # decided with the next block held, the replay goes on there
+                    continue
             if bulk is not None:
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
@@ -767,12 +791,9 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._hard_rule.flags, whole, spec)
                 if cuts:
-                    if _make_chunks is not None:
-                        yield from _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
-                    else:
-                        for i in range(0, len(cuts), 3):
-                            yield _plain_chunk(text[cuts[i] : cuts[i + 1]], base + cuts[i], base + cuts[i + 1],
-                                               cuts[i + 2])
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
                     cs, ce = cuts[-3], cuts[-2]
                     if ce >= n and window.final:
                         state.done = True
@@ -792,6 +813,8 @@ class Chunker(Generic[T]):
                     continue
                 raise self._character_too_long(window, s)
             end, token_count = planned
+            if replay is not None and replay.p >= 0:
+                replay.made([s, end, token_count])
             yield _plain_chunk(text[s:end], base + s, base + end, token_count)
             if end >= n and window.final:
                 state.done = True
@@ -799,6 +822,14 @@ class Chunker(Generic[T]):
             next_start = self._overlap_start(window, s, end) if self.overlap else end
             state.start = base + next_start
             state.min_end = base + end
+
+    @staticmethod
+    def _cut_chunks(text, base: int, cuts: list[int]):
+        """The chunks of flat ``[s, e, count, ...]`` cuts of ``text`` (offsets local to it)."""
+        if _make_chunks is not None:
+            return _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
+        return [_plain_chunk(text[cuts[i] : cuts[i + 1]], base + cuts[i], base + cuts[i + 1], cuts[i + 2])
+                for i in range(0, len(cuts), 3)]
 
     def _plan(self, window: _Window, s: int, min_end: int):
         """The chunk starting at ``s`` that ends after ``min_end``: ``(end, count)``.

@@ -841,10 +841,10 @@ class SuffixView:
             idx -= 1
             steps += 1
             if steps > max_steps:
-                return None
+                return self._earliest_in_run(s, k)  # (None unless the chunk ends in such a run)
         else:
             if idx >= 0 and start == s and e - s > max_steps:
-                return None
+                return self._earliest_in_run(s, k)
         # Segment by segment: for i < g (the next hard boundary after i),
         # count(T[i:e]) = count(T[i:g]) + count(T[g:e]) (rule 5).  Usually the
         # first g already fits (every boundary after idx has a suffix <= k).
@@ -863,7 +863,7 @@ class SuffixView:
                     r = g
             budget_steps -= r - start + 1
             if budget_steps < 0:
-                return None
+                return self._earliest_in_run(s, k)
             for i in range(start, r):
                 if count_str(text[i:g]) + rest <= k:
                     return i
@@ -878,7 +878,8 @@ class SuffixView:
     def _earliest_in_run(self, s: int, k: int) -> int | None:
         """``earliest_start`` when the chunk ends in a long run whose suffixes are single
         pieces: letters (``_LETTERS``) or one ASCII character repeated (a one-piece run,
-        counted from its verified period); None otherwise.
+        counted from its verified period); None otherwise.  It reads only the text, so it
+        also answers when a stable boundary exists but the search from it would be long.
 
         No start with more than ``(k + 1) * max_token_len`` bytes before ``e`` fits (a
         token holds at most that many bytes), so only the run's last stretch of that

@@ -1,0 +1,178 @@
+"""Chunks of periodic text (a run of one character, or of a short unit repeated), replayed.
+
+Invariant: the chunks ``PeriodicReplay.at`` returns are exactly those the chunker's own
+steps would make from the state it is given, in order, with the state after them.
+
+Why it is exact.  The chunker's step from a state ``(s, m)`` (the next chunk starts at
+``s`` and must end after ``m``) reads only ``T[s : s + horizon]``: the cut ``e_max``
+is the largest end whose count fits, and no end with more than ``byte_horizon`` UTF-8
+bytes after ``s`` fits (at least one byte per character); the semantic levels and the
+grapheme level read at most ``LOOKAHEAD`` characters past ``e_max``; the overlap start
+is a function of ``T[s:e]``; ``m`` enters only as ``m - s`` (chunk and overlap offsets
+are compared with it).  So with ``horizon = byte_horizon + LOOKAHEAD + 2``, inside a
+stretch ``T[a:r]`` of period ``p`` the step from ``(s, m)`` with ``s + horizon <= r``
+depends only on the *key* ``((s - a) mod p, m - s)``, and translating the state by a
+multiple of ``p`` translates the step's chunks and the next state by the same amount.
+The chunker records the chunks it makes from states inside such a stretch; when a key
+comes back after a shift ``D`` (a multiple of ``p``), the chunks between the two states
+repeat, shifted by ``D``, as long as every start of the repeated ones stays at least
+``horizon`` before ``r``.  (The tests compare the chunks with and without the replay.)
+
+Complexity: finding a stretch is O(its length) string comparisons (galloping, then
+bisecting the block that differs), tried at most once every few dozen chunks after a
+failure (the back-off keeps the cost on other text under a percent of a chunk's); a
+replay is O(chunks replayed), all in C-level iterators.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+
+__all__ = ["PeriodicReplay", "periodic_stretch"]
+
+_MAX_PERIOD = 8  # periods (in characters) looked for: '!\u0301/', 'a\u0301', '\u3000 ', '/\n'
+_PROBE = 16  # characters compared first: most text fails here
+_MAX_BACKOFF = 64  # chunks between two failed searches, at most
+
+
+def periodic_stretch(text: str, s: int, n: int, need: int):
+    """``(p, r)`` with ``text[s:r]`` of period ``p`` (the smallest ``p <= 8`` found)
+    and ``r - s >= need``, ``r`` as large as the period holds (at most ``n``); else None."""
+    if n - s < need:
+        return None
+    for p in range(1, _MAX_PERIOD + 1):
+        if s + p + _PROBE > n or text[s + p : s + p + _PROBE] != text[s : s + _PROBE]:
+            continue
+        # the longest L with text[s + p : s + p + L] == text[s : s + L]
+        length = _PROBE
+        step = 64
+        while True:
+            m = min(step, n - s - p - length)
+            if m <= 0:
+                break
+            a = s + length
+            if text[a + p : a + p + m] == text[a : a + m]:
+                length += m
+                step *= 2
+                continue
+            lo, hi = 0, m  # text[a + p : a + p + lo] matches, lo + hi does not
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if text[a + p : a + p + mid] == text[a : a + mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            length += lo
+            break
+        r = s + p + length
+        if r - s >= need:
+            return p, r
+        # no longer period holds further (Fine and Wilf: periods p and q over p + q
+        # characters make p hold wherever q does)
+        return None
+    return None
+
+
+class PeriodicReplay:
+    """Records the chunker's steps inside a periodic stretch and replays them (module docstring).
+
+    One per held window; offsets are local to it.
+    """
+
+    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff")
+
+    def __init__(self, horizon: int, base: int):
+        self.horizon = horizon
+        self.base = base  # the global offset of the held text's start (offsets are local to it)
+        self.a = self.p = self.r = -1  # the stretch text[a:r] of period p (p == -1: none)
+        # key (period, the period's characters at s, min_end - s) -> (s, index into cuts) of
+        # the state with that key: two states with the same key, in stretches of that
+        # period, see the same text up to the horizon
+        self.seen: dict = {}
+        self.cuts: list[int] = []  # chunks made since the stretch was found, as (s, e, count)
+        self.wait = 0  # states to let pass before the next search
+        self.backoff = 1
+
+    def rebase(self, base: int) -> None:
+        """The held text now starts at global offset ``base``: the recorded states and chunks
+        keep their global offsets; the stretch is searched again in the new text."""
+        delta = self.base - base
+        self.base = base
+        self.p = -1
+        self.wait = 0
+        if not delta:
+            return
+        if len(self.cuts) > 3 * _MAX_BACKOFF:
+            self.seen, self.cuts = {}, []
+            return
+        self.seen = {key: (s + delta, i) for key, (s, i) in self.seen.items()}
+        cuts = self.cuts
+        for i in range(0, len(cuts), 3):
+            cuts[i] += delta
+            cuts[i + 1] += delta
+
+    def at(self, text: str, n: int, s: int, min_end: int):
+        """At the state ``(s, min_end)``: ``(cuts, s', min_end')``, the chunks the chunker
+        would make from here (flat ``[s, e, count, ...]``) and the state after them, or
+        None (the chunker then takes its step and reports it with ``made``)."""
+        horizon = self.horizon
+        if self.p < 0 or s < self.a or s + horizon > self.r:
+            if self.p >= 0:
+                # out of the stretch: the steps from here on are not recorded, so no state
+                # recorded so far may start a cycle
+                self.p = -1
+                self.seen, self.cuts = {}, []
+            if self.wait > 0:
+                self.wait -= 1
+                return None
+            found = periodic_stretch(text, s, n, horizon + _PROBE)
+            if found is None:
+                self.seen, self.cuts = {}, []  # (kept by rebase for a stretch found again)
+                self.wait = self.backoff
+                self.backoff = min(2 * self.backoff, _MAX_BACKOFF)
+                return None
+            self.backoff = 1
+            self.p, self.r = found
+            self.a = s
+        p = self.p
+        key = (p, text[s : s + p], min_end - s)
+        prev = self.seen.get(key)
+        if prev is None:
+            self.seen[key] = (s, len(self.cuts))
+            return None
+        s1, i1 = prev
+        cycle = self.cuts[i1:]
+        shift = s - s1
+        if not cycle or shift <= 0:
+            return None
+        reps = (self.r - horizon - max(cycle[0::3])) // shift
+        if reps < 1:
+            return None
+        stop = (reps + 1) * shift
+        columns = []
+        for i in range(0, len(cycle), 3):
+            cs, ce, count = cycle[i], cycle[i + 1], cycle[i + 2]
+            columns += (range(cs + shift, cs + stop, shift), range(ce + shift, ce + stop, shift), repeat(count, reps))
+        cuts = list(chain.from_iterable(zip(*columns)))
+        s_after = s + reps * shift
+        # the last repetition is again the cycle before s_after (kept for the next window)
+        self.seen = {key: (s_after - shift, 0)}
+        self.cuts = cuts[-len(cycle) :]
+        return cuts, s_after, min_end + reps * shift
+
+    def reaches_end(self, n: int, s: int) -> bool:
+        """Whether the stretch runs to the end ``n`` of the held text and ``s`` is too close
+        to it for a replay: more text held would let the replay go on."""
+        return self.p >= 0 and self.r >= n and s + self.horizon > n
+
+    def made(self, cuts) -> None:
+        """The chunker made these chunks (flat ``[s, e, count, ...]``) from the last state
+        passed to ``at``."""
+        if self.p < 0:
+            return
+        if max(cuts[0::3]) + self.horizon > self.r:
+            # steps past the stretch's reach: no cycle through them can repeat
+            self.p = -1
+            self.seen, self.cuts = {}, []
+            return
+        self.cuts += cuts
