@@ -1,7 +1,8 @@
 """The compiled routines of loading a vocabulary file against their pure-Python twins:
 byte-level strings and GGUF string arrays (``_native/load_strings.c``), a tokenizer.json's
 vocab and merges read from its bytes (``json_sections.c``), the tokens that
-hold waiting ones (``holding.c``), a vocabulary's parts without some tokens
+hold waiting ones (``holding.c``), the waiting tokens decided by the merge loop
+(``waiting.c``), a vocabulary's parts without some tokens
 (``dropping.c``), merge order and the merges-agree check
 (``merges.c``), and a vocabulary with unreachable tokens built once
 (``BytePairEncoding.from_ordered``) against a second build of the other tokens.
@@ -177,6 +178,47 @@ def test_tokens_holding_equals_python(seed, alphabet, k):
 
     got = tokens_holding_compiled(blob, array("I", offsets).tobytes(), inner)
     assert got == sorted(tokens_holding(tokens, [tokens[i] for i in inner]))
+
+
+@given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]), shuffled=st.integers(0, 12))
+@settings(max_examples=examples(200), deadline=None)
+def test_classify_waiting_equals_python(seed, alphabet, shuffled):
+    # tokens out of training order (some built only after a later one, some never): every
+    # token decided by the compiled loop and by tables.classify_waiting
+    from array import array
+
+    from bpe_stream.bpe.native import classify_waiting_compiled
+    from bpe_stream.bpe.tables import classify_waiting
+
+    rng = random.Random(seed)
+    tokens = random_vocabulary(seed, alphabet, merges=30)
+    singles = [t for t in tokens if len(t) == 1]
+    longer = [t for t in tokens if len(t) > 1]
+    moved = rng.sample(range(len(longer)), min(shuffled, len(longer)))
+    picked = [longer[i] for i in moved]
+    rng.shuffle(picked)
+    for i, t in zip(sorted(moved), picked):
+        longer[i] = t
+    tokens = singles + longer
+    if rng.random() < 0.2 and longer:
+        tokens.append(rng.choice(longer))  # bytes held twice: the later rank is theirs
+    offsets = [0]
+    for t in tokens:
+        offsets.append(offsets[-1] + len(t))
+    blob, offs = b"".join(tokens), array("I", offsets).tobytes()
+    waiting = list(range(len(tokens)))
+    rng.shuffle(waiting)
+    flagged, unreachable = classify_waiting_compiled()(blob, offs, waiting)
+    left, right = [-1] * len(tokens), [-1] * len(tokens)
+    ranks = dict(zip(tokens, range(len(tokens))))
+    exceptional, unreachable_py = classify_waiting(tokens, ranks.get, set(waiting), left, right)
+    assert {r for r, _, _ in flagged} == exceptional and set(unreachable) == unreachable_py
+    assert len(flagged) + len(unreachable) == sum(len(t) > 1 for t in tokens)
+    assert all((left[r], right[r]) == (a, b) for r, a, b in flagged)
+    with pytest.raises(ValueError):
+        classify_waiting_compiled()(blob, offs, [len(tokens)])
+    with pytest.raises(ValueError):
+        classify_waiting_compiled()(blob[:-1], offs, [])
 
 
 def _merges_of(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:

@@ -417,6 +417,8 @@ Py_ssize_t presplit_piece_ends(long spec_value, const uint8_t *s, Py_ssize_t n, 
 int json_sections_init(PyObject *module);
 /* dropping.c: a vocabulary's parts without its unreachable tokens */
 int dropping_init(PyObject *module);
+/* waiting.c: the tokens a first pass left, decided by BPE's merge loop */
+int waiting_init(PyObject *module);
 
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches

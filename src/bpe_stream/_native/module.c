@@ -33,6 +33,7 @@ static const Part PARTS[] = {
     {NULL, chunk_objects_init},                 /* chunk_objects.c: Chunk objects in bulk */
     {NULL, json_sections_init},                 /* json_sections.c: tokenizer.json vocab, merges */
     {NULL, dropping_init},                      /* dropping.c: parts without unreachable tokens */
+    {NULL, waiting_init},                       /* waiting.c: waiting tokens by the merge loop */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -15,7 +15,8 @@ from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
            "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
-           "json_sections_compiled", "drop_tokens_compiled"]
+           "json_sections_compiled", "drop_tokens_compiled",
+           "classify_waiting_compiled"]
 
 try:
     from .._native._core import Core, whole_set
@@ -49,6 +50,8 @@ except ImportError:  # not built: no C compiler at install time
 _json_sections_c = getattr(_core_module, "tokenizer_json_sections", None)
 #: a vocabulary's parts without some tokens (``dropping.c``)
 _drop_tokens_c = getattr(_core_module, "drop_tokens", None)
+#: the waiting tokens of a first pass decided by the merge loop (``waiting.c``)
+_classify_waiting_c = getattr(_core_module, "classify_waiting", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
 #: the periodic runs of bytes for the raw interval index (``periodic_runs.c``)
@@ -167,6 +170,15 @@ def drop_tokens_compiled():
     if _drop_tokens_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _drop_tokens_c
+
+
+def classify_waiting_compiled():
+    """``classify_waiting`` of ``_native/waiting.c`` (the twin of
+    :func:`bpe_stream.bpe.tables.classify_waiting`, on a first pass's parts), or None when
+    the compiled core is not built or turned off."""
+    if _classify_waiting_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _classify_waiting_c
 
 
 #: The exact chunker's cuts that prefix sums decide, many chunks per call

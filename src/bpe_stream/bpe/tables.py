@@ -68,7 +68,8 @@ def classify_waiting(tokens: list[bytes], ranks_get, waiting, split_left, split_
     unreachable)``, the splits of the exceptional ones filled in.  ``waiting`` must hold
     every token whose first-pass check may have met a waiting token (the compiled core's
     first pass treats those as absent, so the caller adds every token that holds one:
-    :func:`tokens_holding`; one that did not need it is only decided more slowly)."""
+    :func:`tokens_holding`; one that did not need it is only decided more slowly).
+    The compiled twin is ``_native/waiting.c``, on a first pass's parts."""
     exceptional: set[int] = set()
     unreachable: set[int] = set()
     for rank in sorted(waiting, key=lambda r: len(tokens[r])):

@@ -52,7 +52,7 @@ from .checks import _check_bytes, _check_limit
 from .cuts import bytes_split_at, bytes_split_at_start
 from .greedy import encode_greedy, encode_minimal
 from .heap import encode_heap
-from .native import Core, compiled_available, drop_tokens_compiled, tokens_holding_compiled
+from .native import Core, classify_waiting_compiled, compiled_available, drop_tokens_compiled, tokens_holding_compiled
 from .pairs import pair_test
 from .ranks import read_tiktoken_file, sorted_ranks, tokens_from_ranks
 from .table import count_till_limit, encode_table
@@ -430,11 +430,19 @@ def _settle_parts(first, tokens: list[bytes]):
     from array import array
 
     blob, offsets, left_raw, right_raw, waiting = first
-    ranks = dict(zip(tokens, range(len(tokens))))
     left, right = array("i", left_raw).tolist(), array("i", right_raw).tolist()
     held = tokens_holding_compiled(blob, offsets, list(waiting))
-    todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
-    exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
+    classify_c = classify_waiting_compiled() if held is not None else None
+    if classify_c is not None:
+        # the same decisions in C (_native/waiting.c): no rank dict, no Python merge loop
+        flagged, unreachable = classify_c(blob, offsets, held)
+        for r, a, b in flagged:
+            left[r], right[r] = a, b
+        exceptional, unreachable = {r for r, _, _ in flagged}, set(unreachable)
+    else:
+        ranks = dict(zip(tokens, range(len(tokens))))
+        todo = set(held) if held is not None else tokens_holding(tokens, [tokens[w] for w in waiting])
+        exceptional, unreachable = classify_waiting(tokens, ranks.get, todo, left, right)
     if unreachable:
         err = unreachable_error(sorted(unreachable), tokens)
         # what the build of the other tokens alone needs (see _without_unreachable)
