@@ -61,6 +61,26 @@ skip_ws(Scan *s)
     }
 }
 
+/* After an item of an array or a member of an object: past the white space and the closing
+   `close` (1: the container ended), or past a comma and the white space after it (2: an
+   item follows); 0 where neither comes. */
+static int
+next_item(Scan *s, unsigned char close)
+{
+    skip_ws(s);
+    if (s->i >= s->n)
+        return 0;
+    if (s->p[s->i] == close) {
+        s->i++;
+        return 1;
+    }
+    if (s->p[s->i] != ',')
+        return 0;
+    s->i++;
+    skip_ws(s);
+    return 2;
+}
+
 /* Past a string whose opening quote is at s->i (escapes skipped, not read); 0, or -1
    where it does not end. */
 static int
@@ -293,17 +313,9 @@ read_vocab(Scan *s, unsigned char *buf, PyObject *tokens, PyObject *ids)
         }
         if (append_new(ids, id) < 0)
             return -1;
-        skip_ws(s);
-        if (s->i >= s->n)
-            return 0;
-        if (s->p[s->i] == '}') {
-            s->i++;
-            return 1;
-        }
-        if (s->p[s->i] != ',')
-            return 0;
-        s->i++;
-        skip_ws(s);
+        int next = next_item(s, '}');
+        if (next != 2)
+            return next;
     }
 }
 
@@ -373,17 +385,9 @@ read_merges(Scan *s, unsigned char *buf, PyObject *merges)
                 return -1;
         } else
             return 0;
-        skip_ws(s);
-        if (s->i >= s->n)
-            return 0;
-        if (s->p[s->i] == ']') {
-            s->i++;
-            return 1;
-        }
-        if (s->p[s->i] != ',')
-            return 0;
-        s->i++;
-        skip_ws(s);
+        int next = next_item(s, ']');
+        if (next != 2)
+            return next;
     }
 }
 
@@ -408,17 +412,9 @@ scan_object(Scan *s, int (*member)(Scan *, const unsigned char *, Py_ssize_t, vo
         int r = member(s, key, len, ctx);
         if (r <= 0)
             return r;
-        skip_ws(s);
-        if (s->i >= s->n)
-            return 0;
-        if (s->p[s->i] == '}') {
-            s->i++;
-            return 1;
-        }
-        if (s->p[s->i] != ',')
-            return 0;
-        s->i++;
-        skip_ws(s);
+        int next = next_item(s, '}');
+        if (next != 2)
+            return next;
     }
 }
 

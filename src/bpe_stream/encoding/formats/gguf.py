@@ -22,6 +22,7 @@ import sys
 from array import array
 
 from ...bpe.native import load_strings
+from ...bpe.vocabulary import _without_positions
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
 from ..spec import EncodingSpec
 from .hf_json import decode_byte_level
@@ -227,17 +228,6 @@ def _odd_positions(types) -> list[int]:
     except (ValueError, TypeError):
         return [i for i, kind in enumerate(types) if kind in (_CONTROL, _USER_DEFINED, _UNUSED)]
     return [m.start() for m in re.finditer(b"[\x03\x04\x05]", raw)]
-
-
-def _without_positions(seq: list, drop: list[int]) -> list:
-    """The items of ``seq`` but those at ``drop`` (increasing): a slice per gap."""
-    out: list = []
-    start = 0
-    for d in drop:
-        out += seq[start:d]
-        start = d + 1
-    out += seq[start:]
-    return out
 
 
 def read_gguf(path, name: str | None = None) -> EncodingSpec:
