@@ -256,11 +256,20 @@ def test_interval_index_equals_python(name):
     native_index = _BytesIntervals(bpe, data)
     python_index = _BytesIntervals(python, data)
     assert native_index._index is not None and python_index._index is None
-    assert native_index.memory_bytes() == python_index.memory_bytes()  # 13 bytes per byte
+    # compiled: token lengths (1 byte) and the on-path bits with a 4-byte rank per 64 bits;
+    # Python: lengths and three 4-byte arrays
+    n1 = len(data) + 1
+    assert native_index.memory_bytes() == n1 + 12 * (-(-n1 // 64))
+    assert python_index.memory_bytes() == 13 * n1
+    # the full tree arrays the Python query reads, made from the compiled index's lengths
+    for attr in ("lens", "depth", "tree_id", "tree_end"):
+        assert getattr(native_index, attr) == getattr(python_index, attr), attr
+    native_index = _BytesIntervals(bpe, data)  # (the arrays above would answer queries too)
     for _ in range(400):
         i = rng.randrange(len(data))
         j = rng.randrange(i, min(len(data), i + rng.choice([5, 50, 500, 3000])) + 1)
         assert native_index.count(i, j) == python_index.count(i, j) == python.count(data[i:j]), (i, j)
+    assert "lens" not in native_index.__dict__  # every query above answered by the compiled index
 
 
 # -------------------------------------------------------------------- cache

@@ -12,19 +12,26 @@ the data do), last[p] = last[p - per] without a walk or a pair test (runs of one
 byte: tens of invalid pairs per byte otherwise).  Complexity: O(n * M) worst case,
 a few trie steps and pair tests per byte on real text.  Memory: 8 bytes per byte.
 
-Interval index: the prefixes form a tree (parent of p is p - len(last[p])) numbered
-in pre-order (tree_id, tree_end), so "p is an ancestor of j" is an O(1) test; a
-query count(i, j) builds BPE's encoding of data[i:p] (greedy tokens while every pair
-is valid, else the table recurrence from i) until a p that is an ancestor of j and
-whose last token is the whole text's last token at p; the answer is then the tokens
-so far plus depth[j] - depth[p].  The C query gives up (answers -1) after
-QUERY_BOUND positions without meeting the tree; the Python index then takes over
-(periodic runs, its memo).  Memory: 13 bytes per input byte (lens one byte, three
-4-byte arrays), as the Python index.  Everything runs without the GIL.
+Interval index: the prefixes form a tree (parent of p is p - len(last[p])); a query
+count(i, j) builds BPE's encoding of data[i:p] (greedy tokens while every pair is
+valid, else the table recurrence from i) until a p that is an ancestor of j and whose
+last token is the whole text's last token at p; the answer is then the tokens so far
+plus the steps from j up to p.  Kept per input byte: the token length lens[p] (one
+byte) and one bit "p is a boundary of the whole text's encoding" with a 4-byte rank
+every 64 bits, 1.19 bytes (the Python index keeps 13: lens, depth and pre-order ids
+and ends).  The ancestor test walks back from j to where its path meets the whole
+text's (see the layout note below); the build is the table pass writing lens (the last
+tokens in a ring of max_token_len entries, no per-byte counts), then one walk back from
+n for the bits and one pass for the ranks: O(n * M) worst case like the table pass,
+peak = what is kept plus O(M).  The C query gives up (answers -1) after QUERY_BOUND
+positions without meeting the tree, or when j's path needs more than SEGMENT steps to
+meet the whole text's; the Python index then takes over (periodic runs, its memo, the
+full arrays made from lens by arrays()).  Everything runs without the GIL.
 */
 #include "core.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define QUERY_BOUND 2048
 
@@ -115,6 +122,18 @@ done:
 
 /* ---------------------------------------------------------- interval index */
 
+/* Layout (per input byte): lens[p], the length of the last token of BPE's encoding of
+   data[:p] (one byte; two when tokens are longer than 255 bytes), and one bit of
+   on_path (p is a boundary of the whole text's encoding, the tree path from n) with a
+   4-byte rank every 64 bits: 1.19 bytes per byte (the data are the caller's).  No
+   depths or pre-order numbers: the prefix tree's path from any j meets the whole text's
+   path within a few tokens on real input (at most 5 steps on random letters, 2 on CJK
+   and random bytes, cl100k and o200k), so a query walks back from j to that meeting
+   point m (at most SEGMENT steps, recording the positions passed), and then "p is an
+   ancestor of j" is "p is one of them, or p <= m and on_path(p)", and depth[j] -
+   depth[p] is the steps from j to m plus the on-path positions in (p, m] (two ranks). */
+#define SEGMENT 64
+
 typedef struct {
     PyObject_HEAD
     Core *core;
@@ -122,9 +141,8 @@ typedef struct {
     Py_ssize_t n;
     uint8_t *lens;  /* lens[p]: bytes of last[p] (max_token_len < 256) */
     uint16_t *lens16; /* the same when tokens are longer */
-    uint32_t *depth;
-    uint32_t *tree_id;
-    uint32_t *tree_end;
+    uint64_t *on_path; /* bit p of word p / 64: p is a boundary of the whole text's encoding */
+    uint32_t *rank;    /* rank[w]: set bits of on_path in words 0 .. w - 1 */
 } IntervalIndex;
 
 static PyTypeObject IntervalIndexType;
@@ -136,9 +154,8 @@ IntervalIndex_dealloc(IntervalIndex *self)
     Py_XDECREF(self->data);
     PyMem_RawFree(self->lens);
     PyMem_RawFree(self->lens16);
-    PyMem_RawFree(self->depth);
-    PyMem_RawFree(self->tree_id);
-    PyMem_RawFree(self->tree_end);
+    PyMem_RawFree(self->on_path);
+    PyMem_RawFree(self->rank);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -148,63 +165,113 @@ lens_at(const IntervalIndex *x, Py_ssize_t p)
     return x->lens ? x->lens[p] : x->lens16[p];
 }
 
+static inline int
+on_path(const IntervalIndex *x, Py_ssize_t p)
+{
+    return (int)((x->on_path[p >> 6] >> (p & 63)) & 1);
+}
+
+/* on-path positions in [0, p] */
+static inline Py_ssize_t
+path_rank(const IntervalIndex *x, Py_ssize_t p)
+{
+    uint64_t w = x->on_path[p >> 6];
+    int b = (int)(p & 63);
+    uint64_t below = b == 63 ? w : w & ((UINT64_C(2) << b) - 1);
+    return (Py_ssize_t)x->rank[p >> 6] + __builtin_popcountll(below);
+}
+
+static inline Py_ssize_t
+words_for(Py_ssize_t n)
+{
+    return (n + 1 + 63) / 64;
+}
+
+/* The table recurrence of table_fill writing only the token lengths: the pair test
+   reads the last token at most max_token_len positions back, and the periodic shortcut
+   per <= max_token_len back, so the last tokens live in a ring of a power of two >
+   max_token_len entries (no 4-byte array per byte; with counts that was 8 bytes a byte
+   at the build's peak).  0, or -1 at a byte that is no token. */
+static int
+lens_fill(const Core *c, const unsigned char *data, Py_ssize_t n, uint8_t *lens8, uint16_t *lens16,
+          int32_t *ring, size_t ring_mask, int32_t *cand)
+{
+    Py_ssize_t M = c->max_token_len, per = 1, eq = 0;
+#define LAST(q) ring[(size_t)(q) & ring_mask]
+#define SETLEN(q, l) (lens8 ? (void)(lens8[q] = (uint8_t)(l)) : (void)(lens16[q] = (uint16_t)(l)))
+    SETLEN(0, 0);
+    LAST(0) = 0;
+    for (Py_ssize_t p = 1; p <= n; p++) {
+        unsigned char b = data[p - 1];
+        if (c->byte_rank[b] == NO_RANK)
+            return -1;
+        int32_t t;
+        if (eq > M && p - per > M && b == data[p - 1 - per]) {
+            t = LAST(p - per);
+            LAST(p) = t;
+            SETLEN(p, tok_len(c, t));
+            eq++;
+            continue;
+        }
+        int k = tokens_ending_at(c, data, 0, p, cand);
+        t = -1;
+        while (k > 0) {
+            t = cand[--k];
+            Py_ssize_t start = p - tok_len(c, t);
+            if (start == 0)
+                break;
+            if (valid_pair(c, LAST(start), t))
+                break;
+            t = -1;
+        }
+        if (t < 0) /* cannot happen: the single byte at p - 1 always ends an encoding */
+            return -1;
+        LAST(p) = t;
+        SETLEN(p, tok_len(c, t));
+        if (p > per && b == data[p - 1 - per] && LAST(p - per) == t) {
+            eq++;
+        } else {
+            eq = 0;
+            per = tok_len(c, t);
+        }
+    }
+#undef LAST
+#undef SETLEN
+    return 0;
+}
+
 /* Builds the index over data (every byte a token); 0, or -1 out of memory. */
 static int
 index_build(IntervalIndex *x, const Core *c, const unsigned char *data, Py_ssize_t n)
 {
-    int32_t *last = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int32_t));
-    int32_t *counts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int32_t));
+    size_t ring_size = 1;
+    while (ring_size <= (size_t)c->max_token_len)
+        ring_size <<= 1;
+    int32_t *ring = PyMem_RawMalloc(ring_size * sizeof(int32_t));
     int32_t *cand = cand_buffer(c);
-    uint32_t *size = NULL;
+    Py_ssize_t words = words_for(n);
     int rc = -1;
-    if (!last || !counts || !cand)
-        goto out;
-    last[0] = counts[0] = 0;
-    Py_ssize_t per = 1, eq = 0;
-    if (table_fill(c, data, last, counts, 0, n, &per, &eq, cand) != n)
-        goto out;
     if (c->max_token_len < 256)
         x->lens = PyMem_RawMalloc((size_t)(n + 1));
     else
         x->lens16 = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint16_t));
-    x->depth = (uint32_t *)counts; /* int32 counts, reused as depth */
-    counts = NULL;
-    x->tree_id = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
-    x->tree_end = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint32_t));
-    size = (uint32_t *)last; /* last is not needed once the lengths are read */
-    if ((!x->lens && !x->lens16) || !x->tree_id || !x->tree_end)
+    x->on_path = PyMem_RawCalloc((size_t)words, sizeof(uint64_t));
+    x->rank = PyMem_RawMalloc((size_t)words * sizeof(uint32_t));
+    if (!ring || !cand || (!x->lens && !x->lens16) || !x->on_path || !x->rank)
         goto out;
-    for (Py_ssize_t p = 0; p <= n; p++) {
-        Py_ssize_t l = p ? tok_len(c, last[p]) : 0;
-        if (x->lens)
-            x->lens[p] = (uint8_t)l;
-        else
-            x->lens16[p] = (uint16_t)l;
+    if (lens_fill(c, data, n, x->lens, x->lens16, ring, ring_size - 1, cand) < 0)
+        goto out;
+    for (Py_ssize_t p = n; p > 0; p -= lens_at(x, p))
+        x->on_path[p >> 6] |= UINT64_C(1) << (p & 63);
+    x->on_path[0] |= 1;
+    uint32_t total = 0;
+    for (Py_ssize_t w = 0; w < words; w++) {
+        x->rank[w] = total;
+        total += (uint32_t)__builtin_popcountll(x->on_path[w]);
     }
-    last = NULL;
-    for (Py_ssize_t p = 0; p <= n; p++)
-        size[p] = 1;
-    for (Py_ssize_t p = n; p > 0; p--)
-        size[p - lens_at(x, p)] += size[p];
-    /* tree_end is used as "next free id among the children of p" first */
-    uint32_t *nxt = x->tree_end;
-    x->tree_id[0] = 0;
-    nxt[0] = 1;
-    for (Py_ssize_t p = 1; p <= n; p++) {
-        Py_ssize_t parent = p - lens_at(x, p);
-        uint32_t tid = nxt[parent];
-        x->tree_id[p] = tid;
-        nxt[parent] = tid + size[p];
-        nxt[p] = tid + 1;
-    }
-    for (Py_ssize_t p = 0; p <= n; p++)
-        x->tree_end[p] = x->tree_id[p] + size[p];
     rc = 0;
 out:
-    PyMem_RawFree(last ? last : NULL);
-    if (last == NULL)
-        PyMem_RawFree(size);
-    PyMem_RawFree(counts);
+    PyMem_RawFree(ring);
     PyMem_RawFree(cand);
     return rc;
 }
@@ -235,7 +302,8 @@ Core_interval_index(Core *self, PyObject *arg)
     x->n = n;
     x->lens = NULL;
     x->lens16 = NULL;
-    x->depth = x->tree_id = x->tree_end = NULL;
+    x->on_path = NULL;
+    x->rank = NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = index_build(x, self, data, n);
@@ -247,8 +315,49 @@ Core_interval_index(Core *self, PyObject *arg)
     return (PyObject *)x;
 }
 
+/* The ancestors of j down to i: seg[0..*steps-1] the positions of j's tree path above
+   its meeting point *m with the whole text's path (seg[k] is k steps from j), or *m =
+   -1 when the path goes below i (or to i) first; 0, or -1 when more than SEGMENT steps
+   are needed (the caller then gives up). */
+static int
+segment_of(const IntervalIndex *x, Py_ssize_t i, Py_ssize_t j, Py_ssize_t *seg, int *steps, Py_ssize_t *m)
+{
+    Py_ssize_t q = j;
+    int k = 0;
+    while (!on_path(x, q)) {
+        if (q <= i) {
+            *m = -1;
+            *steps = k;
+            return 0;
+        }
+        if (k == SEGMENT)
+            return -1;
+        seg[k++] = q;
+        q -= lens_at(x, q);
+    }
+    *m = q;
+    *steps = k;
+    return 0;
+}
+
+/* steps from j up to its ancestor p (p > i, i < p < j), or -1 if p is no ancestor of j */
+static inline Py_ssize_t
+ancestor_steps(const IntervalIndex *x, Py_ssize_t p, const Py_ssize_t *seg, int steps, Py_ssize_t m)
+{
+    if (p <= m)
+        return on_path(x, p) ? steps + path_rank(x, m) - path_rank(x, p) : -1;
+    for (int k = steps - 1; k >= 0; k--) { /* seg decreases: the smallest last */
+        if (seg[k] == p)
+            return k;
+        if (seg[k] > p)
+            return -1;
+    }
+    return -1;
+}
+
 /* count(i, j) by the greedy tokens, then the table recurrence from i; -1 if neither
-   meets the whole text's tree within QUERY_BOUND positions. */
+   meets the whole text's tree within QUERY_BOUND positions, or j's path needs more
+   than SEGMENT steps to meet the whole text's. */
 static Py_ssize_t
 index_count(const IntervalIndex *x, Py_ssize_t i, Py_ssize_t j, int32_t *cand, int32_t *last, int32_t *cnt)
 {
@@ -256,7 +365,10 @@ index_count(const IntervalIndex *x, Py_ssize_t i, Py_ssize_t j, int32_t *cand, i
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(x->data);
     if (i == j)
         return 0;
-    uint32_t leaf = x->tree_id[j];
+    Py_ssize_t seg[SEGMENT], m;
+    int steps;
+    if (segment_of(x, i, j, seg, &steps, &m) < 0)
+        return -1;
     Py_ssize_t hi = j - i <= 256 ? j : i + 256;
     Py_ssize_t pos = i, count = 0;
     int32_t prev = -1;
@@ -268,8 +380,11 @@ index_count(const IntervalIndex *x, Py_ssize_t i, Py_ssize_t j, int32_t *cand, i
         Py_ssize_t p = pos + tok_len(c, t);
         if (p == j)
             return count;
-        if (lens_at(x, p) == tok_len(c, t) && x->tree_id[p] <= leaf && leaf < x->tree_end[p])
-            return count + x->depth[j] - x->depth[p];
+        if (lens_at(x, p) == tok_len(c, t)) {
+            Py_ssize_t up = ancestor_steps(x, p, seg, steps, m);
+            if (up >= 0)
+                return count + up;
+        }
         prev = t;
         pos = p;
     }
@@ -294,8 +409,11 @@ index_count(const IntervalIndex *x, Py_ssize_t i, Py_ssize_t j, int32_t *cand, i
         cnt[p - i] = (int32_t)cc;
         if (p == j)
             return cc;
-        if (lens_at(x, p) == tok_len(c, t) && x->tree_id[p] <= leaf && leaf < x->tree_end[p])
-            return cc + x->depth[j] - x->depth[p];
+        if (lens_at(x, p) == tok_len(c, t)) {
+            Py_ssize_t up = ancestor_steps(x, p, seg, steps, m);
+            if (up >= 0)
+                return cc + up;
+        }
     }
     return -1;
 }
@@ -345,43 +463,68 @@ IntervalIndex_count(IntervalIndex *self, PyObject *const *args, Py_ssize_t nargs
     return PyLong_FromSsize_t(r);
 }
 
+/* The full tree arrays the Python query reads (bpe/intervals.py _build_python makes the
+   same): lens, depth, pre-order ids and ends, made from lens when a query comes back to
+   Python (13 bytes per byte then, as bytes objects the caller turns into arrays). */
 static PyObject *
 IntervalIndex_arrays(IntervalIndex *self, PyObject *unused)
 {
-    Py_ssize_t n1 = self->n + 1;
-    if (self->lens)
-        return Py_BuildValue("(y#y#y#y#)", (const char *)self->lens, n1, (const char *)self->depth, n1 * 4,
-                             (const char *)self->tree_id, n1 * 4, (const char *)self->tree_end, n1 * 4);
-    return Py_BuildValue("(y#y#y#y#)", (const char *)self->lens16, n1 * 2, (const char *)self->depth, n1 * 4,
-                         (const char *)self->tree_id, n1 * 4, (const char *)self->tree_end, n1 * 4);
+    Py_ssize_t n = self->n, n1 = n + 1;
+    PyObject *lens = self->lens ? PyBytes_FromStringAndSize((const char *)self->lens, n1)
+                                : PyBytes_FromStringAndSize((const char *)self->lens16, n1 * 2);
+    PyObject *depth = PyBytes_FromStringAndSize(NULL, n1 * 4);
+    PyObject *tree_id = PyBytes_FromStringAndSize(NULL, n1 * 4);
+    PyObject *tree_end = PyBytes_FromStringAndSize(NULL, n1 * 4);
+    if (!lens || !depth || !tree_id || !tree_end)
+        goto fail;
+    uint32_t *dep = (uint32_t *)PyBytes_AS_STRING(depth), *tid = (uint32_t *)PyBytes_AS_STRING(tree_id),
+             *end = (uint32_t *)PyBytes_AS_STRING(tree_end);
+    uint32_t *size = PyMem_RawMalloc((size_t)n1 * 4);
+    if (size == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    dep[0] = 0;
+    for (Py_ssize_t p = 1; p <= n; p++)
+        dep[p] = dep[p - lens_at(self, p)] + 1;
+    for (Py_ssize_t p = 0; p <= n; p++)
+        size[p] = 1;
+    for (Py_ssize_t p = n; p > 0; p--)
+        size[p - lens_at(self, p)] += size[p];
+    uint32_t *nxt = end; /* "next free id among the children of p" first */
+    tid[0] = 0;
+    nxt[0] = 1;
+    for (Py_ssize_t p = 1; p <= n; p++) {
+        Py_ssize_t parent = p - lens_at(self, p);
+        uint32_t id = nxt[parent];
+        tid[p] = id;
+        nxt[parent] = id + size[p];
+        nxt[p] = id + 1;
+    }
+    for (Py_ssize_t p = 0; p <= n; p++)
+        end[p] = tid[p] + size[p];
+    PyMem_RawFree(size);
+    return Py_BuildValue("(NNNN)", lens, depth, tree_id, tree_end);
+fail:
+    Py_XDECREF(lens);
+    Py_XDECREF(depth);
+    Py_XDECREF(tree_id);
+    Py_XDECREF(tree_end);
+    return NULL;
 }
 
 static PyObject *
 IntervalIndex_memory_bytes(IntervalIndex *self, PyObject *unused)
 {
-    Py_ssize_t n1 = self->n + 1;
-    return PyLong_FromSsize_t(n1 * (self->lens ? 1 : 2) + 3 * n1 * 4);
-}
-
-static PyObject *
-IntervalIndex_depth(IntervalIndex *self, PyObject *arg)
-{
-    Py_ssize_t p = PyLong_AsSsize_t(arg);
-    if (p == -1 && PyErr_Occurred())
-        return NULL;
-    if (p < 0 || p > self->n) {
-        PyErr_SetString(PyExc_IndexError, "position out of range");
-        return NULL;
-    }
-    return PyLong_FromUnsignedLong(self->depth[p]);
+    Py_ssize_t n1 = self->n + 1, words = words_for(self->n);
+    return PyLong_FromSsize_t(n1 * (self->lens ? 1 : 2) + words * (8 + 4));
 }
 
 static PyMethodDef IntervalIndex_methods[] = {
     {"count", (PyCFunction)(void (*)(void))IntervalIndex_count, METH_FASTCALL,
      "count(i, j) -> int: BPE count of data[i:j], or -1 if the C query gave up."},
-    {"depth", (PyCFunction)IntervalIndex_depth, METH_O, "depth(p) -> int: count of data[:p]."},
     {"arrays", (PyCFunction)IntervalIndex_arrays, METH_NOARGS,
-     "arrays() -> (lens, depth, tree_id, tree_end) as bytes (native order)."},
+     "arrays() -> (lens, depth, tree_id, tree_end) as bytes (native order), made now."},
     {"memory_bytes", (PyCFunction)IntervalIndex_memory_bytes, METH_NOARGS, "bytes held by the index"},
     {NULL, NULL, 0, NULL},
 };
