@@ -143,7 +143,13 @@ typedef struct {
     uint16_t *lens16; /* the same when tokens are longer */
     uint64_t *on_path; /* bit p of word p / 64: p is a boundary of the whole text's encoding */
     uint32_t *rank;    /* rank[w]: set bits of on_path in words 0 .. w - 1 */
+    /* for UTF-8 data indexed by character (byte_offset): the byte offset of every
+       CHAR_SAMPLE-th character, made on first use (4 bytes per CHAR_SAMPLE characters) */
+    uint32_t *char_samples;
+    Py_ssize_t n_chars;
 } IntervalIndex;
+
+#define CHAR_SAMPLE 64
 
 static PyTypeObject IntervalIndexType;
 
@@ -156,6 +162,7 @@ IntervalIndex_dealloc(IntervalIndex *self)
     PyMem_RawFree(self->lens16);
     PyMem_RawFree(self->on_path);
     PyMem_RawFree(self->rank);
+    PyMem_RawFree(self->char_samples);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -304,6 +311,8 @@ Core_interval_index(Core *self, PyObject *arg)
     x->lens16 = NULL;
     x->on_path = NULL;
     x->rank = NULL;
+    x->char_samples = NULL;
+    x->n_chars = 0;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = index_build(x, self, data, n);
@@ -513,11 +522,61 @@ fail:
     return NULL;
 }
 
+static Py_ssize_t
+char_sample_count(Py_ssize_t n_chars)
+{
+    return n_chars / CHAR_SAMPLE + 1;
+}
+
+/* byte_offset(k): the offset in data (UTF-8) of its k-th character (0 <= k <= number of
+   characters): the sample before it, then at most CHAR_SAMPLE - 1 characters stepped
+   over (a character is a byte that is no continuation byte 10xxxxxx and the
+   continuation bytes after it). */
+static PyObject *
+IntervalIndex_byte_offset(IntervalIndex *self, PyObject *arg)
+{
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(self->data);
+    Py_ssize_t n = self->n;
+    if (self->char_samples == NULL) {
+        Py_ssize_t chars = 0;
+        for (Py_ssize_t b = 0; b < n; b++)
+            chars += (data[b] & 0xC0) != 0x80;
+        uint32_t *samples = PyMem_RawMalloc((size_t)char_sample_count(chars) * sizeof(uint32_t));
+        if (samples == NULL)
+            return PyErr_NoMemory();
+        Py_ssize_t k = 0;
+        for (Py_ssize_t b = 0; b < n; b++)
+            if ((data[b] & 0xC0) != 0x80) {
+                if (k % CHAR_SAMPLE == 0)
+                    samples[k / CHAR_SAMPLE] = (uint32_t)b;
+                k++;
+            }
+        if (k % CHAR_SAMPLE == 0)
+            samples[k / CHAR_SAMPLE] = (uint32_t)n;
+        self->char_samples = samples;
+        self->n_chars = chars;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(arg);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 0 || k > self->n_chars) {
+        PyErr_SetString(PyExc_IndexError, "character offset out of range");
+        return NULL;
+    }
+    Py_ssize_t b = self->char_samples[k / CHAR_SAMPLE];
+    for (Py_ssize_t r = k % CHAR_SAMPLE; r > 0; r--)
+        do
+            b++;
+        while (b < n && (data[b] & 0xC0) == 0x80);
+    return PyLong_FromSsize_t(b);
+}
+
 static PyObject *
 IntervalIndex_memory_bytes(IntervalIndex *self, PyObject *unused)
 {
     Py_ssize_t n1 = self->n + 1, words = words_for(self->n);
-    return PyLong_FromSsize_t(n1 * (self->lens ? 1 : 2) + words * (8 + 4));
+    Py_ssize_t samples = self->char_samples ? char_sample_count(self->n_chars) * 4 : 0;
+    return PyLong_FromSsize_t(n1 * (self->lens ? 1 : 2) + words * (8 + 4) + samples);
 }
 
 static PyMethodDef IntervalIndex_methods[] = {
@@ -526,6 +585,8 @@ static PyMethodDef IntervalIndex_methods[] = {
     {"arrays", (PyCFunction)IntervalIndex_arrays, METH_NOARGS,
      "arrays() -> (lens, depth, tree_id, tree_end) as bytes (native order), made now."},
     {"memory_bytes", (PyCFunction)IntervalIndex_memory_bytes, METH_NOARGS, "bytes held by the index"},
+    {"byte_offset", (PyCFunction)IntervalIndex_byte_offset, METH_O,
+     "byte_offset(k) -> int: offset in the (UTF-8) data of its k-th character."},
     {NULL, NULL, 0, NULL},
 };
 

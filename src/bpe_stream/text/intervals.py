@@ -70,6 +70,7 @@ tests compare it with.
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, compress, islice
@@ -159,35 +160,53 @@ def _uniform_runs(text: str) -> list[tuple[int, int]]:
 
 def _char_offsets(text: str, data: bytes):
     """UTF-8 offset of every character boundary of ``text`` (``data`` its UTF-8), or None
-    when the text is ASCII (offsets are the identity)."""
+    when the text is ASCII (offsets are the identity).  Without the compiled core only:
+    its index maps characters to bytes itself (``IntervalIndex.byte_offset``, 4 bytes per
+    64 characters instead of 4 per character)."""
     if len(data) == len(text):
         return None
     # (4 bytes an offset where they fit: a quarter of the input's bytes at most, for CJK)
     return array("I" if len(data) < 2**32 else "q", accumulate(map(len, map(str.encode, text)), initial=0))
 
 
-class _LongPiece:
-    """Raw interval index over the UTF-8 of one long piece, with char -> byte offsets."""
+class _CharIntervals:
+    """Raw interval index over the UTF-8 of ``text``, queried by character offsets."""
 
-    __slots__ = ("raw", "offs")
+    __slots__ = ("raw", "offs", "byte_offset")
 
-    def __init__(self, bpe, piece: str):
-        data = piece.encode("utf-8")
+    def __init__(self, bpe, text: str):
+        data = text.encode("utf-8")
         self.raw = _BytesIntervals(bpe, data)
-        self.offs = _char_offsets(piece, data)
+        self.offs = None  # character -> byte offsets (pure Python, non-ASCII text)
+        self.byte_offset = None  # the same from the compiled index
+        if len(data) != len(text):
+            index = self.raw._index
+            if index is not None:
+                self.byte_offset = index.byte_offset
+            else:
+                self.offs = _char_offsets(text, data)
 
     def count(self, a: int, b: int) -> int:
+        byte_offset = self.byte_offset
+        if byte_offset is not None:
+            return self.raw.count(byte_offset(a), byte_offset(b))
         offs = self.offs
         if offs is None:
             return self.raw.count(a, b)
         return self.raw.count(offs[a], offs[b])
 
     def memory_bytes(self) -> int:
-        """The raw index, the piece's UTF-8 it holds (encoded here, so the index's own) and
-        the character offsets."""
+        """The raw index (with its character samples), the UTF-8 it holds (encoded here, so
+        the index's own) and the character offsets."""
         offs = self.offs
         return (self.raw.memory_bytes() + len(self.raw.data)
                 + (0 if offs is None else offs.itemsize * len(offs)))
+
+
+class _LongPiece(_CharIntervals):
+    """Raw interval index over the UTF-8 of one long piece, queried by character offsets."""
+
+    __slots__ = ()
 
 
 _BLOCK_PATTERNS = frozenset([CL100K_PATTERN, O200K_PATTERN])
@@ -401,7 +420,23 @@ class _TextIntervals:
     def memory_bytes(self) -> int:
         return self.starts.itemsize * len(self.starts) + self.cum.itemsize * len(self.cum) + sum(
             lp.memory_bytes() for lp in (*self.long.values(), *self.run_index.values())
-        )
+        ) + self._class_bytes()
+
+    def _class_bytes(self) -> int:
+        """The character classes: the sets, the characters they hold (a character past
+        Latin-1 is an object of its own, about 76 bytes; text of many distinct characters,
+        such as CJK, keeps tens of thousands), and the compiled query's table of them
+        (6 bytes a slot, at most half full)."""
+        sets = (self.wc, self.ws, self.pc, self.zn, self.lm, self.mk, self.dg)
+        chars = frozenset().union(*sets)
+        size = sum(map(sys.getsizeof, sets)) + sum(sys.getsizeof(ch) for ch in chars if ord(ch) > 255)
+        if self.native_count is not None:
+            wide = sum(ord(ch) >= 128 for ch in chars)
+            slots = 4
+            while slots < 2 * wide:
+                slots <<= 1
+            size += 6 * slots
+        return size
 
     # ------------------------------------------------------------ helpers
     def _whole_or(self, a: int, b: int, c: int) -> int:
@@ -868,26 +903,23 @@ class _TextIntervals:
 
 
 class _NoSplitText:
-    """No pre-split: raw intervals over UTF-8 with a char -> byte offset table."""
+    """No pre-split: raw intervals over UTF-8, queried by character offsets."""
 
     def __init__(self, enc, text: str):
-        data = text.encode("utf-8")
-        self.raw = _BytesIntervals(enc.bpe, data)
-        self.offs = _char_offsets(text, data)
+        self.chars = _CharIntervals(enc.bpe, text)
         # the range is the one piece: a whole-piece token where it equals one (0: none)
         self.whole_max = whole_longer_than(enc, 0)
         self.enc = enc
         self.text = text
 
     def memory_bytes(self) -> int:
-        return self.raw.memory_bytes() + (0 if self.offs is None else self.offs.itemsize * len(self.offs))
+        # (the UTF-8 copy is the index's own: the text is the caller's)
+        return self.chars.memory_bytes()
 
     def count(self, i, j):
         if 0 < j - i <= self.whole_max and self.text[i:j].encode("utf-8") in self.enc._whole:
             return 1
-        if self.offs is None:
-            return self.raw.count(i, j)
-        return self.raw.count(self.offs[i], self.offs[j])
+        return self.chars.count(i, j)
 
 
 def text_intervals(enc, text: str):
