@@ -159,6 +159,33 @@ def test_intervals_ending_inside_long_whitespace_runs(name, head, run, tail, qs)
         assert ic.count(i, max(i, j2)) == enc.count(text[i:max(i, j2)]), (i, j2)
 
 
+LONG_PIECE_ALPHABETS = ["abcdefghijklmnopqrstuvwxyz", "etaoinsh", "中文字母汉语言", "éàüßøa", "ab中é😀", "АБВгде"]
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+@settings(max_examples=examples(100, fast=10), deadline=None)
+@given(
+    alphabet=st.sampled_from(LONG_PIECE_ALPHABETS),
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(65, 700),
+    qs=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=20),
+)
+def test_intervals_inside_long_pieces_vs_tiktoken(name, alphabet, seed, n, qs):
+    # one long word (random letters, CJK without spaces, accented, mixed widths): the raw
+    # index of a long piece (compiled: token lengths and the whole text's path, characters
+    # mapped to bytes by samples) against tiktoken's count of the slice
+    import random
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(alphabet) for _ in range(n))
+    enc = bpe_stream.get_encoding(name)
+    tt = tiktoken_oracle(name)
+    ic = IntervalCounter(enc, text)
+    for x, y in qs + [(0, 1)]:
+        i, j = sorted((int(x * n), int(y * n)))
+        assert ic.count(i, j) == len(tt.encode_ordinary(text[i:j])), (i, j)
+
+
 RAW_RUNS = [b"\n", b" ", b"\r\n", b"\n ", b"ab", b"7", b"!", b"\xe4\xb8\xad"]
 
 

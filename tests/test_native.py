@@ -25,7 +25,7 @@ from bpe_stream.bpe.intervals import _BytesIntervals
 from bpe_stream.bpe.native import Core, compiled_available
 from bpe_stream.bpe.table import PrefixTable
 from bpe_stream.bpe.tables import build_splits, derived_tables
-from conftest import ENCODING_NAMES, README_TOKENS, corpus_text, examples, naive_bpe, tiktoken_oracle
+from conftest import ENCODING_NAMES, README_TOKENS, corpus_text, examples, full_tier_only, naive_bpe, tiktoken_oracle
 from test_vocabulary import random_vocabulary
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="compiled core not built")
@@ -270,6 +270,65 @@ def test_interval_index_equals_python(name):
         j = rng.randrange(i, min(len(data), i + rng.choice([5, 50, 500, 3000])) + 1)
         assert native_index.count(i, j) == python_index.count(i, j) == python.count(data[i:j]), (i, j)
     assert "lens" not in native_index.__dict__  # every query above answered by the compiled index
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_interval_index_every_range_of_long_pieces(name):
+    """The compiled index's ancestor test (the walk back from j to the whole text's path,
+    the on-path bits and their ranks) on every range of one long piece: random letters,
+    CJK without spaces, random bytes; and its character-to-byte map (a sample every 64
+    characters) against the Python offsets."""
+    from bpe_stream.text.intervals import _char_offsets
+
+    bpe = get_encoding(name).bpe
+    rng = random.Random(7)
+    letters = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(150))
+    cjk = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(50))
+    mixed = "".join(rng.choice(["a", "é", "中", "😀", " ", "\n"]) for _ in range(200))
+    for data in [letters.encode(), cjk.encode(), rng.randbytes(150)]:
+        index = _BytesIntervals(bpe, data)
+        for i in range(len(data) + 1):
+            for j in range(i, len(data) + 1):
+                assert index._index.count(i, j) == bpe.count(data[i:j]), (data, i, j)
+    for text in [mixed, cjk * 3, "a" * 64 + "é", "é" * 128]:
+        data = text.encode()
+        index = bpe._core.interval_index(data)
+        offs = _char_offsets(text, data)
+        assert [index.byte_offset(k) for k in range(len(text) + 1)] == list(offs)
+        with pytest.raises(IndexError):
+            index.byte_offset(len(text) + 1)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_interval_queries_back_in_python_read_the_full_arrays(name):
+    """A query the compiled index gives up on comes back to the Python steps, which read
+    the full tree arrays made from the compiled index's token lengths (arrays())."""
+    if name != "cl100k_base":
+        full_tier_only()
+    bpe = get_encoding(name).bpe
+    rng = random.Random(5)
+    data = corpus_text("multilingual_sentences.txt")[:800].encode() + rng.randbytes(200)
+
+    class GivesUp:  # the compiled index, answering every query with "ask Python"
+        def __init__(self, index):
+            self.index = index
+
+        def count(self, i, j):
+            return -1
+
+        def arrays(self):
+            return self.index.arrays()
+
+        def memory_bytes(self):
+            return self.index.memory_bytes()
+
+    index = _BytesIntervals(bpe, data)
+    index._index = GivesUp(index._index)
+    for _ in range(200):
+        i = rng.randrange(len(data))
+        j = rng.randrange(i, len(data) + 1)
+        assert index.count(i, j) == bpe.count(data[i:j]), (i, j)
+    assert "tree_id" in index.__dict__
 
 
 # -------------------------------------------------------------------- cache

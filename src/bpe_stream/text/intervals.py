@@ -19,8 +19,10 @@ invalid, the prefix recurrence of the table encoder from ``i``.  Typically a few
 tokens (O(1)); O(j - i) worst case when the encodings never re-synchronise
 (e.g. some long runs of one repeated byte).
 Memory: ``last`` stored as the token *length* (one byte) plus three 4-byte arrays:
-13 bytes per input byte, plus the data.  Build: one table pass plus two linear
-loops.
+13 bytes per input byte, plus the data (pure Python); the compiled index keeps the
+lengths and the whole text's path as bits with ranks, 1.19 bytes per byte, and maps
+characters to bytes by a sample every 64 characters (see :mod:`bpe_stream.bpe.intervals`).
+Build: one table pass plus two linear loops.
 
 Invariant (``Encoding``): whole-text piece starts ``starts`` with prefix sums
 ``cum`` of piece counts (4 bytes each per piece; about 2 bytes per character of
