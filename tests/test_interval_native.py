@@ -137,3 +137,16 @@ def test_periodic_runs_equal_the_regex(parts, min_run):
     data = b"".join(parts)
     want = [(m.start(), m.end(), len(m.group(1))) for m in _PERIODIC.finditer(data) if m.end() - m.start() >= min_run]
     assert periodic_runs(data, min_run) == want
+
+
+@settings(max_examples=examples(200, fast=30), deadline=None)
+@given(text=st.text(max_size=300) | st.sampled_from(HAND_PICKED))
+def test_distinct_chars_as_set(text):
+    # the distinct characters the text index classes (text_intervals.c), against set(text);
+    # also astral characters and surrogates (a str may hold lone ones)
+    from bpe_stream.bpe.native import distinct_chars
+
+    for t in [text, text + "\U0010ffff\ud800\x00", text * 3]:
+        assert distinct_chars(t) == "".join(sorted(set(t)))
+    with pytest.raises(TypeError):
+        distinct_chars(b"bytes")

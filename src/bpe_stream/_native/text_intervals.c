@@ -515,10 +515,55 @@ text_query(PyObject *module, PyObject *args)
     return (PyObject *)q;
 }
 
+
+/* distinct_chars(text) -> str: the distinct characters of text in code point order (what
+   "".join(sorted(set(text))) gives), by one pass with a bit per code point (136 KB):
+   set(text) makes a str object per character of the text (0.27 s a million CJK
+   characters), which was most of the text index's build after its table pass. */
+static PyObject *
+distinct_chars(PyObject *module, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "distinct_chars expects a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 top = 0;
+    uint64_t *seen = PyMem_Calloc((0x110000 + 63) / 64, sizeof(uint64_t));
+    if (seen == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        uint64_t bit = UINT64_C(1) << (c & 63);
+        if (!(seen[c >> 6] & bit)) {
+            seen[c >> 6] |= bit;
+            count++;
+            if (c > top)
+                top = c;
+        }
+    }
+    PyObject *out = PyUnicode_New(count, top);
+    if (out != NULL) {
+        int okind = PyUnicode_KIND(out);
+        void *odata = PyUnicode_DATA(out);
+        Py_ssize_t k = 0;
+        for (Py_ssize_t w = 0; w <= (Py_ssize_t)(top >> 6); w++)
+            for (uint64_t bits = seen[w]; bits; bits &= bits - 1)
+                PyUnicode_WRITE(okind, odata, k++, (Py_UCS4)(w * 64 + __builtin_ctzll(bits)));
+    }
+    PyMem_Free(seen);
+    return out;
+}
+
 static PyMethodDef text_intervals_functions[] = {
     {"text_query", text_query, METH_VARARGS,
      "text_query(text, starts, cum, ws_starts, ws_ends, ascii_flags, cps, cpflags, counts, o200k, has_uni,"
      " core, fallback, max_len, max_entries) -> TextQuery"},
+    {"distinct_chars", distinct_chars, METH_O,
+     "distinct_chars(text) -> str: the distinct characters of text in code point order."},
     {NULL, NULL, 0, NULL},
 };
 

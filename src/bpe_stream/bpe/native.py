@@ -14,7 +14,7 @@ import os
 from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
-           "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
+           "text_query", "distinct_chars", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
            "json_sections_compiled", "drop_tokens_compiled",
            "classify_waiting_compiled"]
 
@@ -54,6 +54,8 @@ _drop_tokens_c = getattr(_core_module, "drop_tokens", None)
 _classify_waiting_c = getattr(_core_module, "classify_waiting", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
+#: the distinct characters of a str, in code point order (``text_intervals.c``)
+distinct_chars = getattr(_core_module, "distinct_chars", None)
 #: the periodic runs of bytes for the raw interval index (``periodic_runs.c``)
 periodic_runs = getattr(_core_module, "periodic_runs", None)
 

@@ -80,7 +80,7 @@ from operator import eq
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
 from ..bpe.native import bisect_right_array as bisect_array
-from ..bpe.native import text_query
+from ..bpe.native import distinct_chars, text_query
 from ..pretokenize.fast_split import (
     AP,
     LAST_LM_LO_MARK,
@@ -329,7 +329,8 @@ class _TextIntervals:
         self.mk: frozenset = frozenset()
         self.dg: frozenset = frozenset()  # digits (\p{N}), for the compiled query
         if self.fast is not None:
-            chars = set(text)
+            # (set(text) makes a str object per character: most of a CJK text's build)
+            chars = set(text if distinct_chars is None else distinct_chars(text))
             self.wc = frozenset(ch for ch in chars if self.fast.char_class(ch) == LO)
             self.ws = frozenset(ch for ch in chars if self.fast.is_ws(ch))
             # punctuation that only ever sits in the main run of a punctuation piece
