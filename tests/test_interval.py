@@ -163,7 +163,7 @@ LONG_PIECE_ALPHABETS = ["abcdefghijklmnopqrstuvwxyz", "etaoinsh", "中文字母�
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
-@settings(max_examples=examples(100, fast=10), deadline=None)
+@settings(max_examples=examples(100, fast=6), deadline=None)
 @given(
     alphabet=st.sampled_from(LONG_PIECE_ALPHABETS),
     seed=st.integers(0, 2**32 - 1),
