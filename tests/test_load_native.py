@@ -14,6 +14,7 @@ import json
 import os
 import random
 import struct
+from array import array
 
 import pytest
 import real_vocabularies as rv
@@ -24,7 +25,13 @@ from test_vocabulary import random_vocabulary
 
 from bpe_stream.bpe import merges as merges_mod
 from bpe_stream.bpe import vocabulary as vocabulary_mod
-from bpe_stream.bpe.native import compiled_available, load_strings, merges_compiled, tokens_holding_compiled
+from bpe_stream.bpe.native import (
+    compiled_available,
+    load_strings,
+    merges_compiled,
+    merges_products_compiled,
+    tokens_holding_compiled,
+)
 from bpe_stream.bpe.tables import UnreachableTokens, tokens_holding
 from bpe_stream.bpe.vocabulary import BytePairEncoding
 from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
@@ -234,7 +241,22 @@ def _compare_merges(ranks, merges):
     assert got == expected and list(got[2]) == list(expected[2])
     tokens, ids, _ = expected
     bpe = BytePairEncoding.from_ordered(tokens, ids)
-    assert merges_mod.merges_agree(bpe, merges) == merges_mod._merges_agree_py(bpe, merges)
+    reference = merges_mod._merges_agree_py(bpe, merges)
+    assert merges_mod.merges_agree(bpe, merges) == reference
+    # the check from order_by_merges' products (merges_products.c), where they name the pairs
+    *ordered, products = order_c(ranks, merges, True)
+    assert tuple(ordered) == tuple(got)
+    named = all(a + b in ranks for a, b in merges) and sorted(ranks.values()) == list(range(len(ranks)))
+    assert (products is not None) == named
+    if products is not None:
+        assert len(products) == 8 * len(merges)
+        blob, offsets, left, right = bpe._core.parts()
+        ids_arg = None if bpe.ids is None else array("i", bpe.ids)
+        unreachable = list(bpe.unreachable)
+        assert merges_products_compiled()(offsets, left, right, ids_arg, products, ranks, unreachable) == \
+            check_c(blob, offsets, left, right, merges, unreachable)
+    assert merges_mod.merges_agree(bpe, merges, ranks=ranks, products=products) == reference
+    return products
 
 
 @given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]),
@@ -256,6 +278,32 @@ def test_merge_order_and_check_equal_python(seed, alphabet, edit):
     ids = list(range(len(tokens)))
     rng.shuffle(ids)
     _compare_merges(dict(zip(tokens, ids)), merges)
+
+
+def test_merge_products_only_where_they_name_the_pairs():
+    order_c, _ = merges_compiled()
+    tokens = [b"a", b"b", b"ab", b"ba", b"aba"]
+    merges = [(b"a", b"b"), (b"b", b"a"), (b"ab", b"a"), (b"a", b"ba")]
+    ranks = dict(zip(tokens, range(5)))
+    products = order_c(ranks, merges, True)[3]
+    assert array("i", products).tolist() == [2, 1, 3, 1, 4, 2, 4, 1]  # (product id, len(a)) per merge
+    assert order_c({**ranks, b"aba": 7}, merges, True)[3] is None  # an id past the tokens
+    assert order_c({**ranks, b"aba": 2, b"ab": 4}, merges, True)[3] is not None  # any order of 0..n-1
+    assert order_c(dict(zip(tokens, [0, 1, 2, 3, 3])), merges, True)[3] is None  # an id twice
+    assert order_c(ranks, merges + [(b"b", b"b")], True)[3] is None  # "bb" is no token
+    assert len(order_c(ranks, merges)) == 3
+    bpe = BytePairEncoding.from_ordered(*order_c(ranks, merges)[:2])
+    check = merges_products_compiled()
+    blob, offsets, left, right = bpe._core.parts()
+    assert check(offsets, left, right, None, products, ranks, []) is None
+    # the split of "aba" is ab + a (cut 2): unlisted without that merge, out of order after "ba"'s
+    assert check(offsets, left, right, None, array("i", [2, 1, 3, 1, 4, 1]).tobytes(), ranks, []) == ("unlisted", 4)
+    assert check(offsets, left, right, None, array("i", [2, 1, 4, 2, 3, 1]).tobytes(), ranks, []) == ("order", 4)
+    assert check(offsets, left, right, None, array("i", [10**6, 1]).tobytes(), ranks, []) is False
+    with pytest.raises(ValueError):
+        check(offsets, left, right, None, products[:-1], ranks, [])
+    with pytest.raises(ValueError):
+        check(offsets, left, right, array("i", [0, 1]), products, ranks, [])
 
 
 def test_merge_check_of_unreachable_tokens():

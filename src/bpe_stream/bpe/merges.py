@@ -11,28 +11,35 @@ rank-based engine (streaming objects included) gives HF's answers.  Where it doe
 hold, :class:`MergesBPE` is HF's algorithm itself (a heap over the listed pairs,
 O(n log n) per piece).
 
-Both checks run once per loaded file, in C when the compiled core is built
-(``_native/merges.c``: one hash table of the merges, no Python object per merge) and
-here otherwise; the two give the same answers.
+Both checks run once per loaded file, in C when the compiled core is built and here
+otherwise; the two give the same answers.  In C, :func:`order_by_merges` hashes each
+merge's product once (``_native/merges.c``) and can hand back what it found, each
+merge's product id and cut (``products=True``); :func:`merges_agree` given those checks
+the merges without a table of the pairs (``_native/merges_products.c``: a pair is named
+by its product and cut when the ids are distinct), else with one (``merges.c``).
 """
 
 from __future__ import annotations
 
+from array import array
 from heapq import heapify, heappop, heappush
 
-from .native import merges_compiled
+from .native import merges_compiled, merges_products_compiled
 
 __all__ = ["order_by_merges", "merges_agree", "MergesBPE"]
 
 
-def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
+def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]], *, products: bool = False):
     """``(tokens, ids, unlisted)``: the single bytes (by id), then each token made by a
     merge at its first merge; ``unlisted`` are tokens no merge makes (HF emits one only for
-    a piece equal to it, with ``ignore_merges``)."""
+    a piece equal to it, with ``ignore_merges``).  With ``products``, a fourth item for
+    :func:`merges_agree`: each merge's product id and cut as the compiled core found them
+    (None without it, or where they cannot name the pairs)."""
     native = merges_compiled()
     if native is not None and type(ranks) is dict and type(merges) is list:
-        return native[0](ranks, merges)
-    return _order_by_merges_py(ranks, merges)
+        return native[0](ranks, merges, products)
+    found = _order_by_merges_py(ranks, merges)
+    return (*found, None) if products else found
 
 
 def _order_by_merges_py(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
@@ -47,16 +54,28 @@ def _order_by_merges_py(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes
     return ordered, [ranks[t] for t in ordered], unlisted
 
 
-def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
+def merges_agree(bpe, merges: list[tuple[bytes, bytes]], *, ranks: dict[bytes, int] | None = None,
+                 products: bytes | None = None) -> str | None:
     """None if rank-order BPE with ``bpe`` (built in :func:`order_by_merges` order) gives
-    HF's encodings for ``merges``; else the reason it does not."""
+    HF's encodings for ``merges``; else the reason it does not.  ``ranks`` and
+    ``products``: what :func:`order_by_merges` read and found (``products=True``) for
+    these merges, which spare the compiled check its table of the pairs."""
     native = merges_compiled()
     core = getattr(bpe, "_core", None)
     if native is not None and core is not None and type(merges) is list:
         blob, offsets, left, right = core.parts()
         unreachable = list(bpe.unreachable)
+        found = False
+        by_products = merges_products_compiled()
+        if by_products is not None and products is not None and type(ranks) is dict:
+            try:
+                ids = None if bpe.ids is None else array("i", bpe.ids)
+                found = by_products(offsets, left, right, ids, products, ranks, unreachable)
+            except (TypeError, ValueError, OverflowError):
+                found = False  # the table of the pairs below decides
         try:
-            found = native[1](blob, offsets, left, right, merges, unreachable)
+            if found is False:
+                found = native[1](blob, offsets, left, right, merges, unreachable)
         except (TypeError, ValueError):
             found = False  # not pairs of bytes: the reference below says what it finds
         if found is None:

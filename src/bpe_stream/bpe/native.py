@@ -15,6 +15,7 @@ from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
            "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
+           "merges_products_compiled",
            "json_sections_compiled", "drop_tokens_compiled",
            "classify_waiting_compiled"]
 
@@ -52,6 +53,8 @@ _json_sections_c = getattr(_core_module, "tokenizer_json_sections", None)
 _drop_tokens_c = getattr(_core_module, "drop_tokens", None)
 #: the waiting tokens of a first pass decided by the merge loop (``waiting.c``)
 _classify_waiting_c = getattr(_core_module, "classify_waiting", None)
+#: merges_check from order_by_merges' products (``merges_products.c``)
+_merges_check_products_c = getattr(_core_module, "merges_check_products", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
 #: the periodic runs of bytes for the raw interval index (``periodic_runs.c``)
@@ -152,6 +155,15 @@ def merges_compiled():
     if _merges_check_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _order_by_merges_c, _merges_check_c
+
+
+def merges_products_compiled():
+    """``merges_check_products`` of ``_native/merges_products.c`` (``merges_check``'s answer
+    from the products ``order_by_merges(..., products=True)`` gives, no table of the
+    pairs), or None when the compiled core is not built or turned off."""
+    if _merges_check_products_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _merges_check_products_c
 
 
 def json_sections_compiled():

@@ -160,9 +160,9 @@ class Encoding(PieceEncoder):
                        special_tokens=spec.special_tokens)
         # HF's rule (listed merges, in list order): rank order is merge order; where the
         # two disagree, HF's algorithm itself serves the pieces
-        tokens, ids, unlisted = order_by_merges(spec.mergeable_ranks, spec.merges)
+        tokens, ids, unlisted, products = order_by_merges(spec.mergeable_ranks, spec.merges, products=True)
         bpe = bpe_from_ordered(tokens, ids)
-        reason = merges_agree(bpe, spec.merges)
+        reason = merges_agree(bpe, spec.merges, ranks=spec.mergeable_ranks, products=products)
         enc = cls(spec.name, pretokenizer=spec.pretokenizer, bpe=bpe, special_tokens=spec.special_tokens,
                   mergeable_ranks=spec.mergeable_ranks)
         enc._set_merge_rules(spec.merges if reason is not None else None, unlisted, spec.whole_pieces, reason)
