@@ -171,6 +171,74 @@ def test_gguf_strings_refuses_bad_arguments():
     assert gguf_strings(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8) == ([], 0)
 
 
+_BYTE_LEVEL = byte_encoder()
+
+
+def _gguf_string(rng: random.Random, merge: bool) -> bytes:
+    """A GGUF token or merge string: mostly byte level, sometimes not (a space, a character
+    outside the table, bytes that are not UTF-8, a merge without one space)."""
+    def side() -> str:
+        return "".join(_BYTE_LEVEL[rng.randrange(256)] for _ in range(rng.randint(0, 4)))
+
+    text = f"{side()} {side()}" if merge else side()
+    roll = rng.random()
+    if roll < 0.08:
+        return text.encode("utf-8") + b"\xc3("
+    if roll < 0.16:
+        return (text + rng.choice([" ", "\u4e00", "\u0100 x", "\x80"])).encode("utf-8")
+    if merge and roll < 0.2:
+        return text.replace(" ", "").encode("utf-8")
+    return text.encode("utf-8")
+
+
+@given(seed=st.integers(0, 100_000), count=st.sampled_from(["<I", "<Q"]), merges=st.booleans(),
+       cut=st.integers(0, 400))
+@settings(max_examples=examples(200), deadline=None)
+def test_gguf_byte_level_equals_reading_then_decoding(seed, count, merges, cut):
+    # gguf_byte_level.c against its reference: gguf_strings, then byte_level_decode of each
+    from bpe_stream.bpe.native import gguf_byte_level
+
+    gguf_tokens, gguf_merges = gguf_byte_level()
+    gguf_strings, decode = load_strings()[1], load_strings()[0]
+    rng = random.Random(seed)
+    strings = [_gguf_string(rng, merges) for _ in range(rng.randint(0, 30))]
+    size = struct.calcsize(count)
+    data = b"\x07" * 3 + _gguf_array(strings, count)
+    window = data[: 3 + cut]
+    raw, raw_end = gguf_strings(window, 3, len(strings), size)
+    if not merges:
+        got, end, raw_at = gguf_tokens(window, 3, len(strings), size)
+        assert end == raw_end and len(got) == len(raw)
+        for i, (item, s) in enumerate(zip(got, raw)):
+            try:
+                expected = decode([s])[0]
+            except ValueError:
+                assert i in raw_at and item == s
+            else:
+                assert i not in raw_at and item == expected
+        assert raw_at == sorted(raw_at)
+        return
+    got, end, stopped = gguf_merges(window, 3, len(strings), size)
+    expected = []
+    for s in raw:
+        try:
+            expected += decode([s], pairs=True, tuples=True)
+        except ValueError:
+            break
+    assert got == expected and stopped == (len(expected) < len(raw))
+    assert end == 3 + sum(size + len(s) for s in raw[: len(got)])
+
+
+def test_gguf_byte_level_refuses_bad_arguments():
+    from bpe_stream.bpe.native import gguf_byte_level
+
+    for read in gguf_byte_level():
+        for args in [(b"abc", 4, 1, 4), (b"abc", 0, 1, 2), (b"abc", -1, 1, 4)]:
+            with pytest.raises(ValueError):
+                read(*args)
+        assert read(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8)[:2] == ([], 0)
+
+
 @given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]), k=st.integers(1, 6))
 @settings(max_examples=examples(200), deadline=None)
 def test_tokens_holding_equals_python(seed, alphabet, k):

@@ -15,7 +15,7 @@ from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
            "text_query", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
-           "merges_products_compiled",
+           "merges_products_compiled", "gguf_byte_level",
            "json_sections_compiled", "drop_tokens_compiled",
            "classify_waiting_compiled"]
 
@@ -53,6 +53,9 @@ _json_sections_c = getattr(_core_module, "tokenizer_json_sections", None)
 _drop_tokens_c = getattr(_core_module, "drop_tokens", None)
 #: the waiting tokens of a first pass decided by the merge loop (``waiting.c``)
 _classify_waiting_c = getattr(_core_module, "classify_waiting", None)
+#: a GGUF file's token and merge strings decoded from its bytes (``gguf_byte_level.c``)
+_gguf_tokens_c = getattr(_core_module, "gguf_tokens", None)
+_gguf_merges_c = getattr(_core_module, "gguf_merges", None)
 #: merges_check from order_by_merges' products (``merges_products.c``)
 _merges_check_products_c = getattr(_core_module, "merges_check_products", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
@@ -136,6 +139,15 @@ def load_strings():
     if _byte_level_decode_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _byte_level_decode_c, _gguf_strings_c
+
+
+def gguf_byte_level():
+    """``(gguf_tokens, gguf_merges)`` of ``_native/gguf_byte_level.c`` (a GGUF string array
+    decoded from byte level as it is read: ``load_strings``' two readers in one pass), or
+    None when the compiled core is not built or turned off."""
+    if _gguf_tokens_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _gguf_tokens_c, _gguf_merges_c
 
 
 def tokens_holding_compiled(blob: bytes, offsets: bytes, inner: list[int]) -> list[int] | None:
