@@ -33,6 +33,7 @@ from bpe_stream.bpe.native import (
     tokens_holding_compiled,
 )
 from bpe_stream.bpe.tables import UnreachableTokens, tokens_holding
+from bpe_stream.bpe.merges import PackedMerges
 from bpe_stream.bpe.vocabulary import BytePairEncoding
 from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
 
@@ -218,25 +219,51 @@ def test_gguf_byte_level_equals_reading_then_decoding(seed, count, merges, cut):
                 assert i not in raw_at and item == expected
         assert raw_at == sorted(raw_at)
         return
-    got, end, stopped = gguf_merges(window, 3, len(strings), size)
+    base = rng.choice([0, 5, 1 << 20])
+    blob, ends, end, stopped = gguf_merges(window, 3, len(strings), size, base)
     expected = []
     for s in raw:
         try:
             expected += decode([s], pairs=True, tuples=True)
         except ValueError:
             break
-    assert got == expected and stopped == (len(expected) < len(raw))
+    at = array("I", ends)
+    assert at.tolist() == sorted(at) and (not at or at[-1] == base + len(blob))
+    # the ends count from base: the bytes before it stand for a first merge (b"", prefix)
+    assert PackedMerges(b"\0" * base + blob, array("I", [0, base]).tobytes() + ends)[1:] == expected
+    got = PackedMerges(blob, array("I", [e - base for e in at]).tobytes())
+    assert got == expected and list(got) == expected and stopped == (len(expected) < len(raw))
+    assert [got[j] for j in range(-len(got), len(got))] == expected + expected
     assert end == 3 + sum(size + len(s) for s in raw[: len(got)])
+    # read as the compiled order_by_merges reads them, and as a list of tuples
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update((a + b, 256 + j) for j, (a, b) in enumerate(expected) if a + b not in ranks)
+    assert merges_mod.order_by_merges(ranks, got, products=True) == \
+        merges_mod.order_by_merges(ranks, expected, products=True)
 
 
 def test_gguf_byte_level_refuses_bad_arguments():
     from bpe_stream.bpe.native import gguf_byte_level
 
-    for read in gguf_byte_level():
-        for args in [(b"abc", 4, 1, 4), (b"abc", 0, 1, 2), (b"abc", -1, 1, 4)]:
-            with pytest.raises(ValueError):
-                read(*args)
-        assert read(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8)[:2] == ([], 0)
+    gguf_tokens, gguf_merges = gguf_byte_level()
+    for args in [(b"abc", 4, 1, 4), (b"abc", 0, 1, 2), (b"abc", -1, 1, 4)]:
+        with pytest.raises(ValueError):
+            gguf_tokens(*args)
+        with pytest.raises(ValueError):
+            gguf_merges(*args, 0)
+    with pytest.raises(ValueError):
+        gguf_merges(b"", 0, 0, 4, -1)
+    assert gguf_tokens(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8)[:2] == ([], 0)
+    assert gguf_merges(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8, 0)[:3] == (b"", b"", 0)
+    with pytest.raises(ValueError, match="4 GiB"):
+        gguf_merges(struct.pack("<I", 3) + b"a b", 0, 1, 4, (1 << 32) - 1)
+    # packed merges whose ends do not fit are refused, by PackedMerges and by order_by_merges
+    with pytest.raises(ValueError):
+        PackedMerges(b"ab", array("I", [1, 3]).tobytes())
+    with pytest.raises(ValueError):
+        merges_compiled()[0]({b"a": 0}, (b"ab", array("I", [2, 1]).tobytes()))
+    with pytest.raises(TypeError):
+        merges_compiled()[0]({b"a": 0}, "ab")
 
 
 @given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]), k=st.integers(1, 6))

@@ -10,13 +10,16 @@ data; each is the bytes its byte-level string stands for, or, where it is not by
 raw_at.  end is where the next string starts: the caller reads more of the file and
 calls again for the rest.
 
-gguf_merges(data, pos, n, count_size) -> (list[tuple[bytes, bytes]], end, stopped): the
-same for merges ("a b": two byte-level strings and one space), each as its two sides'
-bytes; it stops before the first that is not such a merge (stopped True, end its start),
-whose error the caller words (byte_level_decode's twin in Python).
+gguf_merges(data, pos, n, count_size, base) -> (blob, ends, end, stopped): the same for
+merges ("a b": two byte-level strings and one space), packed as bpe/merges.py's
+PackedMerges holds them: their sides' bytes one after the other in blob, and per merge
+two native uint32 ends (of a, of b), counted from base (the bytes of earlier calls); it
+stops before the first that is not such a merge (stopped True, end its start), whose
+error the caller words (byte_level_decode's twin in Python).
 
-Invariant: the results are byte_level_decode's of gguf_strings' (tuples=True for the
-merges).  Complexity: one pass over the bytes; one bytes object per string or side.
+Invariant: the results are byte_level_decode's of gguf_strings' (for the merges, packed:
+the tuples byte_level_decode gives with tuples=True).  Complexity: one pass over the
+bytes; one bytes object per token, none per merge.
 */
 #include "core.h"
 
@@ -36,13 +39,14 @@ reserve(unsigned char **buf, Py_ssize_t *cap, Py_ssize_t len)
 {
     if (len <= *cap)
         return 0;
-    unsigned char *bigger = PyMem_Realloc(*buf, (size_t)len);
+    Py_ssize_t more = len > 2 * *cap ? len : 2 * *cap;  /* doubled: the merges' bytes grow one by one */
+    unsigned char *bigger = PyMem_Realloc(*buf, (size_t)more);
     if (bigger == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     *buf = bigger;
-    *cap = len;
+    *cap = more;
     return 0;
 }
 
@@ -50,20 +54,22 @@ static PyObject *
 gguf_decoded(PyObject *args, int merges)
 {
     Py_buffer view;
-    Py_ssize_t pos, n;
+    Py_ssize_t pos, n, base = 0;
     int count_size;
-    if (!PyArg_ParseTuple(args, "y*nni", &view, &pos, &n, &count_size))
+    if (!PyArg_ParseTuple(args, merges ? "y*nnin" : "y*nni", &view, &pos, &n, &count_size, &base))
         return NULL;
-    if ((count_size != 4 && count_size != 8) || pos < 0 || pos > view.len || n < 0) {
+    if ((count_size != 4 && count_size != 8) || pos < 0 || pos > view.len || n < 0 || base < 0) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "gguf strings: bad position, count or count size");
         return NULL;
     }
-    PyObject *out = PyList_New(0), *raw_at = merges ? NULL : PyList_New(0), *result = NULL;
-    Py_ssize_t cap = 256;
+    PyObject *out = merges ? NULL : PyList_New(0), *raw_at = merges ? NULL : PyList_New(0), *result = NULL;
+    /* merges: the sides' bytes (decoding never makes a string longer) and the ends */
+    Py_ssize_t cap = 256, blob_len = 0, n_ends = 0, ends_cap = 0;
     unsigned char *buf = PyMem_Malloc((size_t)cap);
+    uint32_t *ends = NULL;
     int stopped = 0;
-    if (out == NULL || (!merges && raw_at == NULL) || buf == NULL) {
+    if ((!merges && (out == NULL || raw_at == NULL)) || buf == NULL) {
         if (buf == NULL)
             PyErr_NoMemory();
         goto done;
@@ -76,51 +82,63 @@ gguf_decoded(PyObject *args, int merges)
             break;  /* runs past the window: the caller reads more */
         const unsigned char *s = p + pos + count_size;
         Py_ssize_t len = (Py_ssize_t)k, split;
-        if (reserve(&buf, &cap, len) < 0)
+        if (reserve(&buf, &cap, merges ? blob_len + len : len) < 0)
             goto done;
-        Py_ssize_t got = byte_level_utf8(s, len, buf, merges, &split);
-        PyObject *item;
         if (merges) {
+            Py_ssize_t got = byte_level_utf8(s, len, buf + blob_len, 1, &split);
             if (got < 0 || split < 0) {
                 stopped = 1;
                 break;
             }
-            item = PyTuple_New(2);
-            if (item != NULL) {
-                PyObject *a = PyBytes_FromStringAndSize((const char *)buf, split);
-                PyObject *b = a == NULL ? NULL : PyBytes_FromStringAndSize((const char *)buf + split, got - split);
-                if (b == NULL) {
-                    Py_XDECREF(a);
-                    Py_CLEAR(item);
-                } else {
-                    PyTuple_SET_ITEM(item, 0, a);
-                    PyTuple_SET_ITEM(item, 1, b);
-                }
-            }
-        } else if (got < 0) {
-            PyObject *index = PyLong_FromSsize_t(done);
-            if (index == NULL || PyList_Append(raw_at, index) < 0) {
-                Py_XDECREF(index);
+            if ((uint64_t)base + blob_len + got > UINT32_MAX) {
+                PyErr_SetString(PyExc_ValueError, "gguf merges: more than 4 GiB of merge bytes");
                 goto done;
             }
-            Py_DECREF(index);
-            item = PyBytes_FromStringAndSize((const char *)s, len);
+            if (n_ends + 2 > ends_cap) {
+                Py_ssize_t more = ends_cap ? 2 * ends_cap : 1024;
+                uint32_t *bigger = PyMem_Realloc(ends, (size_t)more * sizeof(uint32_t));
+                if (bigger == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                ends = bigger;
+                ends_cap = more;
+            }
+            ends[n_ends++] = (uint32_t)(base + blob_len + split);
+            ends[n_ends++] = (uint32_t)(base + blob_len + got);
+            blob_len += got;
         } else {
-            item = PyBytes_FromStringAndSize((const char *)buf, got);
+            Py_ssize_t got = byte_level_utf8(s, len, buf, 0, &split);
+            PyObject *item;
+            if (got < 0) {
+                PyObject *index = PyLong_FromSsize_t(done);
+                if (index == NULL || PyList_Append(raw_at, index) < 0) {
+                    Py_XDECREF(index);
+                    goto done;
+                }
+                Py_DECREF(index);
+                item = PyBytes_FromStringAndSize((const char *)s, len);
+            } else {
+                item = PyBytes_FromStringAndSize((const char *)buf, got);
+            }
+            if (item == NULL || PyList_Append(out, item) < 0) {
+                Py_XDECREF(item);
+                goto done;
+            }
+            Py_DECREF(item);
         }
-        if (item == NULL || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
-            goto done;
-        }
-        Py_DECREF(item);
         pos += count_size + len;
     }
-    result = merges ? Py_BuildValue("(OnO)", out, pos, stopped ? Py_True : Py_False)
-                    : Py_BuildValue("(OnO)", out, pos, raw_at);
+    if (merges)
+        result = Py_BuildValue("(y#y#nO)", (const char *)buf, blob_len, ends ? (const char *)ends : "",
+                               n_ends * (Py_ssize_t)sizeof(uint32_t), pos, stopped ? Py_True : Py_False);
+    else
+        result = Py_BuildValue("(OnO)", out, pos, raw_at);
 done:
     Py_XDECREF(out);
     Py_XDECREF(raw_at);
     PyMem_Free(buf);
+    PyMem_Free(ends);
     PyBuffer_Release(&view);
     return result;
 }
@@ -142,8 +160,8 @@ static PyMethodDef gguf_byte_level_functions[] = {
      "gguf_tokens(data, pos, n, count_size) -> (list[bytes], end, raw_at): up to n GGUF strings from\n"
      "data[pos] decoded from byte level (raw where not, their indexes in raw_at)."},
     {"gguf_merges", (PyCFunction)gguf_merges, METH_VARARGS,
-     "gguf_merges(data, pos, n, count_size) -> (list[tuple[bytes, bytes]], end, stopped): up to n\n"
-     "GGUF merge strings from data[pos] decoded from byte level, stopping before one that is not."},
+     "gguf_merges(data, pos, n, count_size, base) -> (blob, ends, end, stopped): up to n GGUF merge\n"
+     "strings from data[pos] decoded from byte level and packed, stopping before one that is not."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2,7 +2,8 @@
 bpe/merges.py's order_by_merges and merges_agree, which give the same answers.
 
 order_by_merges(ranks, merges, products=False) -> (tokens, ids, unlisted[, products]):
-ranks a dict bytes -> id, merges a list of (a, b) bytes pairs; tokens are the single
+ranks a dict bytes -> id, merges a list of (a, b) bytes pairs or (blob, ends), the
+merges packed as bpe/merges.py's PackedMerges holds them; tokens are the single
 bytes (by id), then each token a + b at its first merge; ids their ids; unlisted the
 tokens no merge makes.  With products, also each merge's product as native int32 pairs
 (id of a + b, len(a)), which name the pair exactly when ids are distinct: None where a
@@ -52,6 +53,39 @@ merge_sides(PyObject *merges, Py_ssize_t j, PyObject **a, PyObject **b)
     return 0;
 }
 
+/* The merges order_by_merges reads: a list of (a, b) bytes tuples, or packed (the
+   PackedMerges of bpe/merges.py: merge j is blob[ends[2j-1]:ends[2j]] and
+   blob[ends[2j]:ends[2j+1]], ends[-1] read as 0). */
+typedef struct {
+    PyObject *list;
+    const unsigned char *blob;
+    const uint32_t *ends;
+    Py_ssize_t n;
+} MergeSource;
+
+/* Merge j's sides; -1 with an error set when a listed one is not a pair of bytes. */
+static int
+merge_get(const MergeSource *ms, Py_ssize_t j, const unsigned char **pa, Py_ssize_t *la, const unsigned char **pb,
+          Py_ssize_t *lb)
+{
+    if (ms->list == NULL) {
+        uint32_t start = j > 0 ? ms->ends[2 * j - 1] : 0;
+        *pa = ms->blob + start;
+        *la = ms->ends[2 * j] - start;
+        *pb = ms->blob + ms->ends[2 * j];
+        *lb = ms->ends[2 * j + 1] - ms->ends[2 * j];
+        return 0;
+    }
+    PyObject *a, *b;
+    if (merge_sides(ms->list, j, &a, &b) < 0)
+        return -1;
+    *pa = (const unsigned char *)PyBytes_AS_STRING(a);
+    *la = PyBytes_GET_SIZE(a);
+    *pb = (const unsigned char *)PyBytes_AS_STRING(b);
+    *lb = PyBytes_GET_SIZE(b);
+    return 0;
+}
+
 static uint64_t
 table_size(Py_ssize_t n)
 {
@@ -80,9 +114,42 @@ order_by_merges_c(PyObject *module, PyObject *args)
 {
     PyObject *ranks, *merges;
     int want_products = 0;
-    if (!PyArg_ParseTuple(args, "O!O!|p", &PyDict_Type, &ranks, &PyList_Type, &merges, &want_products))
+    if (!PyArg_ParseTuple(args, "O!O|p", &PyDict_Type, &ranks, &merges, &want_products))
         return NULL;
-    Py_ssize_t n = PyDict_GET_SIZE(ranks), n_merges = PyList_GET_SIZE(merges);
+    /* merges: a list, or packed as (blob, ends) (checked: ends never decrease, within blob) */
+    MergeSource ms = {NULL, NULL, NULL, 0};
+    Py_buffer packed_blob = {0}, packed_ends = {0};
+    int packed = 0;
+    if (PyList_Check(merges)) {
+        ms.list = merges;
+        ms.n = PyList_GET_SIZE(merges);
+    } else {
+        if (!PyTuple_Check(merges) || PyTuple_GET_SIZE(merges) != 2) {
+            PyErr_SetString(PyExc_TypeError, "order_by_merges: merges must be a list or (blob, ends)");
+            return NULL;
+        }
+        PyObject *o_blob = PyTuple_GET_ITEM(merges, 0), *o_ends = PyTuple_GET_ITEM(merges, 1);
+        if (PyObject_GetBuffer(o_blob, &packed_blob, PyBUF_SIMPLE) < 0)
+            return NULL;
+        if (PyObject_GetBuffer(o_ends, &packed_ends, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&packed_blob);
+            return NULL;
+        }
+        packed = 1;
+        ms.blob = packed_blob.buf;
+        ms.ends = packed_ends.buf;
+        ms.n = packed_ends.len / 8;
+        int bad = packed_ends.len % 8 != 0;
+        for (Py_ssize_t k = 0; !bad && k < 2 * ms.n; k++)
+            bad = (k > 0 && ms.ends[k] < ms.ends[k - 1]) || ms.ends[k] > (uint64_t)packed_blob.len;
+        if (bad) {
+            PyBuffer_Release(&packed_blob);
+            PyBuffer_Release(&packed_ends);
+            PyErr_SetString(PyExc_ValueError, "order_by_merges: packed merges whose ends do not fit");
+            return NULL;
+        }
+    }
+    Py_ssize_t n = PyDict_GET_SIZE(ranks), n_merges = ms.n;
     /* with products: each key's id (-1: not usable) and, per merge, (product id, len(a)) */
     int64_t *key_id = NULL;
     int32_t *made = NULL;
@@ -151,12 +218,10 @@ order_by_merges_c(PyObject *module, PyObject *args)
         if (PyList_Append(tokens, keys[singles[j].index]) < 0 || PyList_Append(ids, vals[singles[j].index]) < 0)
             goto done;
     for (Py_ssize_t j = 0; j < n_merges; j++) {
-        PyObject *a, *b;
-        if (merge_sides(merges, j, &a, &b) < 0)
+        const unsigned char *pa, *pb;
+        Py_ssize_t la, lb;
+        if (merge_get(&ms, j, &pa, &la, &pb, &lb) < 0)
             goto done;
-        const unsigned char *pa = (const unsigned char *)PyBytes_AS_STRING(a);
-        const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(b);
-        Py_ssize_t la = PyBytes_GET_SIZE(a), lb = PyBytes_GET_SIZE(b);
         uint64_t s = hash_end(hash_feed(hash_feed(hash_start(la + lb), pa, la), pb, lb)) & mask;
         int64_t product = -1;
         for (; slot[s] >= 0; s = (s + 1) & mask) {
@@ -207,6 +272,10 @@ done:
     PyMem_Free(key_id);
     PyMem_Free(made);
     PyMem_Free(id_seen);
+    if (packed) {
+        PyBuffer_Release(&packed_blob);
+        PyBuffer_Release(&packed_ends);
+    }
     return result;
 }
 

@@ -173,7 +173,8 @@ class Encoding(PieceEncoder):
         reason = merges_agree(bpe, spec.merges, ranks=spec.mergeable_ranks, products=products)
         enc = cls(spec.name, pretokenizer=spec.pretokenizer, bpe=bpe, special_tokens=spec.special_tokens,
                   mergeable_ranks=spec.mergeable_ranks)
-        enc._set_merge_rules(spec.merges if reason is not None else None, unlisted, spec.whole_pieces, reason)
+        # the merges HF's loop serves (rare) kept as a list, whatever form they were read in
+        enc._set_merge_rules(list(spec.merges) if reason is not None else None, unlisted, spec.whole_pieces, reason)
         return enc
 
     def _set_merge_rules(self, merges, unlisted: dict, whole_pieces: bool, reason: str | None) -> None:

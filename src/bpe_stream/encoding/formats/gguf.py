@@ -24,6 +24,7 @@ import sys
 from array import array
 from typing import NamedTuple
 
+from ...bpe.merges import PackedMerges
 from ...bpe.native import gguf_byte_level, load_strings
 from ...bpe.vocabulary import _without_positions
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
@@ -117,8 +118,9 @@ _INT_ARRAYS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 10: "Q", 11: "q"}
 
 class ByteLevelStrings(NamedTuple):
     """A string array read with ``byte_level``: ``items`` the bytes each byte-level string
-    stands for (a merge's: its two sides' bytes), except at ``raw_at`` (positions,
-    increasing), where the string is not byte level and the item is its UTF-8 bytes."""
+    stands for (merges: a :class:`~bpe_stream.bpe.merges.PackedMerges` of their two
+    sides' bytes), except at ``raw_at`` (positions, increasing), where a token's string is
+    not byte level and the item is its UTF-8 bytes."""
 
     items: list
     raw_at: list[int]
@@ -162,12 +164,26 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
         decoders = gguf_byte_level() if byte_level != (None, None) else None
 
         def read_byte_level(n: int, merges: bool) -> ByteLevelStrings:
-            # the token or merge strings decoded in C as they are read, window by window
+            # the token or merge strings decoded in C as they are read, window by window (the
+            # merges packed: their bytes and ends, PackedMerges)
             items: list = []
             raw_at: list[int] = []
-            decode = decoders[1] if merges else decoders[0]
-            while len(items) < n:
-                got, w.pos, found = decode(w.data, w.pos, n - len(items), count_size)
+            blobs: list[bytes] = []
+            ends: list[bytes] = []
+            done = blob_len = 0
+            while done < n:
+                if merges:
+                    blob, more, w.pos, found = decoders[1](w.data, w.pos, n - done, count_size, blob_len)
+                    blobs.append(blob)
+                    ends.append(more)
+                    blob_len += len(blob)
+                    got = len(more) // 8
+                else:
+                    items_got, w.pos, found = decoders[0](w.data, w.pos, n - done, count_size)
+                    raw_at += [done + i for i in found]
+                    items += items_got
+                    got = len(items_got)
+                done += got
                 if merges and found:  # not a merge of two byte-level strings: worded as decoding words it
                     (k,) = unpack_count(w.data, w.pos)
                     bad = w.data[w.pos + count_size : w.pos + count_size + k]
@@ -177,15 +193,14 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
                         raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") \
                             from None
                     raise ValueError(f"{path}: merge {bad!r} is not two byte-level tokens")
-                if not merges:
-                    raw_at += [len(items) + i for i in found]
-                items += got
-                if len(items) < n:  # the next string runs past the window
+                if done < n:  # the next string runs past the window
                     w.need(count_size)
                     (k,) = unpack_count(w.data, w.pos)
                     if k > 1 << 31:
                         raise ValueError(f"{path}: a GGUF string of {k} bytes")
                     w.need(count_size + k)
+            if merges:
+                return ByteLevelStrings(PackedMerges(b"".join(blobs), b"".join(ends)), [])
             return ByteLevelStrings(items, raw_at)
 
         def read_strings(n: int, keep: bool) -> list[str] | list[bytes] | None:
