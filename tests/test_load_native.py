@@ -331,6 +331,9 @@ def _merges_of(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:
 
 def _compare_merges(ranks, merges):
     order_c, check_c = merges_compiled()
+    if isinstance(merges, PackedMerges):  # read packed by the compiled order as the list is read
+        packed, merges = merges, list(merges)
+        assert order_c(ranks, (packed.blob, packed.ends), True) == order_c(ranks, merges, True)
     got = order_c(ranks, merges)
     expected = merges_mod._order_by_merges_py(ranks, merges)
     assert got == expected and list(got[2]) == list(expected[2])
