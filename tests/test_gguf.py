@@ -203,3 +203,51 @@ def test_bad_files_are_refused_naming_why(folder):
     version.write_bytes(b"GGUF" + struct.pack("<I", 9) + data[8:64])
     with pytest.raises(ValueError, match="GGUF version 9"):
         bpe_stream.load(version)
+
+
+def _write_strings(path, tokens: list[str], types: list[int], merges: list[str]):
+    w = gguf.GGUFWriter(str(path), "gpt2")
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("gpt-2")
+    w.add_token_list(tokens)
+    w.add_token_merges(merges)
+    w.add_token_types(types)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize("case", ["good", "bad token", "bad merge", "merge without space"])
+def test_strings_decoded_as_read_equal_the_reference(folder, case, monkeypatch):
+    # the token and merge strings decoded in C as they are read (gguf_byte_level.c) give the
+    # encoding, special tokens and errors of reading them and decoding them after (pure Python)
+    singles = [rv.to_byte_level(bytes([b])) for b in range(256)]
+    control, normal = int(gguf.TokenType.CONTROL), int(gguf.TokenType.NORMAL)
+    # special tokens that are not byte level (a space, CJK) and one that is ("Ġ" stands for a space)
+    tokens = [*singles, "ĠĠ", "<|end of text|>", "ab", "\u4e00\u4e8c", "<Ġx>"]
+    types = [normal] * 257 + [control, normal, int(gguf.TokenType.USER_DEFINED), control]
+    merges = ["Ġ Ġ", "a b"]
+    if case == "bad token":
+        tokens[258] = "a b"  # a normal token with a space
+    elif case == "bad merge":
+        merges.append("a \u4e00")
+    elif case == "merge without space":
+        merges.append("ab")
+    path = _write_strings(folder / f"strings-{case.replace(' ', '-')}.gguf", tokens, types, merges)
+    monkeypatch.setenv("BPE_STREAM_CACHE_DIR", "")
+
+    def read():
+        try:
+            enc = bpe_stream.load(path)
+        except ValueError as e:
+            return str(e)
+        return enc._special_tokens, enc.encode(" \u4e00ab  x"), enc.decode_bytes(range(260))
+
+    compiled = read()
+    monkeypatch.setenv("BPE_STREAM_PURE_PYTHON", "1")
+    assert read() == compiled
+    if case == "good":
+        assert compiled[0] == {"<|end of text|>": 257, "\u4e00\u4e8c": 259, "<Ġx>": 260}
+    else:
+        assert "byte-level" in compiled or "not two tokens" in compiled

@@ -14,6 +14,7 @@ import json
 import os
 import random
 import struct
+from array import array
 
 import pytest
 import real_vocabularies as rv
@@ -24,8 +25,15 @@ from test_vocabulary import random_vocabulary
 
 from bpe_stream.bpe import merges as merges_mod
 from bpe_stream.bpe import vocabulary as vocabulary_mod
-from bpe_stream.bpe.native import compiled_available, load_strings, merges_compiled, tokens_holding_compiled
+from bpe_stream.bpe.native import (
+    compiled_available,
+    load_strings,
+    merges_compiled,
+    merges_products_compiled,
+    tokens_holding_compiled,
+)
 from bpe_stream.bpe.tables import UnreachableTokens, tokens_holding
+from bpe_stream.bpe.merges import PackedMerges
 from bpe_stream.bpe.vocabulary import BytePairEncoding
 from bpe_stream.encoding.formats.hf_json import _decode_byte_level_py, byte_encoder, decode_byte_level
 
@@ -164,6 +172,100 @@ def test_gguf_strings_refuses_bad_arguments():
     assert gguf_strings(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8) == ([], 0)
 
 
+_BYTE_LEVEL = byte_encoder()
+
+
+def _gguf_string(rng: random.Random, merge: bool) -> bytes:
+    """A GGUF token or merge string: mostly byte level, sometimes not (a space, a character
+    outside the table, bytes that are not UTF-8, a merge without one space)."""
+    def side() -> str:
+        return "".join(_BYTE_LEVEL[rng.randrange(256)] for _ in range(rng.randint(0, 4)))
+
+    text = f"{side()} {side()}" if merge else side()
+    roll = rng.random()
+    if roll < 0.08:
+        return text.encode("utf-8") + b"\xc3("
+    if roll < 0.16:
+        return (text + rng.choice([" ", "\u4e00", "\u0100 x", "\x80"])).encode("utf-8")
+    if merge and roll < 0.2:
+        return text.replace(" ", "").encode("utf-8")
+    return text.encode("utf-8")
+
+
+@given(seed=st.integers(0, 100_000), count=st.sampled_from(["<I", "<Q"]), merges=st.booleans(),
+       cut=st.integers(0, 400))
+@settings(max_examples=examples(200), deadline=None)
+def test_gguf_byte_level_equals_reading_then_decoding(seed, count, merges, cut):
+    # gguf_byte_level.c against its reference: gguf_strings, then byte_level_decode of each
+    from bpe_stream.bpe.native import gguf_byte_level
+
+    gguf_tokens, gguf_merges = gguf_byte_level()
+    gguf_strings, decode = load_strings()[1], load_strings()[0]
+    rng = random.Random(seed)
+    strings = [_gguf_string(rng, merges) for _ in range(rng.randint(0, 30))]
+    size = struct.calcsize(count)
+    data = b"\x07" * 3 + _gguf_array(strings, count)
+    window = data[: 3 + cut]
+    raw, raw_end = gguf_strings(window, 3, len(strings), size)
+    if not merges:
+        got, end, raw_at = gguf_tokens(window, 3, len(strings), size)
+        assert end == raw_end and len(got) == len(raw)
+        for i, (item, s) in enumerate(zip(got, raw)):
+            try:
+                expected = decode([s])[0]
+            except ValueError:
+                assert i in raw_at and item == s
+            else:
+                assert i not in raw_at and item == expected
+        assert raw_at == sorted(raw_at)
+        return
+    base = rng.choice([0, 5, 1 << 20])
+    blob, ends, end, stopped = gguf_merges(window, 3, len(strings), size, base)
+    expected = []
+    for s in raw:
+        try:
+            expected += decode([s], pairs=True, tuples=True)
+        except ValueError:
+            break
+    at = array("I", ends)
+    assert at.tolist() == sorted(at) and (not at or at[-1] == base + len(blob))
+    # the ends count from base: the bytes before it stand for a first merge (b"", prefix)
+    assert PackedMerges(b"\0" * base + blob, array("I", [0, base]).tobytes() + ends)[1:] == expected
+    got = PackedMerges(blob, array("I", [e - base for e in at]).tobytes())
+    assert got == expected and list(got) == expected and stopped == (len(expected) < len(raw))
+    assert [got[j] for j in range(-len(got), len(got))] == expected + expected
+    assert end == 3 + sum(size + len(s) for s in raw[: len(got)])
+    # read as the compiled order_by_merges reads them, and as a list of tuples
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update((a + b, 256 + j) for j, (a, b) in enumerate(expected) if a + b not in ranks)
+    assert merges_mod.order_by_merges(ranks, got, products=True) == \
+        merges_mod.order_by_merges(ranks, expected, products=True)
+
+
+def test_gguf_byte_level_refuses_bad_arguments():
+    from bpe_stream.bpe.native import gguf_byte_level
+
+    gguf_tokens, gguf_merges = gguf_byte_level()
+    for args in [(b"abc", 4, 1, 4), (b"abc", 0, 1, 2), (b"abc", -1, 1, 4)]:
+        with pytest.raises(ValueError):
+            gguf_tokens(*args)
+        with pytest.raises(ValueError):
+            gguf_merges(*args, 0)
+    with pytest.raises(ValueError):
+        gguf_merges(b"", 0, 0, 4, -1)
+    assert gguf_tokens(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8)[:2] == ([], 0)
+    assert gguf_merges(struct.pack("<Q", 1 << 62) + b"x", 0, 1, 8, 0)[:3] == (b"", b"", 0)
+    with pytest.raises(ValueError, match="4 GiB"):
+        gguf_merges(struct.pack("<I", 3) + b"a b", 0, 1, 4, (1 << 32) - 1)
+    # packed merges whose ends do not fit are refused, by PackedMerges and by order_by_merges
+    with pytest.raises(ValueError):
+        PackedMerges(b"ab", array("I", [1, 3]).tobytes())
+    with pytest.raises(ValueError):
+        merges_compiled()[0]({b"a": 0}, (b"ab", array("I", [2, 1]).tobytes()))
+    with pytest.raises(TypeError):
+        merges_compiled()[0]({b"a": 0}, "ab")
+
+
 @given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]), k=st.integers(1, 6))
 @settings(max_examples=examples(200), deadline=None)
 def test_tokens_holding_equals_python(seed, alphabet, k):
@@ -229,12 +331,30 @@ def _merges_of(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:
 
 def _compare_merges(ranks, merges):
     order_c, check_c = merges_compiled()
+    if isinstance(merges, PackedMerges):  # read packed by the compiled order as the list is read
+        packed, merges = merges, list(merges)
+        assert order_c(ranks, (packed.blob, packed.ends), True) == order_c(ranks, merges, True)
     got = order_c(ranks, merges)
     expected = merges_mod._order_by_merges_py(ranks, merges)
     assert got == expected and list(got[2]) == list(expected[2])
     tokens, ids, _ = expected
     bpe = BytePairEncoding.from_ordered(tokens, ids)
-    assert merges_mod.merges_agree(bpe, merges) == merges_mod._merges_agree_py(bpe, merges)
+    reference = merges_mod._merges_agree_py(bpe, merges)
+    assert merges_mod.merges_agree(bpe, merges) == reference
+    # the check from order_by_merges' products (merges_products.c), where they name the pairs
+    *ordered, products = order_c(ranks, merges, True)
+    assert tuple(ordered) == tuple(got)
+    named = all(a + b in ranks for a, b in merges) and sorted(ranks.values()) == list(range(len(ranks)))
+    assert (products is not None) == named
+    if products is not None:
+        assert len(products) == 8 * len(merges)
+        blob, offsets, left, right = bpe._core.parts()
+        ids_arg = None if bpe.ids is None else array("i", bpe.ids)
+        unreachable = list(bpe.unreachable)
+        assert merges_products_compiled()(offsets, left, right, ids_arg, products, ranks, unreachable) == \
+            check_c(blob, offsets, left, right, merges, unreachable)
+    assert merges_mod.merges_agree(bpe, merges, ranks=ranks, products=products) == reference
+    return products
 
 
 @given(seed=st.integers(0, 100_000), alphabet=st.sampled_from([b"ab", b"abc", b"abcd"]),
@@ -256,6 +376,32 @@ def test_merge_order_and_check_equal_python(seed, alphabet, edit):
     ids = list(range(len(tokens)))
     rng.shuffle(ids)
     _compare_merges(dict(zip(tokens, ids)), merges)
+
+
+def test_merge_products_only_where_they_name_the_pairs():
+    order_c, _ = merges_compiled()
+    tokens = [b"a", b"b", b"ab", b"ba", b"aba"]
+    merges = [(b"a", b"b"), (b"b", b"a"), (b"ab", b"a"), (b"a", b"ba")]
+    ranks = dict(zip(tokens, range(5)))
+    products = order_c(ranks, merges, True)[3]
+    assert array("i", products).tolist() == [2, 1, 3, 1, 4, 2, 4, 1]  # (product id, len(a)) per merge
+    assert order_c({**ranks, b"aba": 7}, merges, True)[3] is None  # an id past the tokens
+    assert order_c({**ranks, b"aba": 2, b"ab": 4}, merges, True)[3] is not None  # any order of 0..n-1
+    assert order_c(dict(zip(tokens, [0, 1, 2, 3, 3])), merges, True)[3] is None  # an id twice
+    assert order_c(ranks, merges + [(b"b", b"b")], True)[3] is None  # "bb" is no token
+    assert len(order_c(ranks, merges)) == 3
+    bpe = BytePairEncoding.from_ordered(*order_c(ranks, merges)[:2])
+    check = merges_products_compiled()
+    blob, offsets, left, right = bpe._core.parts()
+    assert check(offsets, left, right, None, products, ranks, []) is None
+    # the split of "aba" is ab + a (cut 2): unlisted without that merge, out of order after "ba"'s
+    assert check(offsets, left, right, None, array("i", [2, 1, 3, 1, 4, 1]).tobytes(), ranks, []) == ("unlisted", 4)
+    assert check(offsets, left, right, None, array("i", [2, 1, 4, 2, 3, 1]).tobytes(), ranks, []) == ("order", 4)
+    assert check(offsets, left, right, None, array("i", [10**6, 1]).tobytes(), ranks, []) is False
+    with pytest.raises(ValueError):
+        check(offsets, left, right, None, products[:-1], ranks, [])
+    with pytest.raises(ValueError):
+        check(offsets, left, right, array("i", [0, 1]), products, ranks, [])
 
 
 def test_merge_check_of_unreachable_tokens():

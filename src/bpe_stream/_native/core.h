@@ -376,6 +376,20 @@ int periodic_runs_init(PyObject *module);
 int load_strings_init(PyObject *module);
 int holding_init(PyObject *module);
 int merges_init(PyObject *module);
+/* merges.c, for merges_products.c: whether HF's merge loop builds data[0:n] whole, the
+   listed pairs' first positions given by find (-1: not listed, -2: error set); 1, 0, or
+   -1 with an exception set. */
+typedef int64_t (*PairFinder)(const void *ctx, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb,
+                              Py_ssize_t lb);
+int hf_builds_whole_by(PairFinder find, const void *ctx, const unsigned char *data, Py_ssize_t n);
+/* merges_products.c: merges_agree from order_by_merges' products, no table of the pairs */
+int merges_products_init(PyObject *module);
+/* load_strings.c, for gguf_byte_level.c: the bytes of a byte-level string given as UTF-8
+   (p[0:len]) into out (room for len bytes); their number, or -1 where it is not byte
+   level.  pairs: *split is where the one space was (-1: none, or -1 returned for two). */
+Py_ssize_t byte_level_utf8(const unsigned char *p, Py_ssize_t len, unsigned char *out, int pairs, Py_ssize_t *split);
+/* gguf_byte_level.c: a GGUF file's token and merge strings decoded from the file's bytes */
+int gguf_byte_level_init(PyObject *module);
 
 /* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
 int chunk_cuts_init(PyObject *module);

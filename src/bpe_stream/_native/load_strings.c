@@ -68,9 +68,10 @@ decode_str(PyObject *s, unsigned char *out, int pairs, Py_ssize_t *split)
 }
 
 /* The same for UTF-8 bytes: a character of the table is one byte (below 0x80) or two
-   (lead 0xc2-0xc5); anything else is outside the table or not UTF-8. */
-static Py_ssize_t
-decode_utf8(const unsigned char *p, Py_ssize_t len, unsigned char *out, int pairs, Py_ssize_t *split)
+   (lead 0xc2-0xc5); anything else is outside the table or not UTF-8 (core.h: also read
+   by gguf_byte_level.c). */
+Py_ssize_t
+byte_level_utf8(const unsigned char *p, Py_ssize_t len, unsigned char *out, int pairs, Py_ssize_t *split)
 {
     Py_ssize_t k = 0;
     *split = -1;
@@ -164,7 +165,7 @@ byte_level_decode(PyObject *module, PyObject *args, PyObject *kwargs)
             k = kb < 0 ? -1 : k + kb;
         } else
             k = is_str ? decode_str(item, buf, pairs, &split)
-                       : decode_utf8((const unsigned char *)PyBytes_AS_STRING(item), len, buf, pairs, &split);
+                       : byte_level_utf8((const unsigned char *)PyBytes_AS_STRING(item), len, buf, pairs, &split);
         if (k < 0 || (pairs && split < 0)) {
             not_byte_level(i);
             goto fail;

@@ -1,9 +1,14 @@
 /* Listed merges (tokenizer.json, GGUF) against rank order: the compiled twins of
 bpe/merges.py's order_by_merges and merges_agree, which give the same answers.
 
-order_by_merges(ranks, merges) -> (tokens, ids, unlisted): ranks a dict bytes -> id,
-merges a list of (a, b) bytes pairs; tokens are the single bytes (by id), then each
-token a + b at its first merge; ids their ids; unlisted the tokens no merge makes.
+order_by_merges(ranks, merges, products=False) -> (tokens, ids, unlisted[, products]):
+ranks a dict bytes -> id, merges a list of (a, b) bytes pairs or (blob, ends), the
+merges packed as bpe/merges.py's PackedMerges holds them; tokens are the single
+bytes (by id), then each token a + b at its first merge; ids their ids; unlisted the
+tokens no merge makes.  With products, also each merge's product as native int32 pairs
+(id of a + b, len(a)), which name the pair exactly when ids are distinct: None where a
+product is no token or the ids are not distinct and in 0..len(ranks)-1
+(merges_products.c reads them).
 
 merges_check(blob, offsets, left, right, merges, unreachable) -> None | (kind, index):
 for a vocabulary built in that order (a compiled core's parts(): native uint32 offsets
@@ -48,6 +53,39 @@ merge_sides(PyObject *merges, Py_ssize_t j, PyObject **a, PyObject **b)
     return 0;
 }
 
+/* The merges order_by_merges reads: a list of (a, b) bytes tuples, or packed (the
+   PackedMerges of bpe/merges.py: merge j is blob[ends[2j-1]:ends[2j]] and
+   blob[ends[2j]:ends[2j+1]], ends[-1] read as 0). */
+typedef struct {
+    PyObject *list;
+    const unsigned char *blob;
+    const uint32_t *ends;
+    Py_ssize_t n;
+} MergeSource;
+
+/* Merge j's sides; -1 with an error set when a listed one is not a pair of bytes. */
+static int
+merge_get(const MergeSource *ms, Py_ssize_t j, const unsigned char **pa, Py_ssize_t *la, const unsigned char **pb,
+          Py_ssize_t *lb)
+{
+    if (ms->list == NULL) {
+        uint32_t start = j > 0 ? ms->ends[2 * j - 1] : 0;
+        *pa = ms->blob + start;
+        *la = ms->ends[2 * j] - start;
+        *pb = ms->blob + ms->ends[2 * j];
+        *lb = ms->ends[2 * j + 1] - ms->ends[2 * j];
+        return 0;
+    }
+    PyObject *a, *b;
+    if (merge_sides(ms->list, j, &a, &b) < 0)
+        return -1;
+    *pa = (const unsigned char *)PyBytes_AS_STRING(a);
+    *la = PyBytes_GET_SIZE(a);
+    *pb = (const unsigned char *)PyBytes_AS_STRING(b);
+    *lb = PyBytes_GET_SIZE(b);
+    return 0;
+}
+
 static uint64_t
 table_size(Py_ssize_t n)
 {
@@ -75,9 +113,48 @@ static PyObject *
 order_by_merges_c(PyObject *module, PyObject *args)
 {
     PyObject *ranks, *merges;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &ranks, &PyList_Type, &merges))
+    int want_products = 0;
+    if (!PyArg_ParseTuple(args, "O!O|p", &PyDict_Type, &ranks, &merges, &want_products))
         return NULL;
-    Py_ssize_t n = PyDict_GET_SIZE(ranks), n_merges = PyList_GET_SIZE(merges);
+    /* merges: a list, or packed as (blob, ends) (checked: ends never decrease, within blob) */
+    MergeSource ms = {NULL, NULL, NULL, 0};
+    Py_buffer packed_blob = {0}, packed_ends = {0};
+    int packed = 0;
+    if (PyList_Check(merges)) {
+        ms.list = merges;
+        ms.n = PyList_GET_SIZE(merges);
+    } else {
+        if (!PyTuple_Check(merges) || PyTuple_GET_SIZE(merges) != 2) {
+            PyErr_SetString(PyExc_TypeError, "order_by_merges: merges must be a list or (blob, ends)");
+            return NULL;
+        }
+        PyObject *o_blob = PyTuple_GET_ITEM(merges, 0), *o_ends = PyTuple_GET_ITEM(merges, 1);
+        if (PyObject_GetBuffer(o_blob, &packed_blob, PyBUF_SIMPLE) < 0)
+            return NULL;
+        if (PyObject_GetBuffer(o_ends, &packed_ends, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&packed_blob);
+            return NULL;
+        }
+        packed = 1;
+        ms.blob = packed_blob.buf;
+        ms.ends = packed_ends.buf;
+        ms.n = packed_ends.len / 8;
+        int bad = packed_ends.len % 8 != 0;
+        for (Py_ssize_t k = 0; !bad && k < 2 * ms.n; k++)
+            bad = (k > 0 && ms.ends[k] < ms.ends[k - 1]) || ms.ends[k] > (uint64_t)packed_blob.len;
+        if (bad) {
+            PyBuffer_Release(&packed_blob);
+            PyBuffer_Release(&packed_ends);
+            PyErr_SetString(PyExc_ValueError, "order_by_merges: packed merges whose ends do not fit");
+            return NULL;
+        }
+    }
+    Py_ssize_t n = PyDict_GET_SIZE(ranks), n_merges = ms.n;
+    /* with products: each key's id (-1: not usable) and, per merge, (product id, len(a)) */
+    int64_t *key_id = NULL;
+    int32_t *made = NULL;
+    uint8_t *id_seen = NULL;
+    int products_ok = want_products;
     PyObject **keys = PyMem_Calloc(n + 1, sizeof(PyObject *));
     PyObject **vals = PyMem_Calloc(n + 1, sizeof(PyObject *));
     uint8_t *seen = PyMem_Calloc(n + 1, 1);
@@ -85,7 +162,13 @@ order_by_merges_c(PyObject *module, PyObject *args)
     uint64_t size = table_size(n), mask = size - 1;
     int64_t *slot = PyMem_Malloc(size * sizeof(int64_t));
     PyObject *tokens = NULL, *ids = NULL, *unlisted = NULL, *result = NULL;
-    if (!keys || !vals || !seen || !singles || !slot) {
+    if (want_products) {
+        key_id = PyMem_Malloc((n + 1) * sizeof(int64_t));
+        made = PyMem_Malloc((2 * n_merges + 1) * sizeof(int32_t));
+        id_seen = PyMem_Calloc(n + 1, 1);
+    }
+    if (!keys || !vals || !seen || !singles || !slot
+        || (want_products && (!key_id || !made || !id_seen))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -100,6 +183,17 @@ order_by_merges_c(PyObject *module, PyObject *args)
         }
         keys[i] = k;
         vals[i] = v;
+        if (products_ok) {
+            /* ids distinct and in 0..n-1 here (a dict of n keys): else no products */
+            long long id = PyLong_Check(v) ? PyLong_AsLongLong(v) : -1;
+            if (id == -1 && PyErr_Occurred())
+                PyErr_Clear();
+            if (id < 0 || id >= n || id_seen[id])
+                products_ok = 0;
+            else
+                id_seen[id] = 1;
+            key_id[i] = id;
+        }
         Py_ssize_t len = PyBytes_GET_SIZE(k);
         if (len == 1) {
             long long id = PyLong_AsLongLong(v);
@@ -124,17 +218,17 @@ order_by_merges_c(PyObject *module, PyObject *args)
         if (PyList_Append(tokens, keys[singles[j].index]) < 0 || PyList_Append(ids, vals[singles[j].index]) < 0)
             goto done;
     for (Py_ssize_t j = 0; j < n_merges; j++) {
-        PyObject *a, *b;
-        if (merge_sides(merges, j, &a, &b) < 0)
+        const unsigned char *pa, *pb;
+        Py_ssize_t la, lb;
+        if (merge_get(&ms, j, &pa, &la, &pb, &lb) < 0)
             goto done;
-        const unsigned char *pa = (const unsigned char *)PyBytes_AS_STRING(a);
-        const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(b);
-        Py_ssize_t la = PyBytes_GET_SIZE(a), lb = PyBytes_GET_SIZE(b);
         uint64_t s = hash_end(hash_feed(hash_feed(hash_start(la + lb), pa, la), pb, lb)) & mask;
+        int64_t product = -1;
         for (; slot[s] >= 0; s = (s + 1) & mask) {
             PyObject *t = keys[slot[s]];
             const unsigned char *pt = (const unsigned char *)PyBytes_AS_STRING(t);
             if (PyBytes_GET_SIZE(t) == la + lb && memcmp(pt, pa, la) == 0 && memcmp(pt + la, pb, lb) == 0) {
+                product = slot[s];
                 if (!seen[slot[s]]) {
                     seen[slot[s]] = 1;
                     if (PyList_Append(tokens, t) < 0 || PyList_Append(ids, vals[slot[s]]) < 0)
@@ -143,11 +237,29 @@ order_by_merges_c(PyObject *module, PyObject *args)
                 break;
             }
         }
+        if (products_ok) {
+            if (product < 0 || la > INT32_MAX) {
+                products_ok = 0;
+            } else {
+                made[2 * j] = (int32_t)key_id[product];
+                made[2 * j + 1] = (int32_t)la;
+            }
+        }
     }
     for (Py_ssize_t j = 0; j < n; j++)
         if (!seen[j] && PyDict_SetItem(unlisted, keys[j], vals[j]) < 0)
             goto done;
-    result = PyTuple_Pack(3, tokens, ids, unlisted);
+    if (!want_products) {
+        result = PyTuple_Pack(3, tokens, ids, unlisted);
+    } else if (!products_ok) {
+        result = PyTuple_Pack(4, tokens, ids, unlisted, Py_None);
+    } else {
+        PyObject *products = PyBytes_FromStringAndSize((const char *)made, 2 * n_merges * (Py_ssize_t)sizeof(int32_t));
+        if (products != NULL) {
+            result = PyTuple_Pack(4, tokens, ids, unlisted, products);
+            Py_DECREF(products);
+        }
+    }
 done:
     Py_XDECREF(tokens);
     Py_XDECREF(ids);
@@ -157,6 +269,13 @@ done:
     PyMem_Free(seen);
     PyMem_Free(singles);
     PyMem_Free(slot);
+    PyMem_Free(key_id);
+    PyMem_Free(made);
+    PyMem_Free(id_seen);
+    if (packed) {
+        PyBuffer_Release(&packed_blob);
+        PyBuffer_Release(&packed_ends);
+    }
     return result;
 }
 
@@ -277,23 +396,28 @@ heap_pop(HeapItem *h, Py_ssize_t *n)
     return top;
 }
 
-/* Push the pair of the parts starting at i and nxt[i] if it is listed. */
-static void
-push_pair(const PairTable *pt, const unsigned char *data, Py_ssize_t n, const Py_ssize_t *nxt, Py_ssize_t i,
-          HeapItem *heap, Py_ssize_t *size)
+/* Push the pair of the parts starting at i and nxt[i] if it is listed; -1 where find
+   fails (an exception set). */
+static int
+push_pair(PairFinder find, const void *ctx, const unsigned char *data, Py_ssize_t n, const Py_ssize_t *nxt,
+          Py_ssize_t i, HeapItem *heap, Py_ssize_t *size)
 {
     Py_ssize_t j = nxt[i];
     if (j >= n)
-        return;
-    int64_t r = pair_find(pt, data + i, j - i, data + j, nxt[j] - j);
+        return 0;
+    int64_t r = find(ctx, data + i, j - i, data + j, nxt[j] - j);
+    if (r < -1)
+        return -1;
     if (r >= 0)
         heap_push(heap, size, (HeapItem){r, i, j, nxt[j]});
+    return 0;
 }
 
-/* Whether HF's merge loop on data[0:n] ends with one part (MergesBPE.parts == [data]);
-   -1 on a memory error. */
-static int
-hf_builds_whole(const PairTable *pt, const unsigned char *data, Py_ssize_t n)
+/* Whether HF's merge loop on data[0:n] ends with one part (MergesBPE.parts == [data]),
+   the listed pairs' first positions given by find (-1: not listed, -2: an error); -1 on
+   an error (set). */
+int
+hf_builds_whole_by(PairFinder find, const void *ctx, const unsigned char *data, Py_ssize_t n)
 {
     if (n < 2)
         return 1;
@@ -314,7 +438,8 @@ hf_builds_whole(const PairTable *pt, const unsigned char *data, Py_ssize_t n)
         alive[i] = 1;
     }
     for (Py_ssize_t i = 0; i + 1 < n; i++)
-        push_pair(pt, data, n, nxt, i, heap, &size);
+        if (push_pair(find, ctx, data, n, nxt, i, heap, &size) < 0)
+            goto done;
     while (size > 0) {
         HeapItem top = heap_pop(heap, &size);
         Py_ssize_t i = top.at, j = top.end_left;
@@ -325,9 +450,10 @@ hf_builds_whole(const PairTable *pt, const unsigned char *data, Py_ssize_t n)
         if (nxt[j] < n)
             prv[nxt[j]] = i;
         parts--;
-        push_pair(pt, data, n, nxt, i, heap, &size);
-        if (prv[i] >= 0)
-            push_pair(pt, data, n, nxt, prv[i], heap, &size);
+        if (push_pair(find, ctx, data, n, nxt, i, heap, &size) < 0)
+            goto done;
+        if (prv[i] >= 0 && push_pair(find, ctx, data, n, nxt, prv[i], heap, &size) < 0)
+            goto done;
     }
     whole = parts == 1;
 done:
@@ -336,6 +462,12 @@ done:
     PyMem_Free(alive);
     PyMem_Free(heap);
     return whole;
+}
+
+static int64_t
+pair_table_find(const void *ctx, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb, Py_ssize_t lb)
+{
+    return pair_find((const PairTable *)ctx, pa, la, pb, lb);
 }
 
 static PyObject *
@@ -388,7 +520,8 @@ merges_check(PyObject *module, PyObject *args)
         }
         if (PyBytes_GET_SIZE(tok) < 2)
             continue;
-        int whole = hf_builds_whole(&pt, (const unsigned char *)PyBytes_AS_STRING(tok), PyBytes_GET_SIZE(tok));
+        int whole = hf_builds_whole_by(pair_table_find, &pt, (const unsigned char *)PyBytes_AS_STRING(tok),
+                                       PyBytes_GET_SIZE(tok));
         if (whole < 0)
             goto done;
         if (whole) {

@@ -34,6 +34,8 @@ static const Part PARTS[] = {
     {NULL, json_sections_init},                 /* json_sections.c: tokenizer.json vocab, merges */
     {NULL, dropping_init},                      /* dropping.c: parts without unreachable tokens */
     {NULL, waiting_init},                       /* waiting.c: waiting tokens by the merge loop */
+    {NULL, merges_products_init},               /* merges_products.c: merges_agree from products */
+    {NULL, gguf_byte_level_init},               /* gguf_byte_level.c: GGUF strings decoded in one pass */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

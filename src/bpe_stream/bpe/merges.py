@@ -11,28 +11,92 @@ rank-based engine (streaming objects included) gives HF's answers.  Where it doe
 hold, :class:`MergesBPE` is HF's algorithm itself (a heap over the listed pairs,
 O(n log n) per piece).
 
-Both checks run once per loaded file, in C when the compiled core is built
-(``_native/merges.c``: one hash table of the merges, no Python object per merge) and
-here otherwise; the two give the same answers.
+Both checks run once per loaded file, in C when the compiled core is built and here
+otherwise; the two give the same answers.  In C, :func:`order_by_merges` hashes each
+merge's product once (``_native/merges.c``) and can hand back what it found, each
+merge's product id and cut (``products=True``); :func:`merges_agree` given those checks
+the merges without a table of the pairs (``_native/merges_products.c``: a pair is named
+by its product and cut when the ids are distinct), else with one (``merges.c``).
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from heapq import heapify, heappop, heappush
 
-from .native import merges_compiled
+from .native import merges_compiled, merges_products_compiled
 
-__all__ = ["order_by_merges", "merges_agree", "MergesBPE"]
+__all__ = ["order_by_merges", "merges_agree", "MergesBPE", "PackedMerges"]
 
 
-def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
+class PackedMerges(Sequence):
+    """A merge list held as two buffers, as a GGUF file's merges are read in C
+    (``_native/gguf_byte_level.c``): ``blob`` the sides' bytes one after the other,
+    ``ends`` (native uint32, two per merge) where each side ends, so that merge ``j`` is
+    ``(blob[ends[2j-1]:ends[2j]], blob[ends[2j]:ends[2j+1]])`` (``ends[-1]`` read as 0).
+    A sequence of ``(a, b)`` tuples, equal to the list of them; the compiled
+    :func:`order_by_merges` reads the buffers, no object per merge."""
+
+    __slots__ = ("blob", "ends", "_at")
+
+    def __init__(self, blob: bytes, ends: bytes):
+        self.blob, self.ends = blob, ends
+        self._at = array("I", ends)
+        # that the ends never decrease is checked where they are read in C (order_by_merges)
+        if len(self._at) % 2 or (self._at and self._at[-1] > len(blob)):
+            raise ValueError("packed merges whose ends do not fit their bytes")
+
+    def __len__(self) -> int:
+        return len(self._at) // 2
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(len(self)))]
+        n = len(self)
+        if j < 0:
+            j += n
+        if not 0 <= j < n:
+            raise IndexError("merge index out of range")
+        at, blob = self._at, self.blob
+        start = at[2 * j - 1] if j else 0
+        return blob[start : at[2 * j]], blob[at[2 * j] : at[2 * j + 1]]
+
+    def __iter__(self):
+        blob, at, start = self.blob, self._at, 0
+        for k in range(0, len(at), 2):
+            yield blob[start : at[k]], blob[at[k] : at[k + 1]]
+            start = at[k + 1]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, PackedMerges):
+            return self.blob == other.blob and self.ends == other.ends
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<PackedMerges of {len(self)} merges>"
+
+
+def _as_list(merges):
+    """A list of the merges (a PackedMerges unpacked, for the readers that need objects)."""
+    return list(merges) if isinstance(merges, PackedMerges) else merges
+
+
+def order_by_merges(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]], *, products: bool = False):
     """``(tokens, ids, unlisted)``: the single bytes (by id), then each token made by a
     merge at its first merge; ``unlisted`` are tokens no merge makes (HF emits one only for
-    a piece equal to it, with ``ignore_merges``)."""
+    a piece equal to it, with ``ignore_merges``).  With ``products``, a fourth item for
+    :func:`merges_agree`: each merge's product id and cut as the compiled core found them
+    (None without it, or where they cannot name the pairs)."""
     native = merges_compiled()
-    if native is not None and type(ranks) is dict and type(merges) is list:
-        return native[0](ranks, merges)
-    return _order_by_merges_py(ranks, merges)
+    if native is not None and type(ranks) is dict and type(merges) in (list, PackedMerges):
+        return native[0](ranks, merges if type(merges) is list else (merges.blob, merges.ends), products)
+    found = _order_by_merges_py(ranks, merges)
+    return (*found, None) if products else found
 
 
 def _order_by_merges_py(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
@@ -47,16 +111,28 @@ def _order_by_merges_py(ranks: dict[bytes, int], merges: list[tuple[bytes, bytes
     return ordered, [ranks[t] for t in ordered], unlisted
 
 
-def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
+def merges_agree(bpe, merges: list[tuple[bytes, bytes]], *, ranks: dict[bytes, int] | None = None,
+                 products: bytes | None = None) -> str | None:
     """None if rank-order BPE with ``bpe`` (built in :func:`order_by_merges` order) gives
-    HF's encodings for ``merges``; else the reason it does not."""
+    HF's encodings for ``merges``; else the reason it does not.  ``ranks`` and
+    ``products``: what :func:`order_by_merges` read and found (``products=True``) for
+    these merges, which spare the compiled check its table of the pairs."""
     native = merges_compiled()
     core = getattr(bpe, "_core", None)
-    if native is not None and core is not None and type(merges) is list:
+    if native is not None and core is not None and type(merges) in (list, PackedMerges):
         blob, offsets, left, right = core.parts()
         unreachable = list(bpe.unreachable)
+        found = False
+        by_products = merges_products_compiled()
+        if by_products is not None and products is not None and type(ranks) is dict:
+            try:
+                ids = None if bpe.ids is None else array("i", bpe.ids)
+                found = by_products(offsets, left, right, ids, products, ranks, unreachable)
+            except (TypeError, ValueError, OverflowError):
+                found = False  # the table of the pairs below decides
         try:
-            found = native[1](blob, offsets, left, right, merges, unreachable)
+            if found is False:
+                found = native[1](blob, offsets, left, right, _as_list(merges), unreachable)
         except (TypeError, ValueError):
             found = False  # not pairs of bytes: the reference below says what it finds
         if found is None:
@@ -74,6 +150,7 @@ def merges_agree(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
 
 
 def _merges_agree_py(bpe, merges: list[tuple[bytes, bytes]]) -> str | None:
+    merges = _as_list(merges)
     index = _first_index(merges)
     tokens, left, right = bpe.tokens, bpe.split_left, bpe.split_right
     last = -1
@@ -110,7 +187,7 @@ class MergesBPE:
 
     def __init__(self, ranks: dict[bytes, int], merges: list[tuple[bytes, bytes]]):
         self.ranks = ranks
-        self.pairs: dict[tuple[bytes, bytes], int] = _first_index(merges)
+        self.pairs: dict[tuple[bytes, bytes], int] = _first_index(_as_list(merges))
 
     def parts(self, data: bytes) -> list[bytes]:
         """The parts HF's BPE leaves (heap of (merge index, position); stale entries skipped)."""

@@ -15,6 +15,7 @@ from bisect import bisect_right as _bisect_right
 
 __all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
            "text_query", "distinct_chars", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
+           "merges_products_compiled", "gguf_byte_level",
            "json_sections_compiled", "drop_tokens_compiled",
            "classify_waiting_compiled"]
 
@@ -52,6 +53,11 @@ _json_sections_c = getattr(_core_module, "tokenizer_json_sections", None)
 _drop_tokens_c = getattr(_core_module, "drop_tokens", None)
 #: the waiting tokens of a first pass decided by the merge loop (``waiting.c``)
 _classify_waiting_c = getattr(_core_module, "classify_waiting", None)
+#: a GGUF file's token and merge strings decoded from its bytes (``gguf_byte_level.c``)
+_gguf_tokens_c = getattr(_core_module, "gguf_tokens", None)
+_gguf_merges_c = getattr(_core_module, "gguf_merges", None)
+#: merges_check from order_by_merges' products (``merges_products.c``)
+_merges_check_products_c = getattr(_core_module, "merges_check_products", None)
 #: the compiled text interval query (``text_intervals.c``), None where not built
 text_query = getattr(_core_module, "text_query", None)
 #: the distinct characters of a str, in code point order (``text_intervals.c``)
@@ -137,6 +143,15 @@ def load_strings():
     return _byte_level_decode_c, _gguf_strings_c
 
 
+def gguf_byte_level():
+    """``(gguf_tokens, gguf_merges)`` of ``_native/gguf_byte_level.c`` (a GGUF string array
+    decoded from byte level as it is read: ``load_strings``' two readers in one pass), or
+    None when the compiled core is not built or turned off."""
+    if _gguf_tokens_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _gguf_tokens_c, _gguf_merges_c
+
+
 def tokens_holding_compiled(blob: bytes, offsets: bytes, inner: list[int]) -> list[int] | None:
     """The ranks (increasing) of the tokens of a compiled core's ``parts()`` whose bytes hold
     one of the tokens ranked in ``inner`` (``_native/holding.c``; the pure-Python twin is
@@ -154,6 +169,15 @@ def merges_compiled():
     if _merges_check_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
         return None
     return _order_by_merges_c, _merges_check_c
+
+
+def merges_products_compiled():
+    """``merges_check_products`` of ``_native/merges_products.c`` (``merges_check``'s answer
+    from the products ``order_by_merges(..., products=True)`` gives, no table of the
+    pairs), or None when the compiled core is not built or turned off."""
+    if _merges_check_products_c is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+        return None
+    return _merges_check_products_c
 
 
 def json_sections_compiled():

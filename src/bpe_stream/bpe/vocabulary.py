@@ -525,7 +525,7 @@ def _without_unreachable(cls, drop: list[int], settled, ids, unreachable):
     split_left, split_right = array("i", kept_left), array("i", kept_right)
     for k, r in flagged:
         split_left[k], split_right[k] = new(left[r]), new(right[r])
-    if min(split_left, default=0) < 0 or min(split_right, default=0) < 0:
+    if _any_negative(split_left) or _any_negative(split_right):
         return None
     flags = bytearray(len(split_left))
     for k, _ in flagged:
@@ -536,6 +536,15 @@ def _without_unreachable(cls, drop: list[int], settled, ids, unreachable):
     except (ValueError, TypeError, OverflowError, IndexError):
         return None
     return cls._from_core(core, ids=ids, unreachable=unreachable, exceptional=frozenset(k for k, _ in flagged))
+
+
+def _any_negative(values) -> bool:
+    """Whether an ``array('i')`` holds a negative value: on this little-endian path, whether
+    a high byte has its top bit set (one ``bytes.translate`` in C, no Python int per value)."""
+    return bool(values.tobytes()[3::4].translate(None, _BELOW_128))
+
+
+_BELOW_128 = bytes(range(128))
 
 
 def _masks_from_bytes(raw: bytes) -> list[int]:

@@ -96,25 +96,33 @@ class Encoding(PieceEncoder):
         # the rank table as given (tiktoken's ``_mergeable_ranks``; made from bpe on first use
         # when not given: a count never needs it)
         self._given_ranks = mergeable_ranks
-        # the vocabulary's ids (its ranks), and bytes by id for decoding
-        self._decoder = None
-        if bpe.ids is not None or bpe.unreachable:
-            ids = range(len(bpe)) if bpe.ids is None else bpe.ids
-            self._decoder = {**dict(zip(ids, bpe.tokens)), **{t: b for b, t in bpe.unreachable.items()}}
+        # the vocabulary's ids (its ranks), and bytes by id for decoding where ids are not
+        # ranks (made on first decode: see _decoder); _extra_ids: ids beside bpe's
+        self._id_mapped = bpe.ids is not None or bool(bpe.unreachable)
+        self._extra_ids: dict[int, bytes] = {}
         special_tokens = dict(special_tokens or {})
+        if self._id_mapped:
+            # the few special ids looked up among the vocabulary's (one pass in C, no dict of them)
+            wanted = {t for t in special_tokens.values() if isinstance(t, int) and not isinstance(t, bool)}
+            taken = wanted.intersection(range(len(bpe)) if bpe.ids is None else bpe.ids)
+            taken.update(wanted.intersection(bpe.unreachable.values()))
         for text, token in special_tokens.items():
             if not isinstance(text, str) or not text:
                 raise ValueError(f"special token {text!r} must be a non-empty str")
             if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token < 1 << 32:
                 # tiktoken's ids are 32-bit
                 raise ValueError(f"special token {text!r} has invalid id {token!r} (ids are ints in 0..2**32-1)")
-            if (token < len(bpe) if self._decoder is None else token in self._decoder):
+            if (token in taken if self._id_mapped else token < len(bpe)):
                 raise ValueError(f"special token {text!r} id {token} collides with a mergeable token")
         self._special_tokens = special_tokens
         # two names may share an id (tiktoken's o200k_harmony does); the later one decodes
         self._special_decoder = {t: s.encode("utf-8") for s, t in special_tokens.items()}
-        self.max_token_value = max([len(bpe) - 1 if self._decoder is None else max(self._decoder, default=-1),
-                                    *special_tokens.values()])
+        if self._id_mapped:
+            top = max(max(bpe.ids, default=-1) if bpe.ids is not None else len(bpe) - 1,
+                      max(bpe.unreachable.values(), default=-1))
+        else:
+            top = len(bpe) - 1
+        self.max_token_value = max([top, *special_tokens.values()])
         if explicit_n_vocab is not None and explicit_n_vocab != self.max_token_value + 1:
             raise ValueError(
                 f"explicit_n_vocab {explicit_n_vocab} != {self.max_token_value + 1} tokens"
@@ -160,12 +168,13 @@ class Encoding(PieceEncoder):
                        special_tokens=spec.special_tokens)
         # HF's rule (listed merges, in list order): rank order is merge order; where the
         # two disagree, HF's algorithm itself serves the pieces
-        tokens, ids, unlisted = order_by_merges(spec.mergeable_ranks, spec.merges)
+        tokens, ids, unlisted, products = order_by_merges(spec.mergeable_ranks, spec.merges, products=True)
         bpe = bpe_from_ordered(tokens, ids)
-        reason = merges_agree(bpe, spec.merges)
+        reason = merges_agree(bpe, spec.merges, ranks=spec.mergeable_ranks, products=products)
         enc = cls(spec.name, pretokenizer=spec.pretokenizer, bpe=bpe, special_tokens=spec.special_tokens,
                   mergeable_ranks=spec.mergeable_ranks)
-        enc._set_merge_rules(spec.merges if reason is not None else None, unlisted, spec.whole_pieces, reason)
+        # the merges HF's loop serves (rare) kept as a list, whatever form they were read in
+        enc._set_merge_rules(list(spec.merges) if reason is not None else None, unlisted, spec.whole_pieces, reason)
         return enc
 
     def _set_merge_rules(self, merges, unlisted: dict, whole_pieces: bool, reason: str | None) -> None:
@@ -179,8 +188,9 @@ class Encoding(PieceEncoder):
         if self._whole or merges is not None:
             self._scan_kind = 0  # the compiled ASCII scanner knows neither (see PieceEncoder)
         if unlisted:
-            self._decoder = {**(self._decoder or dict(zip(range(len(self.bpe)), self.bpe.tokens))),
-                             **{t: b for b, t in unlisted.items()}}
+            self._extra_ids = {**self._extra_ids, **{t: b for b, t in unlisted.items()}}
+            self._id_mapped = True
+            self.__dict__.pop("_decoder_made", None)
             self.max_token_value = max(self.max_token_value, max(unlisted.values()))
         if merges is not None:
             ranks = dict(self._mergeable_ranks)
@@ -415,6 +425,21 @@ class Encoding(PieceEncoder):
         return token if self.bpe.ids is None else self.bpe.ids[token]
 
     # ---------------------------------------------------------------- decoding
+    @property
+    def _decoder(self) -> dict[int, bytes] | None:
+        """Bytes by id where ids are not the ranks (None where they are): made on first use,
+        since a count never needs it (and the token list is not made from the compiled
+        core until something reads it)."""
+        if not self._id_mapped:
+            return None
+        made = self.__dict__.get("_decoder_made")
+        if made is None:
+            bpe = self.bpe
+            ids = range(len(bpe)) if bpe.ids is None else bpe.ids
+            made = {**dict(zip(ids, bpe.tokens)), **{t: b for b, t in bpe.unreachable.items()}, **self._extra_ids}
+            made = self.__dict__.setdefault("_decoder_made", made)
+        return made
+
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:
         bpe_tokens = self.bpe.tokens
         n = len(bpe_tokens)

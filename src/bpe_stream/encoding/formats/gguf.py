@@ -11,7 +11,9 @@ Only ``tokenizer.ggml.model == "gpt2"`` (byte-level BPE) is read.  ``tokenizer.g
 names the pre-tokenizer llama.cpp applies; each known name stands for the regexes of
 llama.cpp's ``llama-vocab.cpp`` (in HF's reading, the model tokenizer llama.cpp follows),
 and an unknown one is refused naming it.  Control and user-defined tokens are special
-tokens.  Cost: one pass over the metadata.
+tokens.  Cost: one pass over the metadata; with the compiled core the token and merge
+strings are decoded from byte level as they are read (``_native/gguf_byte_level.c``),
+with the same results as reading them and decoding them after.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import re
 import struct
 import sys
 from array import array
+from typing import NamedTuple
 
-from ...bpe.native import load_strings
+from ...bpe.merges import PackedMerges
+from ...bpe.native import gguf_byte_level, load_strings
 from ...bpe.vocabulary import _without_positions
 from ...pretokenize.family import GPT2_BYTE_LEVEL, chain, get_pretokenizer
 from ..spec import EncodingSpec
-from .hf_json import decode_byte_level
+from .hf_json import byte_encoder, decode_byte_level
 
 __all__ = ["read_gguf", "GGUF_PRE", "read_gguf_metadata"]
 
@@ -34,6 +38,9 @@ _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<
 _STRING, _ARRAY = 8, 9
 # token types of llama.cpp's vocabulary
 _CONTROL, _USER_DEFINED, _UNUSED = 3, 4, 5
+
+#: byte -> the character that stands for it in a byte-level string
+_BYTE_CHAR = [byte_encoder()[b] for b in range(256)]
 
 _CJK_RUNS = "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+"
 #: tokenizer.ggml.pre -> a member name, or the list of regexes (HF's reading) llama.cpp applies
@@ -109,11 +116,25 @@ class _Window:
 _INT_ARRAYS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 10: "Q", 11: "q"}
 
 
-def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_strings: bool = False) -> dict:
+class ByteLevelStrings(NamedTuple):
+    """A string array read with ``byte_level``: ``items`` the bytes each byte-level string
+    stands for (merges: a :class:`~bpe_stream.bpe.merges.PackedMerges` of their two
+    sides' bytes), except at ``raw_at`` (positions, increasing), where a token's string is
+    not byte level and the item is its UTF-8 bytes."""
+
+    items: list
+    raw_at: list[int]
+
+
+def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_strings: bool = False,
+                       byte_level: tuple[str | None, str | None] = (None, None)) -> dict:
     """The key-value metadata of a GGUF file (only keys starting with ``keys_prefix`` are
     kept; the others are read past).  The tensor data is never read.  With
     ``raw_strings``, the items of string arrays are their UTF-8 bytes (as stored), not
-    decoded."""
+    decoded.  ``byte_level``: the keys of a token array and a merge array whose strings
+    are decoded from byte level as they are read (with the compiled core; a
+    :class:`ByteLevelStrings` each, raw where a token is not byte level; a merge that is
+    not two byte-level strings is refused naming it)."""
     with open(path, "rb") as f:
         w = _Window(f, path)
         if w.take(4) != _MAGIC:
@@ -139,6 +160,48 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
         unpack_count = struct.Struct(count_fmt).unpack_from
 
         native = load_strings()
+
+        decoders = gguf_byte_level() if byte_level != (None, None) else None
+
+        def read_byte_level(n: int, merges: bool) -> ByteLevelStrings:
+            # the token or merge strings decoded in C as they are read, window by window (the
+            # merges packed: their bytes and ends, PackedMerges)
+            items: list = []
+            raw_at: list[int] = []
+            blobs: list[bytes] = []
+            ends: list[bytes] = []
+            done = blob_len = 0
+            while done < n:
+                if merges:
+                    blob, more, w.pos, found = decoders[1](w.data, w.pos, n - done, count_size, blob_len)
+                    blobs.append(blob)
+                    ends.append(more)
+                    blob_len += len(blob)
+                    got = len(more) // 8
+                else:
+                    items_got, w.pos, found = decoders[0](w.data, w.pos, n - done, count_size)
+                    raw_at += [done + i for i in found]
+                    items += items_got
+                    got = len(items_got)
+                done += got
+                if merges and found:  # not a merge of two byte-level strings: worded as decoding words it
+                    (k,) = unpack_count(w.data, w.pos)
+                    bad = w.data[w.pos + count_size : w.pos + count_size + k]
+                    try:
+                        decode_byte_level([bad], pairs=True, tuples=True)
+                    except ValueError as e:
+                        raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") \
+                            from None
+                    raise ValueError(f"{path}: merge {bad!r} is not two byte-level tokens")
+                if done < n:  # the next string runs past the window
+                    w.need(count_size)
+                    (k,) = unpack_count(w.data, w.pos)
+                    if k > 1 << 31:
+                        raise ValueError(f"{path}: a GGUF string of {k} bytes")
+                    w.need(count_size + k)
+            if merges:
+                return ByteLevelStrings(PackedMerges(b"".join(blobs), b"".join(ends)), [])
+            return ByteLevelStrings(items, raw_at)
 
         def read_strings(n: int, keep: bool) -> list[str] | list[bytes] | None:
             # the token and merge lists: slices of the window (compiled: gguf_strings; else
@@ -179,12 +242,14 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
                 return joined.decode("utf-8", "replace").split("\n") if items else []
             return [b.decode("utf-8", "replace") for b in items]
 
-        def read_value(kind, keep=True):
+        def read_value(kind, keep=True, key=None):
             if kind == _STRING:
                 return read_string(keep)
             if kind == _ARRAY:
                 (sub,) = w.unpack("<I", 4)
                 (n,) = w.unpack(count_fmt, count_size)
+                if sub == _STRING and keep and decoders is not None and key is not None and key in byte_level:
+                    return read_byte_level(n, merges=key == byte_level[1])
                 if sub == _STRING:
                     return read_strings(n, keep)
                 if sub in _SCALARS:
@@ -213,7 +278,7 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
             key = read_string()
             (kind,) = w.unpack("<I", 4)
             keep = key.startswith(keys_prefix)
-            value = read_value(kind, keep)
+            value = read_value(kind, keep, key)
             if keep:
                 out[key] = value
         del n_tensors
@@ -233,13 +298,19 @@ def _odd_positions(types) -> list[int]:
 def read_gguf(path, name: str | None = None) -> EncodingSpec:
     """The :class:`EncodingSpec` of a GGUF file's vocabulary."""
     # the token and merge strings stay UTF-8 bytes: decoded from byte level in one step
-    meta = read_gguf_metadata(path, ("tokenizer.", "general.name"), raw_strings=True)
+    # (compiled: as they are read, ByteLevelStrings)
+    meta = read_gguf_metadata(path, ("tokenizer.", "general.name"), raw_strings=True,
+                              byte_level=("tokenizer.ggml.tokens", "tokenizer.ggml.merges"))
     general = meta
     model = meta.get("tokenizer.ggml.model")
     if model != "gpt2":
         raise ValueError(f"{path}: tokenizer.ggml.model is {model!r}; only 'gpt2' (byte-level BPE) is "
                          "supported ('llama' is SentencePiece, 'bert' WordPiece, 't5' Unigram)")
     tokens = meta.get("tokenizer.ggml.tokens")
+    decoded = isinstance(tokens, ByteLevelStrings)
+    raw_at: list[int] = []
+    if decoded:
+        tokens, raw_at = tokens
     if not tokens or not isinstance(tokens, list) or not isinstance(tokens[0], bytes):
         raise ValueError(f"{path}: no tokenizer.ggml.tokens")
     types = meta.get("tokenizer.ggml.token_type") or [1] * len(tokens)
@@ -252,7 +323,22 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
         raise ValueError(f"{path}: {len(types)} token types for {len(tokens)} tokens")
     special_kinds = (_CONTROL, _USER_DEFINED)
     odd = _odd_positions(types)
-    specials = {tokens[i].decode("utf-8", "replace"): i for i in odd if types[i] in special_kinds}
+    if decoded:
+        # a special token's name is its string: its bytes encoded back to byte level (raw
+        # where it is not byte level); any other token that is not is refused as below
+        raw = set(raw_at)
+        specials = {(tokens[i].decode("utf-8", "replace") if i in raw else "".join(map(_BYTE_CHAR.__getitem__,
+                                                                                        tokens[i]))): i
+                    for i in odd if types[i] in special_kinds}
+        stray = sorted(raw.difference(odd))
+        if stray:
+            try:
+                decode_byte_level([tokens[stray[0]]])
+            except ValueError as e:
+                raise ValueError(f"{path}: {e}") from None
+            raise ValueError(f"{path}: token {tokens[stray[0]]!r} is not a byte-level token")
+    else:
+        specials = {tokens[i].decode("utf-8", "replace"): i for i in odd if types[i] in special_kinds}
     if not odd:
         ids: list[int] | range = range(len(tokens))
         strings = tokens
@@ -260,14 +346,17 @@ def read_gguf(path, name: str | None = None) -> EncodingSpec:
         ids = _without_positions(list(range(len(tokens))), odd)
         strings = _without_positions(tokens, odd)
     try:
-        ranks = dict(zip(decode_byte_level(strings), ids))
+        ranks = dict(zip(strings if decoded else decode_byte_level(strings), ids))
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
     listed = meta.get("tokenizer.ggml.merges") or []
-    try:
-        merges = decode_byte_level(listed, pairs=True, tuples=True)  # "a b" strings
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") from None
+    if isinstance(listed, ByteLevelStrings):
+        merges = listed.items
+    else:
+        try:
+            merges = decode_byte_level(listed, pairs=True, tuples=True)  # "a b" strings
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") from None
     # llama.cpp emits a piece that is a token whole for these (its ignore_merges)
     whole = pre in ("llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "tekken", "dbrx", "smaug-bpe")
     label = name or general.get("general.name") or "gguf"
