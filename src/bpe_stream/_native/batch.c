@@ -15,10 +15,11 @@ take (atomic), the Core's piece cache (piece_cache.h: seqlocked entries, so thre
 meet the same pieces share what each learnt, within the call and across calls) and the
 immutable rest of the Core and whole set, and each writes only its own texts' slots.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
-changes.  Worker threads are raw OS threads (PyThread_start_new_thread) that call no
-Python API; the calling thread works too, then waits on a lock released by the last
-worker.  Cost: the sum of the texts' costs (linear in each text) spread over the
-threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
+changes.  The threads are the calling thread and the persistent workers of pool.c (raw
+OS threads that call no Python API; pool_run returns when every one is done).  Cost:
+the sum of the texts' costs (linear in each text) spread over the threads, plus one
+wake-up per extra thread (a thread start the first time) and one UTF-8 buffer per
+thread.
 */
 #include "core.h"
 #include "ascii_split.h"
@@ -26,8 +27,6 @@ threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
 
 #include <stdatomic.h>
 #include <stdlib.h>
-
-#include "pythread.h"
 
 typedef struct {
     const Core *core;
@@ -44,8 +43,6 @@ typedef struct {
     Py_ssize_t *count;  /* per text: the count, or -1 (C does not take it), -2 (no memory) */
     int32_t **tokens;   /* per text (encode): its tokens, malloc'ed */
     atomic_size_t next;
-    atomic_int running; /* workers still running, the calling thread included */
-    PyThread_type_lock done;
 } Batch;
 
 /* The count (and tokens into out, if not NULL: room for n entries) of one ASCII
@@ -125,8 +122,9 @@ one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *ca
 }
 
 static void
-work(Batch *b)
+work(void *arg)
 {
+    Batch *b = arg;
     uint8_t *utf8 = NULL;
     size_t cap = 0;
     /* the Core's piece cache, shared by the threads (none if out of memory) */
@@ -138,14 +136,6 @@ work(Batch *b)
         one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
     }
     free(utf8);
-    if (atomic_fetch_sub(&b->running, 1) == 1)
-        PyThread_release_lock(b->done);
-}
-
-static void
-worker(void *arg)
-{
-    work((Batch *)arg);
 }
 
 /* The result list of a batch run, built with the GIL. */
@@ -225,26 +215,9 @@ run_batch(Batch *b, PyObject *list, int threads)
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
     atomic_init(&b->next, 0);
-    atomic_init(&b->running, threads);
-    b->done = PyThread_allocate_lock();
-    if (b->done == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    PyThread_acquire_lock(b->done, WAIT_LOCK);
-    int started = 1;
-    for (int k = 1; k < threads; k++) {
-        if (PyThread_start_new_thread(worker, b) == PYTHREAD_INVALID_THREAD_ID)
-            break;
-        started++;
-    }
-    /* threads that did not start will not run: count them as done */
-    atomic_fetch_sub(&b->running, threads - started);
     Py_BEGIN_ALLOW_THREADS
-    work(b);
-    PyThread_acquire_lock(b->done, WAIT_LOCK);
+    pool_run(work, b, threads);
     Py_END_ALLOW_THREADS
-    PyThread_free_lock(b->done);
     result = batch_results(b);
 out:
     if (b->tokens) {
