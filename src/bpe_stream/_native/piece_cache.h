@@ -8,7 +8,7 @@ and a compare against the token's (rank_of_any), or the merge loop again.  The c
 two-way set associative (a piece's hash selects a bucket of two entries, 128 bytes
 aligned: two cache lines; a new piece takes an empty one, else the one another bit of
 its hash selects), so it is bounded (PC_ENTRIES entries of one cache line: 4 MB, allocated
-on first use, its pages touched only as entries fill) and a look-up is O(1): one hash of
+on first use on huge pages where the system gives them, see pc_table) and a look-up is O(1): one hash of
 at most PC_MAX_LEN bytes, kept as PC_WORDS words, and at most two compares of those
 words.  (Direct mapped, the pieces of 1 MB of English that meet in one entry evict each
 other on every call: a fifth of a repeated count's time went to their BPE.)
