@@ -11,7 +11,7 @@ Core.ascii_batch(texts, kind, num_threads, encode) is the ASCII-only form.
 
 Invariant: result[i] is what count_text / encode_text (or count_ascii / encode_ascii)
 give for texts[i] alone; the threads share nothing but a counter of the next text to
-take (atomic), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
+take (atomic; the long texts first, see long_texts_first), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
 meet the same pieces share what each learnt, within the call and across calls) and the
 immutable rest of the Core and whole set, and each writes only its own texts' slots.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
@@ -42,6 +42,7 @@ typedef struct {
     int *ukind;         /* its PyUnicode kind, 0 if ASCII */
     Py_ssize_t *count;  /* per text: the count, or -1 (C does not take it), -2 (no memory) */
     int32_t **tokens;   /* per text (encode): its tokens, malloc'ed */
+    Py_ssize_t *order;  /* the texts in the order the threads take them (NULL: input order) */
     atomic_size_t next;
 } Batch;
 
@@ -137,12 +138,37 @@ work(void *arg)
     /* the Core's piece cache, shared by the threads (none if out of memory) */
     PieceCache *cache = core_piece_cache(b->core);
     for (;;) {
-        size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= (size_t)b->n)
+        size_t k = atomic_fetch_add(&b->next, 1);
+        if (k >= (size_t)b->n)
             break;
-        one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
+        one_of_batch(b, b->order ? b->order[k] : (Py_ssize_t)k, &utf8, &cap, cache);
     }
     free(utf8);
+}
+
+/* The order the threads take the texts in, into b->order (left NULL if out of memory:
+   input order): the long ones first (more than twice the mean length), then the rest,
+   each in input order.  The threads take texts one at a time, so the batch ends at most
+   one text after the threads' work evens out; a long text taken last would leave the
+   other threads idle while it runs.  O(n). */
+static void
+long_texts_first(Batch *b)
+{
+    Py_ssize_t total = 0, n = b->n, at = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += b->len[i];
+    Py_ssize_t mean = n > 0 ? total / n : 0;
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n && !any; i++)
+        any = b->len[i] > 2 * mean;
+    if (!any || (b->order = PyMem_RawMalloc((size_t)n * sizeof(*b->order))) == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (b->len[i] > 2 * mean)
+            b->order[at++] = i;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (b->len[i] <= 2 * mean)
+            b->order[at++] = i;
 }
 
 /* The result list of a batch run, built with the GIL. */
@@ -221,6 +247,8 @@ run_batch(Batch *b, PyObject *list, int threads)
     }
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
+    if (threads > 1)
+        long_texts_first(b);
     atomic_init(&b->next, 0);
     Py_BEGIN_ALLOW_THREADS
     pool_run(work, b, threads);
@@ -236,6 +264,7 @@ out:
     PyMem_RawFree(b->len);
     PyMem_RawFree(b->ukind);
     PyMem_RawFree(b->count);
+    PyMem_RawFree(b->order);
     Py_XDECREF(keep);
     return result;
 }
