@@ -20,7 +20,8 @@ it holds on free-threaded builds.
 
 Lifetime: a worker that sleeps POOL_IDLE_US without a job leaves (it takes busy to mark
 its slot empty, so no dispatcher wakes a thread that is gone; if a batch holds busy, it
-sleeps again); the next batch starts a thread for an empty slot.  At interpreter exit
+sleeps again); so does a worker that ran a job on the dispatcher's CPU (see serve); the
+next batch starts a thread for an empty slot.  At interpreter exit
 sleeping workers hold no Python state and end with the process.  After fork() the
 child has none of the parent's workers: a pthread_atfork handler empties every slot
 and drops the locks (their state was copied mid-use, if at all), so the child's first
@@ -36,6 +37,9 @@ start for an empty slot) and one wait on done.
 #ifndef _WIN32
 #include <pthread.h>
 #endif
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #define POOL_MAX 64
 #define POOL_IDLE_US 2000000 /* 2 s idle: the worker leaves */
@@ -43,6 +47,7 @@ start for an empty slot) and one wait on done.
 typedef struct {
     PyThread_type_lock go; /* held; released by the dispatcher: a job is waiting */
     int alive;             /* a thread serves this slot (read and written under busy) */
+    atomic_int leaving;    /* its thread ends after this job (it ran on the caller's CPU) */
 } Slot;
 
 static struct {
@@ -50,9 +55,21 @@ static struct {
     Slot slot[POOL_MAX];
     void (*fn)(void *);
     void *arg;
+    int caller_cpu;          /* the dispatcher's CPU, -1: unknown */
     atomic_int running;
     PyThread_type_lock done; /* held; released by the worker that ends a job */
 } pool;
+
+/* The CPU the calling thread runs on, -1 if the system does not say. */
+static int
+this_cpu(void)
+{
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
 
 static int
 try_take_pool(void)
@@ -73,9 +90,19 @@ serve(void *arg)
             atomic_store(&pool.busy, 0);
             return;
         }
+        /* Linux wakes a sleeping thread on its waker's CPU when no CPU is idle, and
+           then again and again (the thread's last CPU is the waker's): the worker
+           would only take turns with the caller.  A worker that finds itself there
+           leaves after the job; a thread started anew is placed on the least loaded
+           CPU, as the threads started per call were. */
+        int stacked = pool.caller_cpu >= 0 && this_cpu() == pool.caller_cpu;
         pool.fn(pool.arg);
+        if (stacked)
+            atomic_store(&s->leaving, 1);
         if (atomic_fetch_sub(&pool.running, 1) == 1)
             PyThread_release_lock(pool.done);
+        if (stacked)
+            return; /* the dispatcher empties the slot */
     }
 }
 
@@ -147,6 +174,7 @@ pool_run(void (*fn)(void *), void *arg, int threads)
     }
     pool.fn = fn;
     pool.arg = arg;
+    pool.caller_cpu = this_cpu();
     atomic_store(&pool.running, threads);
     int woken = 0;
     for (; woken < extra; woken++) {
@@ -163,6 +191,9 @@ pool_run(void (*fn)(void *), void *arg, int threads)
     fn(arg);
     if (atomic_fetch_sub(&pool.running, 1) != 1)
         PyThread_acquire_lock(pool.done, WAIT_LOCK);
+    for (int k = 0; k < woken; k++)
+        if (atomic_exchange(&pool.slot[k].leaving, 0))
+            pool.slot[k].alive = 0;
     atomic_store(&pool.busy, 0);
     return woken + 1;
 }
@@ -176,6 +207,7 @@ pool_after_fork(void)
     for (int k = 0; k < POOL_MAX; k++) {
         pool.slot[k].alive = 0;
         pool.slot[k].go = NULL;
+        atomic_store(&pool.slot[k].leaving, 0);
     }
     pool.done = NULL;
     atomic_store(&pool.busy, 0);
