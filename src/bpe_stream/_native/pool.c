@@ -2,9 +2,10 @@
 
 pool_run runs fn(arg) on `threads` threads at once, the calling thread and threads - 1
 workers, and returns when every one has returned.  A batch of 100 short documents takes
-a few milliseconds, and an OS thread started per call (tens of microseconds to start,
-and its first work on cold caches) was a tenth of a 2-thread batch; a worker of the pool
-sleeps on its own lock between calls and a wake-up costs a few microseconds.
+a few milliseconds, and an OS thread started per call costs tens of microseconds before
+it works (a 2-thread batch of two short texts: 14 us at best, 5 us with the pool); a
+worker of the pool sleeps on its own lock between calls and a wake-up costs a few
+microseconds.
 
 Invariant: the pool's slots and its job (fn, arg, running, done) are written only by the
 thread that holds pool.busy (compare-and-swap 0 -> 1: one batch at a time; a batch that
