@@ -515,6 +515,87 @@ def test_piece_cache_shared_across_calls_and_threads_stays_exact():
     assert [enc.count(t) for t in texts] == counts
 
 
+
+def _pool_texts():
+    """Texts of very different lengths (so the threads take them out of turn), nearly all
+    with different counts (so a result in the wrong slot shows)."""
+    rng = random.Random(5)
+    source = corpus_text("code_python_black.py.txt")[:60_000] + corpus_text("multilingual_sentences.txt")[:30_000]
+    return [source[a : a + rng.choice((0, 1, 9, 200, 700, 4000))] for a in (rng.randrange(len(source) - 4000)
+                                                                          for _ in range(90))]
+
+
+def test_batch_worker_pool_keeps_every_text_in_order():
+    # The batches' persistent workers (pool.c), woken again call after call with other
+    # thread counts, and calls from several Python threads at once (one has the pool, the
+    # others start threads of their own): each result in its text's slot, none lost.
+    enc = get_encoding("cl100k_base")
+    texts = _pool_texts()
+    counts = [enc.count(t) for t in texts]
+    tokens = [enc.encode_ordinary(t) for t in texts]
+    for threads in (2, 3, 2, 8, 2):
+        assert enc.count_batch(texts, num_threads=threads) == counts
+    assert enc.encode_ordinary_batch(texts, num_threads=3) == tokens
+    failures = []
+
+    def caller(k0):
+        for rounds in range(4):
+            mine = texts[k0:] + texts[:k0]
+            if enc.count_batch(mine, num_threads=2 + k0 % 3) != counts[k0:] + counts[:k0]:
+                failures.append(k0)
+
+    callers = [threading.Thread(target=caller, args=(k0,)) for k0 in range(4)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert failures == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork of a process with threads
+def test_batch_worker_pool_after_fork():
+    # The parent's workers do not exist in a child of fork(): the child starts its own
+    # (pool.c's pthread_atfork handler) instead of waiting on them forever.
+    import signal
+
+    enc = get_encoding("cl100k_base")
+    texts = _pool_texts()
+    counts = enc.count_batch(texts, num_threads=2)  # the parent's workers exist now
+    pid = os.fork()
+    if pid == 0:  # the child: exit status 0 if right, 1 if wrong, killed if stuck
+        ok = False
+        try:
+            signal.alarm(60)
+            ok = enc.count_batch(texts, num_threads=3) == counts and enc.count_batch(texts, num_threads=2) == counts
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert enc.count_batch(texts, num_threads=2) == counts
+
+
+def test_batch_worker_pool_at_interpreter_exit():
+    # Workers asleep, or at work for a daemon thread, when the interpreter exits: a clean
+    # exit (they hold no Python state and call no Python API).
+    import subprocess
+    import sys
+
+    code = ("import threading\n"
+            "from bpe_stream import Encoding\n"
+            "from bpe_stream.pretokenize.patterns import PATTERNS\n"
+            "enc = Encoding('t', pat_str=PATTERNS['cl100k_base'], mergeable_ranks={bytes([b]): b for b in range(256)})\n"
+            "texts = ['x y z' * 2000 + str(k) for k in range(40)]\n"
+            "assert enc.count_batch(texts, num_threads=3) == [enc.count(t) for t in texts]\n"
+            "def spin():\n"
+            "    while True:\n"
+            "        enc.count_batch(texts, num_threads=4)\n"
+            "threading.Thread(target=spin, daemon=True).start()\n"
+            "enc.count_batch(texts, num_threads=2)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 # ------------------------------------------------------------------ start-up
 
 

@@ -11,14 +11,15 @@ Core.ascii_batch(texts, kind, num_threads, encode) is the ASCII-only form.
 
 Invariant: result[i] is what count_text / encode_text (or count_ascii / encode_ascii)
 give for texts[i] alone; the threads share nothing but a counter of the next text to
-take (atomic), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
+take (atomic; the long texts first, see long_texts_first), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
 meet the same pieces share what each learnt, within the call and across calls) and the
 immutable rest of the Core and whole set, and each writes only its own texts' slots.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
-changes.  Worker threads are raw OS threads (PyThread_start_new_thread) that call no
-Python API; the calling thread works too, then waits on a lock released by the last
-worker.  Cost: the sum of the texts' costs (linear in each text) spread over the
-threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
+changes.  The threads are the calling thread and the persistent workers of pool.c (raw
+OS threads that call no Python API; pool_run returns when every one is done).  Cost:
+the sum of the texts' costs (linear in each text) spread over the threads, plus one
+wake-up per extra thread (a thread start the first time) and one UTF-8 buffer per
+thread.
 */
 #include "core.h"
 #include "ascii_split.h"
@@ -26,8 +27,6 @@ threads, plus one thread start per extra thread and one UTF-8 buffer per thread.
 
 #include <stdatomic.h>
 #include <stdlib.h>
-
-#include "pythread.h"
 
 typedef struct {
     const Core *core;
@@ -43,36 +42,42 @@ typedef struct {
     int *ukind;         /* its PyUnicode kind, 0 if ASCII */
     Py_ssize_t *count;  /* per text: the count, or -1 (C does not take it), -2 (no memory) */
     int32_t **tokens;   /* per text (encode): its tokens, malloc'ed */
+    Py_ssize_t *order;  /* the texts in the order the threads take them (NULL: input order) */
     atomic_size_t next;
-    atomic_int running; /* workers still running, the calling thread included */
-    PyThread_type_lock done;
 } Batch;
 
+#ifndef BATCH_AHEAD
+#define BATCH_AHEAD 4
+#endif
+
 /* The count (and tokens into out, if not NULL: room for n entries) of one ASCII
-   text; -1 if a piece holds a byte that is no token, -2 out of memory. */
+   text; -1 if a piece holds a byte that is no token, -2 out of memory.  The scanner
+   runs BATCH_AHEAD pieces ahead of the encoder, whose cache entries (pc_prepare) load
+   meanwhile: a hit costs less than a load from the 4 MB table, so one piece ahead
+   left most of the load's latency in the loop. */
 static Py_ssize_t
 one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t *out, PieceCache *cache)
 {
     Py_ssize_t total = 0;
-    if (n == 0)
-        return 0;
-    /* one piece ahead: its cache entry loads while this one is encoded */
-    Py_ssize_t next_end = piece_end(kind, s, 0, n);
-    PieceKey key, next_key;
-    pc_prepare(cache, s, next_end, s + n, &next_key);
-    for (Py_ssize_t i = 0, j; i < n; i = j) {
-        j = next_end;
-        key = next_key;
-        if (j < n) {
-            next_end = piece_end(kind, s, j, n);
-            pc_prepare(cache, s + j, next_end - j, s + n, &next_key);
+    Py_ssize_t start[BATCH_AHEAD], stop[BATCH_AHEAD];
+    PieceKey key[BATCH_AHEAD];
+    Py_ssize_t scanned = 0;  /* the end of the last piece scanned */
+    size_t queued = 0, done = 0; /* pieces scanned, pieces encoded (ring slot: % BATCH_AHEAD) */
+    for (;;) {
+        while (queued - done < BATCH_AHEAD && scanned < n) {
+            size_t q = queued++ % BATCH_AHEAD;
+            start[q] = scanned;
+            stop[q] = scanned = piece_end(kind, s, scanned, n);
+            pc_prepare(cache, s + start[q], stop[q] - start[q], s + n, &key[q]);
         }
-        Py_ssize_t k = cached_piece_at(&key, c, s + i, j - i, out ? out + total : NULL);
+        if (done == queued)
+            return total;
+        size_t q = done++ % BATCH_AHEAD;
+        Py_ssize_t k = cached_piece_at(&key[q], c, s + start[q], stop[q] - start[q], out ? out + total : NULL);
         if (k < 0)
             return k;
         total += k;
     }
-    return total;
 }
 
 /* Text i into its slots.  utf8 / cap: this thread's UTF-8 buffer, grown as needed;
@@ -125,27 +130,45 @@ one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *ca
 }
 
 static void
-work(Batch *b)
+work(void *arg)
 {
+    Batch *b = arg;
     uint8_t *utf8 = NULL;
     size_t cap = 0;
     /* the Core's piece cache, shared by the threads (none if out of memory) */
     PieceCache *cache = core_piece_cache(b->core);
     for (;;) {
-        size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= (size_t)b->n)
+        size_t k = atomic_fetch_add(&b->next, 1);
+        if (k >= (size_t)b->n)
             break;
-        one_of_batch(b, (Py_ssize_t)i, &utf8, &cap, cache);
+        one_of_batch(b, b->order ? b->order[k] : (Py_ssize_t)k, &utf8, &cap, cache);
     }
     free(utf8);
-    if (atomic_fetch_sub(&b->running, 1) == 1)
-        PyThread_release_lock(b->done);
 }
 
+/* The order the threads take the texts in, into b->order (left NULL if out of memory:
+   input order): the long ones first (more than twice the mean length), then the rest,
+   each in input order.  The threads take texts one at a time, so the batch ends at most
+   one text after the threads' work evens out; a long text taken last would leave the
+   other threads idle while it runs.  O(n). */
 static void
-worker(void *arg)
+long_texts_first(Batch *b)
 {
-    work((Batch *)arg);
+    Py_ssize_t total = 0, n = b->n, at = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += b->len[i];
+    Py_ssize_t mean = n > 0 ? total / n : 0;
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n && !any; i++)
+        any = b->len[i] > 2 * mean;
+    if (!any || (b->order = PyMem_RawMalloc((size_t)n * sizeof(*b->order))) == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (b->len[i] > 2 * mean)
+            b->order[at++] = i;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (b->len[i] <= 2 * mean)
+            b->order[at++] = i;
 }
 
 /* The result list of a batch run, built with the GIL. */
@@ -224,27 +247,12 @@ run_batch(Batch *b, PyObject *list, int threads)
     }
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
+    if (threads > 1)
+        long_texts_first(b);
     atomic_init(&b->next, 0);
-    atomic_init(&b->running, threads);
-    b->done = PyThread_allocate_lock();
-    if (b->done == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    PyThread_acquire_lock(b->done, WAIT_LOCK);
-    int started = 1;
-    for (int k = 1; k < threads; k++) {
-        if (PyThread_start_new_thread(worker, b) == PYTHREAD_INVALID_THREAD_ID)
-            break;
-        started++;
-    }
-    /* threads that did not start will not run: count them as done */
-    atomic_fetch_sub(&b->running, threads - started);
     Py_BEGIN_ALLOW_THREADS
-    work(b);
-    PyThread_acquire_lock(b->done, WAIT_LOCK);
+    pool_run(work, b, threads);
     Py_END_ALLOW_THREADS
-    PyThread_free_lock(b->done);
     result = batch_results(b);
 out:
     if (b->tokens) {
@@ -256,6 +264,7 @@ out:
     PyMem_RawFree(b->len);
     PyMem_RawFree(b->ukind);
     PyMem_RawFree(b->count);
+    PyMem_RawFree(b->order);
     Py_XDECREF(keep);
     return result;
 }

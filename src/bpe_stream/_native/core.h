@@ -362,6 +362,11 @@ int prefix_table_init(PyObject *module);
 int search_init(PyObject *module);
 extern PyMethodDef batch_methods[];
 int batch_init(PyObject *module);
+/* pool.c, for batch.c: fn(arg) on `threads` threads at once (the caller and persistent
+   workers), returning when all are done; the number of threads that ran fn.  Called
+   without the GIL. */
+int pool_run(void (*fn)(void *), void *arg, int threads);
+int pool_init(PyObject *module);
 extern PyMethodDef presplit_methods[];
 int presplit_init(PyObject *module);
 /* text_intervals.c: the common text interval queries; it counts pieces with

@@ -22,6 +22,7 @@ static const Part PARTS[] = {
     {prefix_table_methods, prefix_table_init},  /* prefix_table.c: table pass, intervals */
     {NULL, search_init},                        /* search.c: bisect over int arrays */
     {batch_methods, batch_init},                /* batch.c: ASCII batches on threads */
+    {NULL, pool_init},                          /* pool.c: the batches' worker threads */
     {presplit_methods, presplit_init},          /* presplit.c: every member's pre-split */
     {NULL, text_intervals_init},                /* text_intervals.c: text interval queries */
     {NULL, periodic_runs_init},                 /* periodic_runs.c: runs for the raw index */

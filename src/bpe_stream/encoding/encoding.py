@@ -378,9 +378,19 @@ class Encoding(PieceEncoder):
                 (native is None and encode and self._ids is not None):  # ASCII batches emit ranks
             return _map_threads(one, texts, num_threads)
         if native is not None:
-            fixed = list(map(self._text, texts))  # checked, surrogates fixed, normalized
             spec, whole, ids = native
-            results = core.text_batch(fixed, kind, spec, whole, ids, num_threads, encode)
+            results = None
+            if self._normalize is None:
+                # C checks the texts itself, and gives a text with a surrogate back as
+                # None (the Python path fixes it): no pass over the texts here
+                fixed = texts
+                try:
+                    results = core.text_batch(fixed, kind, spec, whole, ids, num_threads, encode)
+                except TypeError:
+                    pass  # a text that is no str: the check below raises the clear error
+            if results is None:
+                fixed = list(map(self._text, texts))  # checked, surrogates fixed, normalized
+                results = core.text_batch(fixed, kind, spec, whole, ids, num_threads, encode)
             for k, r in enumerate(results):
                 if r is None:
                     # a text C did not take (a byte that is no token, a whole-piece
