@@ -120,10 +120,12 @@ import regex
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
 from ..bpe.native import make_chunks as _make_chunks
+from ..bpe.native import run_cuts as _run_cuts
 from ..bpe.native import whole_set as _whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.unicode import compile_regex
@@ -151,6 +153,8 @@ ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 # Members whose chunks exact_cuts may also settle by recounting short slices
 # (chunk_counted_cuts.c: its stability margin is theirs); Llama 3's spelling is cl100k's.
 _COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
+# The character classes run_cuts (chunk_runs.c) takes for one-piece runs, by pattern.
+_RUN_MODES = {CL100K_PATTERN: 1, O200K_PATTERN: 2}
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -758,6 +762,9 @@ class Chunker(Generic[T]):
         bulk = _exact_cuts if self._bulk_exact else None
         whole = _whole_tokens(self.encoding) if bulk is not None else None
         spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
+        # chunks inside long one-piece runs (letters, punctuation) from chunk_runs.c
+        run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
+        whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
         if replay is not None:
@@ -803,6 +810,22 @@ class Chunker(Generic[T]):
                     continue
                 if need_more:
                     return  # as _plan would: the chunk from s needs more text
+            if run_mode is not None:
+                # The chunks inside a one-piece run from s (the same chunks as the steps below
+                # take in ChunkView's run mode; chunk_runs.c says where it stops).
+                cuts, next_start, min_end = _run_cuts(self._bpe._core, text, s, state.min_end - base, self.max_tokens,
+                                                      self.overlap, window.final, LOOKAHEAD, run_mode, whole_max, whole)
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    cs, ce = cuts[-3], cuts[-2]
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    continue
             planned = self._plan(window, s, state.min_end - base)
             if planned is _NEED_MORE:
                 return
