@@ -15,21 +15,31 @@ when its bytes are a whole-piece token (at most whole_max bytes) and the raw BPE
 of its bytes otherwise.
 
 The cut from s: one table pass (prefix_table.c's table_fill) over the run's bytes from
-s.  Once every prefix count in a window of max_token_len positions (p - W, p] exceeds the
-budget at a p inside the run, no longer prefix fits (its chain of last tokens steps back
-by at most W bytes and meets the window with a smaller count), and neither does any end
-past the run (the second property of _ONE_PIECE_RUN in chunk/counts.py); the cut is the
-last character boundary read whose count fits, or the last whole-piece end if that is
-later.  The window test is O(1) per position: the last position whose count fits.  The
-overlap start after a chunk [s, e) is the smallest i in (s, e) with count(text[i:e]) <=
-overlap: suffix counts from one backward pass over the last (overlap + 1) *
+s, counts[p] the raw count of the first p bytes.  Stop rule: at a position p whose
+count exceeds the budget, with fit the last position whose count fits, no longer
+prefix fits when no token can start at or before fit and end after p, that is when
+r + walk(r) <= p for every r <= fit (walk(r): the longest token prefix starting at r,
+the forward trie walked over the bytes).  Why: the encoding of a longer prefix q > p
+is a chain of last tokens back from q; the chain's first position at or before p is
+a token start inside (fit, p] (a token from there crosses p), whose count exceeds the
+budget, and counts only grow along the chain.  This is ChunkView._cut_in_run_bpe's
+sliding-window minimum with the window cut down to the token prefixes actually
+present (a few bytes past the cut instead of max_token_len), and it holds for ends
+past the run too as long as p is before the run's last character (the second property
+of _ONE_PIECE_RUN in chunk/counts.py: the first piece of a longer text reaches it, and
+its bytes agree with the run's up to there).  The cut is the last character boundary
+read whose count fits, or the last whole-piece end if that is later.  The overlap start
+after a chunk [s, e) is the smallest i in (s, e) with count(text[i:e]) <= overlap:
+suffix counts from one backward pass over at most the last (overlap + 1) *
 max_token_len bytes (the mirror of bpe/prependable.py: the longest token starting at
 the front whose pair with the first token of the rest is valid), stopped by the
-mirrored window test; whole-piece suffixes count 1.
+mirrored rule (no token ending at or after e - fit and starting before e - p: the
+reversed trie walked back from each end); whole-piece suffixes count 1.
 
-The call stops, leaving the chunk from ``start`` to the Python steps, where one of
-these rules stops holding: the run (or the held text) ends before the window test
-decides, the run holds fewer than whole_max + 2 characters from s, no end past min_end
+When the run reaches the end of the input (final), every end is in it and the cut is
+the last fitting one read.  The call stops, leaving the chunk from ``start`` to the
+Python steps, where one of these rules stops holding: the run (or the held text) ends
+before the stop rule decides, the run holds fewer than whole_max + 2 characters from s, no end past min_end
 fits, the streaming look-ahead (not final and e + lookahead > len(text)), or a byte that
 is no token.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
 the run; memory O(budget * max_token_len) bytes.  The tests compare it with the pure-
@@ -215,14 +225,16 @@ rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
 /* The cut from r->s: the end (a character index) and its count into *count; 0 when the
    rules above leave it to the Python steps, -1 out of memory. */
 static Py_ssize_t
-run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_max, const void *whole,
+run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_max, const void *whole, int final,
         int32_t *cand, Py_ssize_t *count)
 {
     Py_ssize_t W = core->max_token_len;
-    Py_ssize_t step = 4 * (max_tokens + 1) + 2 * W;
+    Py_ssize_t step = 2 * (max_tokens + 1) + 16;  /* characters first read; doubled as needed */
     if (run_extend(r, whole_max + 2 > step ? whole_max + 2 : step) < 0)
         return -1;
-    if (r->nchars < whole_max + 2)
+    /* the run reaches the end of the input: every end is in it, read them all */
+#define AT_INPUT_END (final && r->ended && r->s + r->nchars == r->n)
+    if (r->nchars < whole_max + 2 && !AT_INPUT_END)
         return 0;
     Py_ssize_t done = 0, per = 1, eq = 0;
     Py_ssize_t fit_any = 0;    /* last byte position whose prefix count fits */
@@ -234,13 +246,17 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
     int stopped = 0;
     while (!stopped) {
         if (done == r->nbytes) {
+            if (AT_INPUT_END)
+                break;
             if (r->ended)
                 return 0;  /* the run ends before the stop rule decides */
-            if (run_extend(r, 4 * r->nchars) < 0)
+            if (run_extend(r, 2 * r->nchars) < 0)
                 return -1;
             continue;
         }
-        Py_ssize_t target = done + W < r->nbytes ? done + W : r->nbytes;
+        /* table steps in blocks growing to W: the stop is usually a few bytes past the cut */
+        Py_ssize_t blk = done < 16 ? 16 : done < W ? done : W;
+        Py_ssize_t target = done + blk < r->nbytes ? done + blk : r->nbytes;
         Py_ssize_t got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
         if (got < target)
             return 0;  /* a byte that is no token: the Python steps raise the error */
@@ -279,7 +295,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
     Py_ssize_t e = fit_char;
     Py_ssize_t c = fit_char ? r->counts[r->boff[fit_char]] : 0;
     if (whole != NULL) {
-        for (Py_ssize_t j = r->nchars; j > e && j >= 1; j--) {
+        Py_ssize_t j = r->nchars < whole_max ? r->nchars : whole_max;  /* (a character: >= 1 byte) */
+        for (; j > e && j >= 1; j--) {
             Py_ssize_t len = r->boff[j];
             if (len > whole_max)
                 continue;
@@ -423,7 +440,7 @@ run_cuts(PyObject *module, PyObject *args)
     }
     while (run_start(&r, s)) {
         Py_ssize_t count = 0;
-        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, cand, &count);
+        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, cand, &count);
         if (e < 0) {
             PyErr_NoMemory();
             goto error;
@@ -473,7 +490,127 @@ error:
     return NULL;
 }
 
+/* run_overlap_start(core, text, s, e, overlap, mode, whole_max, whole=None) -> int: the overlap
+   start after the chunk [s, e) (as run_cuts finds it) when the characters that can start
+   a fitting suffix, text[max(s + 1, e - (overlap + 1) * max_token_len - whole_max) : e],
+   are of one class; -1 otherwise (or at a byte that is no token). */
+static PyObject *
+run_overlap_start(PyObject *module, PyObject *args)
+{
+    PyObject *core_obj, *text, *whole_arg = Py_None;
+    Py_ssize_t s, e, overlap, whole_max;
+    int mode;
+    if (!PyArg_ParseTuple(args, "O!Unnnin|O", &CoreType, &core_obj, &text, &s, &e, &overlap, &mode, &whole_max,
+                          &whole_arg))
+        return NULL;
+    const void *whole = NULL;
+    if (presplit_whole_of(whole_arg, &whole) < 0)
+        return NULL;
+    if (whole == NULL)
+        whole_max = 0;
+    const Core *core = (const Core *)core_obj;
+    RunBytes r = {0};
+    r.kind = PyUnicode_KIND(text);
+    r.data = PyUnicode_DATA(text);
+    r.n = PyUnicode_GET_LENGTH(text);
+    r.mode = mode;
+    if ((mode != 1 && mode != 2) || overlap < 1 || s < 0 || e > r.n || e - s < 2)
+        return PyLong_FromLong(-1);
+    /* text[base] only anchors the offsets (run_overlap reads from base + 1 on) */
+    Py_ssize_t base = e - (overlap + 1) * core->max_token_len - whole_max - 1;
+    if (base < s)
+        base = s;
+    Py_ssize_t result = -1;
+    int32_t *cand = PyMem_RawMalloc((size_t)(core->max_token_len + 1) * sizeof(int32_t));
+    if (cand == NULL || run_grow(&r, e - base) < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    r.s = base;
+    r.cls = run_class(mode, PyUnicode_READ(r.kind, r.data, e - 1));
+    if (r.cls == 0)
+        goto out;
+    /* the anchor's bytes, then the one-class characters after it */
+    r.nbytes = utf8_put(PyUnicode_READ(r.kind, r.data, base), r.buf);
+    r.nchars = 1;
+    r.boff[1] = r.nbytes;
+    if (run_extend(&r, e - base) < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (base + r.nchars < e)
+        goto out;  /* another class before e */
+    result = run_overlap(core, &r, e - base, overlap, whole_max, whole, cand);
+    if (result == -1) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (result == -2)
+        result = -1;
+out:
+    PyMem_RawFree(cand);
+    PyMem_RawFree(r.buf);
+    PyMem_RawFree(r.boff);
+    PyMem_RawFree(r.last);
+    PyMem_RawFree(r.counts);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyLong_FromSsize_t(result);
+}
+
+/* longest_token_in(core, data) -> int: the byte length of the longest token occurring in
+   data (bytes), every token of the vocabulary counted, unreachable ones included (a whole
+   pre-split piece may be one), as an Aho-Corasick pass with all overlapping matches finds
+   it (text/cuts.py _RegionTokenBound).  The forward trie walked from every position, the
+   unreachable tokens (a few) searched for directly; stops at max_token_len.  O(len(data)
+   * walk). */
+static PyObject *
+longest_token_in(PyObject *module, PyObject *args)
+{
+    PyObject *core_obj;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "O!y*", &CoreType, &core_obj, &view))
+        return NULL;
+    const Core *c = (const Core *)core_obj;
+    const unsigned char *d = view.buf;
+    Py_ssize_t n = view.len, longest = 0, M = c->max_token_len;
+    const Trie *t = &c->fwd;
+    for (Py_ssize_t i = 0; i < n && longest < M; i++) {
+        uint32_t v = t->root[d[i]];
+        Py_ssize_t len = 0;
+        while (v) {
+            len++;
+            if (t->node[v].token >= 0 && len > longest)
+                longest = len;
+            if (i + len == n)
+                break;
+            v = trie_child(t, v, d[i + len]);
+        }
+    }
+    for (Py_ssize_t u = 0; u < c->n_unreachable && longest < M; u++) {
+        int32_t r = c->unreachable[u];
+        Py_ssize_t len = tok_len(c, r);
+        if (len <= longest || len > n)
+            continue;
+        const unsigned char *tb = tok_bytes(c, r);
+        for (Py_ssize_t i = 0; i + len <= n; i++) {
+            if (d[i] == tb[0] && memcmp(d + i, tb, (size_t)len) == 0) {
+                longest = len;
+                break;
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(longest);
+}
+
 static PyMethodDef chunk_runs_functions[] = {
+    {"longest_token_in", (PyCFunction)longest_token_in, METH_VARARGS,
+     "longest_token_in(core, data) -> int: the byte length of the longest token (any, unreachable ones\n"
+     "included) occurring in data."},
+    {"run_overlap_start", (PyCFunction)run_overlap_start, METH_VARARGS,
+     "run_overlap_start(core, text, s, e, overlap, mode, whole_max, whole=None) -> int: the overlap start\n"
+     "after the chunk [s, e) when its candidate starts lie in a one-piece run, else -1."},
     {"run_cuts", (PyCFunction)run_cuts, METH_VARARGS,
      "run_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, mode, whole_max,\n"
      "whole=None) -> (cuts, start, min_end): the exact chunker's chunks inside a one-piece run from\n"

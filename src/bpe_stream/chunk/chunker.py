@@ -121,6 +121,7 @@ from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
 from ..bpe.native import make_chunks as _make_chunks
 from ..bpe.native import run_cuts as _run_cuts
+from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
@@ -764,6 +765,7 @@ class Chunker(Generic[T]):
         spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
         # chunks inside long one-piece runs (letters, punctuation) from chunk_runs.c
         run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
+        # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
         whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
@@ -967,6 +969,16 @@ class Chunker(Generic[T]):
         k = self.overlap
         text = window.text
         i0 = None
+        if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
+                and self.encoding.pat_str in _RUN_MODES):
+            # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
+            # steps below find it, without the Python suffix encoder)
+            enc = self.encoding
+            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, _RUN_MODES[enc.pat_str], whole_longer_than(enc, 0),
+                                    _whole_tokens(enc))
+            if i0 >= 0:
+                return i0
+            i0 = None
         if self._use_scan:
             suffix = SuffixView(window.text_counts(), e)
             count_to_e = suffix.count
