@@ -3,14 +3,15 @@ reference is chunk/counts.py: ChunkView._cut_in_run for the cut, SuffixView._ear
 for the overlap start).
 
 run_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, mode,
-         whole_max, whole=None) -> (cuts, start, min_end)
+         whole_max, whole=None) -> (cuts, start, min_end, need_more)
 
 Invariant.  Every character of text[s:j] for the chunks made here is of one class
 whose strings are each a single piece of the member's split (mode 1, cl100k: letters
-\p{L}, or punctuation [^\s\p{L}\p{N}] with no chunk starting at an apostrophe; mode 2,
+\p{L}, or punctuation [^\s\p{L}\p{N}], also from an apostrophe: its contractions need a
+letter after it, and _ONE_PIECE_RUN's (?!') only keeps its class narrow; mode 2,
 o200k: [\p{Ll}\p{Lm}\p{Lo}], [\p{Lu}\p{Lt}] or punctuation [^\s\p{L}\p{N}\p{M}]).
-Such a string matches the member's _ONE_PIECE_RUN from any of its characters (every
-substring is again of the class), so, as in ChunkView's run mode, count(text[s:j]) is 1
+Such a string is one piece from any of its characters (every substring is again of the
+class, and matches the member's _ONE_PIECE_RUN but for that apostrophe), so, as in ChunkView's run mode, count(text[s:j]) is 1
 when its bytes are a whole-piece token (at most whole_max bytes) and the raw BPE count
 of its bytes otherwise.
 
@@ -170,7 +171,7 @@ run_extend(RunBytes *r, Py_ssize_t want)
     return 0;
 }
 
-/* Starts the run at s: its class (0: s starts none, or an apostrophe in mode 1). */
+/* Starts the run at s: its class (0: s starts none). */
 static int
 run_start(RunBytes *r, Py_ssize_t s)
 {
@@ -179,10 +180,7 @@ run_start(RunBytes *r, Py_ssize_t s)
     r->ended = 0;
     if (s >= r->n)
         return 0;
-    Py_UCS4 cp = PyUnicode_READ(r->kind, r->data, s);
-    if (r->mode == 1 && cp == '\'')
-        return 0;
-    r->cls = run_class(r->mode, cp);
+    r->cls = run_class(r->mode, PyUnicode_READ(r->kind, r->data, s));
     return r->cls;
 }
 
@@ -438,6 +436,7 @@ run_cuts(PyObject *module, PyObject *args)
             PyErr_NoMemory();
         goto error;
     }
+    int need_more = 0;
     while (run_start(&r, s)) {
         Py_ssize_t count = 0;
         Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, cand, &count);
@@ -445,7 +444,11 @@ run_cuts(PyObject *module, PyObject *args)
             PyErr_NoMemory();
             goto error;
         }
-        if (e == 0 || (!final && e + lookahead > r.n) || e <= min_end)
+        if (e > 0 && !final && e + lookahead > r.n) {
+            need_more = 1;  /* the streaming rule (Chunker._plan): the cut is e, decided later */
+            break;
+        }
+        if (e == 0 || e <= min_end)
             break;
         Py_ssize_t triple[3] = {s, e, count};
         for (int q = 0; q < 3; q++) {
@@ -479,7 +482,7 @@ run_cuts(PyObject *module, PyObject *args)
     PyMem_RawFree(r.boff);
     PyMem_RawFree(r.last);
     PyMem_RawFree(r.counts);
-    return Py_BuildValue("(Nnn)", out, s, min_end);
+    return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
     PyMem_RawFree(cand);
     PyMem_RawFree(r.buf);
@@ -613,9 +616,10 @@ static PyMethodDef chunk_runs_functions[] = {
      "after the chunk [s, e) when its candidate starts lie in a one-piece run, else -1."},
     {"run_cuts", (PyCFunction)run_cuts, METH_VARARGS,
      "run_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, mode, whole_max,\n"
-     "whole=None) -> (cuts, start, min_end): the exact chunker's chunks inside a one-piece run from\n"
-     "start, as a flat list [start, end, count, ...], and the state after them (start -1: the\n"
-     "overlap start after the last chunk is left to the caller).  mode: 1 cl100k's classes,\n"
+     "whole=None) -> (cuts, start, min_end, need_more): the exact chunker's chunks inside a one-piece\n"
+     "run from start, as a flat list [start, end, count, ...], and the state after them (start -1: the\n"
+     "overlap start after the last chunk is left to the caller; need_more: the next chunk's cut is\n"
+     "known but it waits for the look-ahead).  mode: 1 cl100k's classes,\n"
      "2 o200k's; whole: the whole-piece tokens (whole_set) or None, none longer than whole_max bytes."},
     {NULL, NULL, 0, NULL},
 };

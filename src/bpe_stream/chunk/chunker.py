@@ -792,6 +792,26 @@ class Chunker(Generic[T]):
                     if replay.reaches_end(n, next_start) and not window.final:
                         return  # decided with the next block held, the replay goes on there
                     continue
+            if run_mode is not None:
+                # The chunks inside a one-piece run from s (the same chunks as the steps below
+                # take in ChunkView's run mode; chunk_runs.c says where it stops), first: a
+                # window inside a run then needs no prefix sums (a full count of the window).
+                cuts, next_start, min_end, need_more = _run_cuts(self._bpe._core, text, s, state.min_end - base,
+                                                                 self.max_tokens, self.overlap, window.final, LOOKAHEAD,
+                                                                 run_mode, whole_max, whole)
+                if need_more and not cuts:
+                    return  # as _plan would: the chunk from s needs more text
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    cs, ce = cuts[-3], cuts[-2]
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    continue
             if bulk is not None:
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
@@ -812,22 +832,6 @@ class Chunker(Generic[T]):
                     continue
                 if need_more:
                     return  # as _plan would: the chunk from s needs more text
-            if run_mode is not None:
-                # The chunks inside a one-piece run from s (the same chunks as the steps below
-                # take in ChunkView's run mode; chunk_runs.c says where it stops).
-                cuts, next_start, min_end = _run_cuts(self._bpe._core, text, s, state.min_end - base, self.max_tokens,
-                                                      self.overlap, window.final, LOOKAHEAD, run_mode, whole_max, whole)
-                if cuts:
-                    if replay is not None and replay.p >= 0:
-                        replay.made(cuts)
-                    yield from self._cut_chunks(text, base, cuts)
-                    cs, ce = cuts[-3], cuts[-2]
-                    if ce >= n and window.final:
-                        state.done = True
-                        return
-                    state.min_end = base + min_end
-                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
-                    continue
             planned = self._plan(window, s, state.min_end - base)
             if planned is _NEED_MORE:
                 return
