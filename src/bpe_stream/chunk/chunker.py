@@ -55,8 +55,10 @@ those sums decide by rule 5 (hard boundaries), with at most a short letter run r
 come from one native call for many chunks (``_native/chunk_cuts.c``); for the cl100k and
 o200k members (Llama 3's spelling included) most others do too, by exact recounts of
 short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3 and 5
-of that module, with those members' stability margin); the steps above run for the rest
-and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+of that module, with those members' stability margin), and for those two the chunks inside
+long one-piece runs of letters or punctuation (CJK without spaces, one endless word) one
+compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk after chunk);
+the steps above run for the rest and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
 (str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
