@@ -140,7 +140,7 @@ from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from .headings import HeadingTracker, format_context
-from .periodic import PeriodicReplay
+from .periodic import PeriodicReplay, periodic_probe
 
 __all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
 
@@ -794,10 +794,12 @@ class Chunker(Generic[T]):
                     if replay.reaches_end(n, next_start) and not window.final:
                         return  # decided with the next block held, the replay goes on there
                     continue
-            if run_mode is not None:
+            if run_mode is not None and not periodic_probe(text, s):
                 # The chunks inside a one-piece run from s (the same chunks as the steps below
                 # take in ChunkView's run mode; chunk_runs.c says where it stops), first: a
                 # window inside a run then needs no prefix sums (a full count of the window).
+                # Periodic text ('!' * n, NUL) is left to the steps, whose chunks the replay
+                # above repeats at a fraction of a table pass per chunk.
                 cuts, next_start, min_end, need_more = _run_cuts(self._bpe._core, text, s, state.min_end - base,
                                                                  self.max_tokens, self.overlap, window.final, LOOKAHEAD,
                                                                  run_mode, whole_max, whole)
