@@ -205,3 +205,29 @@ def test_longest_token_in_against_the_automaton(name):
         for _, token in it(data.decode("latin-1")):
             expected = max(expected, lens[token])
         assert longest_token_in(bpe._core, data) == expected, data[:30]
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
+def test_whole_piece_tokens_in_runs(pattern):
+    """A vocabulary with whole-piece tokens (unreachable by merges, one token when a piece
+    equals them): a chunk of a run that starts where one begins may end after it at count 1,
+    and a suffix equal to one counts 1 for the overlap."""
+    from bpe_stream import Encoding
+    from bpe_stream.pretokenize.patterns import PATTERNS
+
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"ab"] = 256
+    for extra in (b"kqzvjxw", b"ab" * 5, b"!?#%&", "中文字".encode()):
+        ranks[extra] = len(ranks)
+    enc = Encoding("whole-" + pattern, pat_str=PATTERNS[pattern], mergeable_ranks=ranks, special_tokens={})
+    rng = random.Random(13)
+    texts = [
+        "".join(rng.choice(["kqzvjxw", "ab", "k", "q", "z", "x", "abababab"]) for _ in range(120)),
+        "".join(rng.choice(["!?#%&", "!", "?", "#", "%&"]) for _ in range(120)),
+        "".join(rng.choice(["中文字", "中", "文", "字字"]) for _ in range(120)),
+    ]
+    made = 0
+    for text in texts:
+        for budget, overlap in ((1, 0), (2, 1), (3, 1), (8, 2), (8, 4)):
+            made += _same(enc, text, budget, overlap)
+    assert made > 0
