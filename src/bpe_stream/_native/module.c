@@ -37,6 +37,7 @@ static const Part PARTS[] = {
     {NULL, waiting_init},                       /* waiting.c: waiting tokens by the merge loop */
     {NULL, merges_products_init},               /* merges_products.c: merges_agree from products */
     {NULL, gguf_byte_level_init},               /* gguf_byte_level.c: GGUF strings decoded in one pass */
+    {NULL, chunk_runs_init},                    /* chunk_runs.c: exact chunks inside one-piece runs */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

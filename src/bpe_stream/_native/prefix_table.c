@@ -623,3 +623,11 @@ PyMethodDef prefix_table_methods[] = {
      "interval_index(data: bytes) -> IntervalIndex"},
     {NULL, NULL, 0, NULL},
 };
+
+/* ---- for chunk_runs.c: the table pass on a caller's buffers (see table_fill) */
+Py_ssize_t
+prefix_table_fill(const Core *c, const unsigned char *data, int32_t *last, int32_t *counts, Py_ssize_t done,
+                  Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io, int32_t *cand)
+{
+    return table_fill(c, data, last, counts, done, target, per_io, eq_io, cand);
+}

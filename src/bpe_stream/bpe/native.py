@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "first_in_bitmap", "presplit",
+__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "run_cuts", "run_overlap_start", "longest_token_in", "first_in_bitmap", "presplit",
            "text_query", "distinct_chars", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
            "merges_products_compiled", "gguf_byte_level",
            "json_sections_compiled", "drop_tokens_compiled",
@@ -32,6 +32,9 @@ try:
     from .._native._core import order_by_merges as _order_by_merges_c
     from .._native._core import exact_cuts as _exact_cuts_c
     from .._native._core import make_chunks as _make_chunks_c
+    from .._native._core import run_cuts as _run_cuts_c
+    from .._native._core import run_overlap_start as _run_overlap_start_c
+    from .._native._core import longest_token_in as _longest_token_in_c
 except ImportError:  # not built: no C compiler at install time
     Core = None
     _bisect_right_c = None
@@ -44,6 +47,9 @@ except ImportError:  # not built: no C compiler at install time
     _order_by_merges_c = None
     _exact_cuts_c = None
     _make_chunks_c = None
+    _run_cuts_c = None
+    _run_overlap_start_c = None
+    _longest_token_in_c = None
     whole_set = None
     _core_module = None
 
@@ -214,3 +220,11 @@ exact_cuts = _exact_cuts_c if _exact_cuts_c is not None and not os.environ.get("
 #: The Chunk objects for exact_cuts' cuts, many per call (``_native/chunk_objects.c``);
 #: None like exact_cuts (the chunker then builds them in Python, chunker._plain_chunk).
 make_chunks = _make_chunks_c if exact_cuts is not None else None
+#: The exact chunker's chunks inside a long one-piece run, many per call
+#: (``_native/chunk_runs.c``); None like exact_cuts (ChunkView's run mode then finds them).
+run_cuts = _run_cuts_c if exact_cuts is not None else None
+#: The overlap start after a chunk ending in such a run (``_native/chunk_runs.c``), or -1.
+run_overlap_start = _run_overlap_start_c if exact_cuts is not None else None
+#: The longest token occurring in some bytes (``_native/chunk_runs.c``), for
+#: text/cuts.py's region bound without the Python automaton; None like exact_cuts.
+longest_token_in = _longest_token_in_c if exact_cuts is not None else None

@@ -55,8 +55,10 @@ those sums decide by rule 5 (hard boundaries), with at most a short letter run r
 come from one native call for many chunks (``_native/chunk_cuts.c``); for the cl100k and
 o200k members (Llama 3's spelling included) most others do too, by exact recounts of
 short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3 and 5
-of that module, with those members' stability margin); the steps above run for the rest
-and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+of that module, with those members' stability margin), and for those two the chunks inside
+long one-piece runs of letters or punctuation (CJK without spaces, one endless word) one
+compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk after chunk);
+the steps above run for the rest and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
 (str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
@@ -120,10 +122,13 @@ import regex
 from ..bpe.cuts import bytes_split_at, bytes_split_at_start
 from ..bpe.native import exact_cuts as _exact_cuts
 from ..bpe.native import make_chunks as _make_chunks
+from ..bpe.native import run_cuts as _run_cuts
+from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
+from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.unicode import compile_regex
@@ -135,7 +140,7 @@ from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from .headings import HeadingTracker, format_context
-from .periodic import PeriodicReplay
+from .periodic import PeriodicReplay, periodic_probe
 
 __all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
 
@@ -151,6 +156,8 @@ ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 # Members whose chunks exact_cuts may also settle by recounting short slices
 # (chunk_counted_cuts.c: its stability margin is theirs); Llama 3's spelling is cl100k's.
 _COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
+# The character classes run_cuts (chunk_runs.c) takes for one-piece runs, by pattern.
+_RUN_MODES = {CL100K_PATTERN: 1, O200K_PATTERN: 2}
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -758,6 +765,10 @@ class Chunker(Generic[T]):
         bulk = _exact_cuts if self._bulk_exact else None
         whole = _whole_tokens(self.encoding) if bulk is not None else None
         spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
+        # chunks inside long one-piece runs (letters, punctuation) from chunk_runs.c
+        run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
+        # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
+        whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
         if replay is not None:
@@ -782,6 +793,28 @@ class Chunker(Generic[T]):
                     state.min_end = base + min_end
                     if replay.reaches_end(n, next_start) and not window.final:
                         return  # decided with the next block held, the replay goes on there
+                    continue
+            if run_mode is not None and not periodic_probe(text, s):
+                # The chunks inside a one-piece run from s (the same chunks as the steps below
+                # take in ChunkView's run mode; chunk_runs.c says where it stops), first: a
+                # window inside a run then needs no prefix sums (a full count of the window).
+                # Periodic text ('!' * n, NUL) is left to the steps, whose chunks the replay
+                # above repeats at a fraction of a table pass per chunk.
+                cuts, next_start, min_end, need_more = _run_cuts(self._bpe._core, text, s, state.min_end - base,
+                                                                 self.max_tokens, self.overlap, window.final, LOOKAHEAD,
+                                                                 run_mode, whole_max, whole)
+                if need_more and not cuts:
+                    return  # as _plan would: the chunk from s needs more text
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    cs, ce = cuts[-3], cuts[-2]
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
             if bulk is not None:
                 # The chunks that the prefix sums decide, from the compiled core in one call
@@ -944,6 +977,16 @@ class Chunker(Generic[T]):
         k = self.overlap
         text = window.text
         i0 = None
+        if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
+                and self.encoding.pat_str in _RUN_MODES):
+            # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
+            # steps below find it, without the Python suffix encoder)
+            enc = self.encoding
+            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, _RUN_MODES[enc.pat_str], whole_longer_than(enc, 0),
+                                    _whole_tokens(enc))
+            if i0 >= 0:
+                return i0
+            i0 = None
         if self._use_scan:
             suffix = SuffixView(window.text_counts(), e)
             count_to_e = suffix.count

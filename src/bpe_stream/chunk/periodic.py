@@ -28,11 +28,23 @@ from __future__ import annotations
 
 from itertools import chain, repeat
 
-__all__ = ["PeriodicReplay", "periodic_stretch"]
+__all__ = ["PeriodicReplay", "periodic_probe", "periodic_stretch"]
 
 _MAX_PERIOD = 8  # periods (in characters) looked for: '!\u0301/', 'a\u0301', '\u3000 ', '/\n'
 _PROBE = 16  # characters compared first: most text fails here
 _MAX_BACKOFF = 64  # chunks between two failed searches, at most
+
+
+def periodic_probe(text: str, s: int) -> bool:
+    """Whether ``text[s:]`` starts like a periodic stretch: its first ``_PROBE`` characters
+    repeat with a period of at most ``_MAX_PERIOD`` (O(_PROBE * _MAX_PERIOD))."""
+    head = text[s : s + _PROBE]
+    if len(head) < _PROBE:
+        return False
+    for p in range(1, _MAX_PERIOD + 1):
+        if text[s + p : s + p + _PROBE] == head:
+            return True
+    return False
 
 
 def periodic_stretch(text: str, s: int, n: int, need: int):
