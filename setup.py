@@ -67,7 +67,7 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "text_intervals.c", "periodic_runs.c",
           "load_strings.c", "holding.c", "merges.c",
           "chunk_cuts.c", "chunk_objects.c", "chunk_counted_cuts.c",
-          "json_sections.c", "dropping.c", "waiting.c"]
+          "json_sections.c", "dropping.c", "waiting.c", "normalization_check.c"]
 
 setup(
     ext_modules=[

@@ -34,6 +34,7 @@ static const Part PARTS[] = {
     {NULL, json_sections_init},                 /* json_sections.c: tokenizer.json vocab, merges */
     {NULL, dropping_init},                      /* dropping.c: parts without unreachable tokens */
     {NULL, waiting_init},                       /* waiting.c: waiting tokens by the merge loop */
+    {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))
