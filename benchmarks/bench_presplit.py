@@ -17,7 +17,8 @@ included), peers measured in the same run on the same text:
    pattern) and tokie (``count_tokens``, a tokenizer.json of the same vocabulary) likewise.
    tokie spreads work over threads; its CPU time counts them all.
 3. *Every member's count* with cl100k's ranks on the same 1 MB, against cl100k's own
-   (median of ``--repeat`` counts, each on a new ``Encoding``: the first call).
+   (median of ``--repeat`` counts, each on a new ``Encoding`` with the core's piece cache
+   emptied: the first call; the members take turns, one count each per round).
 
     python benchmarks/bench_presplit.py --markdown benchmarks/results_presplit.md
 """
@@ -181,21 +182,29 @@ def members_table(repeat: int, text: str) -> tuple[list[str], dict]:
 
     base = bpe_stream.get_encoding("cl100k_base")
     nb = len(text.encode())
-    times = {}
-    for name, member in MEMBERS.items():
-        def one(member=member):
-            enc = bpe_stream.Encoding("x", pretokenizer=member, bpe=base.bpe, special_tokens={})
-            core = getattr(base.bpe, "_core", None)
-            if core is not None and hasattr(core, "clear_piece_cache"):
-                core.clear_piece_cache()  # the core keeps its piece cache across calls and encodings
-            t = time.process_time()
-            enc.count(text)
-            return time.process_time() - t
-        one()
-        times[name] = statistics.median(one() for _ in range(repeat))
+
+    def one(member):
+        enc = bpe_stream.Encoding("x", pretokenizer=member, bpe=base.bpe, special_tokens={})
+        core = getattr(base.bpe, "_core", None)
+        if core is not None and hasattr(core, "clear_piece_cache"):
+            core.clear_piece_cache()  # the core keeps its piece cache across calls and encodings
+        t = time.process_time()
+        enc.count(text)
+        return time.process_time() - t
+
+    samples: dict[str, list[float]] = {name: [] for name in MEMBERS}
+    for member in MEMBERS.values():
+        one(member)
+    # round robin: each round counts with every member, so a change of the machine's load
+    # falls on all of them alike
+    for _ in range(repeat):
+        for name, member in MEMBERS.items():
+            samples[name].append(one(member))
+    times = {name: statistics.median(ts) for name, ts in samples.items()}
     ref = times["cl100k_base"]
     lines = ["## Every member's count, cl100k's ranks, the same 1 MB multilingual text", "",
-             (f"First `count` on a new `Encoding` (median of {repeat}); ratio = the member's time ÷ cl100k_base's "
+             (f"First `count` on a new `Encoding`, the core's piece cache emptied (median of {repeat}, the members "
+              "taking turns); ratio = the member's time ÷ cl100k_base's "
               "(the target: at most 1.15). qwen2 and qwen3.5 include their NFC normalization."), "",
              "| member | CPU s | MB/s | time ÷ cl100k_base's |", "|---|---|---|---|"]
     for name, dt in times.items():

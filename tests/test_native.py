@@ -478,14 +478,17 @@ def test_piece_cache_shared_across_calls_and_threads_stays_exact():
     # The core's piece cache outlives calls and is filled, read and emptied by several
     # threads at once (count_text / encode_text run without the GIL on texts of 512 bytes
     # or more, count_batch on its own threads): random words, most of them new, collide
-    # in the direct-mapped table; counts filled by count must not serve encode; every
-    # result equals tiktoken's, on the first pass and the warm ones.
+    # in the direct-mapped table; counts filled by count must not serve encode; a fifth of
+    # the words are long (pieces of more than 32 bytes: the table of long pieces, and
+    # some longer than it takes); every result equals tiktoken's, on the first pass and
+    # the warm ones.
     base = get_encoding("cl100k_base")
     oracle = tiktoken_oracle("cl100k_base")
     core = base.bpe._core
     rng = random.Random(11)
     letters = "etaoinshrdlcumwfgypbvkjxqzÉéüßçñ中文日本語한국어ДЖЯ"
-    texts = [" ".join("".join(rng.choice(letters) for _ in range(rng.randrange(1, 9)))
+    texts = [" ".join("".join(rng.choice(letters) for _ in range(rng.randrange(1, 9) if rng.random() < 0.8
+                                                                 else rng.randrange(12, 60)))
                       for _ in range(rng.randrange(90, 160))) for _ in range(240)]
     counts = [len(oracle.encode_ordinary(t)) for t in texts]
     tokens = [oracle.encode_ordinary(t) for t in texts]

@@ -153,7 +153,10 @@ def test_a_corpus_that_is_not_normalized():
 _NORMALIZE_POOL = (
     [chr(c) for c in range(0x300, 0x370)] + list("aeiouAEIOU sS'") + [chr(c) for c in range(0x1100, 0x1200)]
     + list("가각힣ﬁ™Å\u212b\u2126\u0958\u0f73\u0f81\u0bbe\u0bc6\u0b47\u0b3e\u1026\u102e\u1b05\u1b35\u0344\u0340"
-           "\u1e9b\u0323\u0307\u05b0\u0591\u3099\u304b\uff76\uff9e\ufb1d\U0001d15e\U000110ab\U000110ba")
+           "\u1e9b\u0323\u0307\u05b0\u0591\u3099\u304b\uff76\uff9e\ufb1d\U0001d15e\U000110ab\U000110ba"
+           # quiet seconds and their firsts, plain marks, characters whose decomposition
+           # ends in a mark (tails)
+           "\u09c7\u09be\u09d7\u0b92\u0bd7\u0915\u094d\u093c\u0651\u064e\u0650\u0316\u00e0\u1ea1\u01d6")
     + [chr(c) for c in range(0xAC00, 0xAC40)]
 )
 
@@ -173,14 +176,35 @@ def test_normalize_by_runs_on_every_code_point(form):
     from bpe_stream.pretokenize.normalize import normalize
 
     cps = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    contexts = ["a", "\u0301", "\u1100", "\u1161", "\uac00"]
-    texts = ["".join(contexts[k % 5] + c + contexts[(k // 5) % 5] for k, c in enumerate(cps)),
+    contexts = ["a", "\u0301", "\u1100", "\u1161", "\uac00", "\u00e0", "\u0316", "\u09c7"]
+    k = len(contexts)
+    texts = ["".join(contexts[j % k] + c + contexts[(j // k) % k] for j, c in enumerate(cps)),
              "".join("e" + c + "\u0323" for c in cps)]
     for text in texts:
         assert normalize(form, text) == unicodedata.normalize(form, text)
     for name in ("multilingual_sentences.txt", "utf8_demo.txt", "blns.txt", "emoji_test.txt"):
         text = corpus_text(name)
         assert normalize(form, text) == unicodedata.normalize(form, text)
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_normalization_runs_native_equals_python(form):
+    # the compiled quick check against its pure-Python twin (the reference)
+    from bpe_stream.bpe import native
+    from bpe_stream.pretokenize.normalize import _check_table
+
+    if native.normalization_runs is native._normalization_runs_py:
+        pytest.skip("compiled core not built")
+    table = _check_table(form)
+    pool = "".join(_NORMALIZE_POOL) + "\u0627\u0644\u0639\u0631\u0628\u064a\u0629 x\U0001f600"
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(40))) for _ in range(300)]
+    for name in ("multilingual_sentences.txt", "utf8_demo.txt", "blns.txt"):
+        texts.append(corpus_text(name))
+    for text in texts:
+        assert native.normalization_runs(text, table) == native._normalization_runs_py(text, table)
+    with pytest.raises(ValueError):
+        native.normalization_runs("abc", table[:100])
 
 
 def test_normalization_classes_cache(tmp_path, monkeypatch):

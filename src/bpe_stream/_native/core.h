@@ -439,6 +439,9 @@ int dropping_init(PyObject *module);
 /* waiting.c: the tokens a first pass left, decided by BPE's merge loop */
 int waiting_init(PyObject *module);
 
+/* normalization_check.c: where a text may change under NFC / NFKC (a quick check) */
+int normalization_check_init(PyObject *module);
+
 /* ------------------------------------------------------------ Python fallbacks, shared
    by the scanners (merge_loop.c scan_ascii, presplit.c scan_text) and texts in batches
    (batch.c, presplit.c). */

@@ -38,6 +38,7 @@ static const Part PARTS[] = {
     {NULL, merges_products_init},               /* merges_products.c: merges_agree from products */
     {NULL, gguf_byte_level_init},               /* gguf_byte_level.c: GGUF strings decoded in one pass */
     {NULL, chunk_runs_init},                    /* chunk_runs.c: exact chunks inside one-piece runs */
+    {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

@@ -351,6 +351,11 @@ deepseek_end(const uint8_t *s, ptrdiff_t i, ptrdiff_t n)
 
 /* ------------------------------------------------------------ the piece iterator */
 
+/* How many pieces scan_pieces reads ahead of the one it encodes: each prepared piece's
+   cache entry (4 MB of table: mostly outside the L2 cache) loads meanwhile, and one piece
+   of work is too short to hide that load. */
+#define SCAN_AHEAD 8
+
 typedef struct {
     Spec spec;
     const uint8_t *s;
@@ -359,8 +364,10 @@ typedef struct {
     ptrdiff_t seg_end;  /* the end of the current segment (a whole text to the main pattern) */
     ptrdiff_t ahead_at; /* a match of the main pattern found ahead: at ahead_at, */
     ptrdiff_t ahead_end;/* ending at ahead_end (ahead_at -1: none) */
-    ptrdiff_t back_a;   /* a piece read and given back (scan_pieces reads one ahead): */
-    ptrdiff_t back_b;   /* s[back_a:back_b] comes next (back_a -1: none) */
+    /* pieces read and given back (scan_pieces reads ahead): s[back_a[k]:back_b[k]] for
+       k = back_at .. back_n - 1 come next, in that order */
+    ptrdiff_t back_a[SCAN_AHEAD], back_b[SCAN_AHEAD];
+    int back_at, back_n;
 } Scan;
 
 static void
@@ -373,7 +380,7 @@ scan_init(Scan *sc, const Spec *spec, const uint8_t *s, ptrdiff_t n)
     sc->seg_end = spec->chain == CHAIN_NONE ? n : 0;
     sc->ahead_at = -1;
     sc->ahead_end = -1;
-    sc->back_a = sc->back_b = -1;
+    sc->back_at = sc->back_n = 0;
 }
 
 /* The segment of a chained member starting at i: its end. */
@@ -412,10 +419,11 @@ static inline int
 next_piece(Scan *sc, ptrdiff_t *a, ptrdiff_t *b)
 {
     ptrdiff_t i = sc->i, n = sc->seg_end, e;
-    if (sc->back_a >= 0) {
-        *a = sc->back_a;
-        *b = sc->back_b;
-        sc->back_a = -1;
+    if (sc->back_at < sc->back_n) {
+        *a = sc->back_a[sc->back_at];
+        *b = sc->back_b[sc->back_at];
+        if (++sc->back_at == sc->back_n)
+            sc->back_at = sc->back_n = 0;
         return 1;
     }
     if (i >= sc->n)
@@ -712,26 +720,28 @@ scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const
             Py_ssize_t n_ids, Py_ssize_t *k, Py_ssize_t *total, ptrdiff_t *a, ptrdiff_t *b, PieceCache *cache)
 {
     const uint8_t *s = sc->s, *end = sc->s + sc->n;
-    /* one piece ahead: its cache entry loads while this one is encoded (given back to
-       the scanner where the loop stops early) */
-    ptrdiff_t na, nb;
-    PieceKey key, next_key;
-    int more = next_piece(sc, &na, &nb);
-    if (more)
-        pc_prepare(cache, s + na, nb - na, end, &next_key);
-    while (more) {
-        *a = na;
-        *b = nb;
-        key = next_key;
-        more = next_piece(sc, &na, &nb);
-        if (more)
-            pc_prepare(cache, s + na, nb - na, end, &next_key);
+    /* up to SCAN_AHEAD pieces read ahead, a ring (slots head .. head + queued - 1): their
+       cache entries load while the first is encoded.  The first fill takes every piece
+       given back before (at most SCAN_AHEAD - 1), so none is left there while the loop
+       runs, and the loop gives back the ones it holds where it stops early. */
+    ptrdiff_t ra[SCAN_AHEAD], rb[SCAN_AHEAD];
+    PieceKey keys[SCAN_AHEAD];
+    int head = 0, queued = 0;
+    while (queued < SCAN_AHEAD && next_piece(sc, &ra[queued], &rb[queued])) {
+        pc_prepare(cache, s + ra[queued], rb[queued] - ra[queued], end, &keys[queued]);
+        queued++;
+    }
+    while (queued > 0) {
+        *a = ra[head];
+        *b = rb[head];
         Py_ssize_t m = is_whole(whole, s + *a, *b - *a) ? -1
-                       : cached_piece_at(&key, c, s + *a, *b - *a, toks ? toks + *k : NULL);
+                       : cached_piece_at(&keys[head], c, s + *a, *b - *a, toks ? toks + *k : NULL);
         if (m < 0) {
-            if (more) {
-                sc->back_a = na;
-                sc->back_b = nb;
+            sc->back_at = 0;
+            sc->back_n = queued - 1;
+            for (int q = 1; q < queued; q++) {
+                sc->back_a[q - 1] = ra[(head + q) % SCAN_AHEAD];
+                sc->back_b[q - 1] = rb[(head + q) % SCAN_AHEAD];
             }
             return m == -2 ? -2 : 1;
         }
@@ -743,6 +753,13 @@ scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const
             *k += m;
         }
         *total += m;
+        head = (head + 1) % SCAN_AHEAD;
+        queued--;
+        int slot = (head + queued) % SCAN_AHEAD; /* the slot just freed */
+        if (next_piece(sc, &ra[slot], &rb[slot])) {
+            pc_prepare(cache, s + ra[slot], rb[slot] - ra[slot], end, &keys[slot]);
+            queued++;
+        }
     }
     return 0;
 }

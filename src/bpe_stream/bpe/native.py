@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from bisect import bisect_right as _bisect_right
 
-__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "run_cuts", "run_overlap_start", "longest_token_in", "first_in_bitmap", "presplit",
+__all__ = ["Core", "compiled_available", "bisect_right_array", "exact_cuts", "make_chunks", "run_cuts", "run_overlap_start", "longest_token_in", "first_in_bitmap",
+           "normalization_runs", "presplit",
            "text_query", "distinct_chars", "whole_set", "load_strings", "tokens_holding_compiled", "merges_compiled",
            "merges_products_compiled", "gguf_byte_level",
            "json_sections_compiled", "drop_tokens_compiled",
@@ -113,13 +114,7 @@ _BITMAP_CHARS: dict = {}  # id(bitmap) -> (bitmap, frozenset of its characters)
 
 
 def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
-    entry = _BITMAP_CHARS.get(id(bits))
-    if entry is None or entry[0] is not bits:
-        chars = frozenset(
-            chr(8 * i + k) for i, byte in enumerate(bits) if byte for k in range(8) if (byte >> k) & 1
-        )
-        entry = _BITMAP_CHARS[id(bits)] = (bits, chars)
-    chars = entry[1]
+    chars = _bitmap_chars(bits)
     if chars.isdisjoint(text[start:end]):  # C speed: the usual answer
         return -1
     return next(i for i in range(start, end) if text[i] in chars)
@@ -129,6 +124,59 @@ def _first_in_bitmap_py(text: str, start: int, end: int, bits: bytes) -> int:
 #: (0x110000 bits), or -1: in C when built, else in Python.
 first_in_bitmap = _first_in_bitmap_c if _first_in_bitmap_c is not None and not os.environ.get(
     "BPE_STREAM_PURE_PYTHON") else _first_in_bitmap_py
+
+
+def _bitmap_chars(bits: bytes) -> frozenset:
+    """The characters whose bits are set in ``bits`` (kept per bitmap object)."""
+    entry = _BITMAP_CHARS.get(id(bits))
+    if entry is None or entry[0] is not bits:
+        chars = frozenset(
+            chr(8 * i + k) for i, byte in enumerate(bits) if byte for k in range(8) if (byte >> k) & 1
+        )
+        entry = _BITMAP_CHARS[id(bits)] = (bits, chars)
+    return entry[1]
+
+
+#: The flags of normalization_runs' table (``_native/normalization_check.c``).
+NC_ALONE, NC_JOINS, NC_TAIL, NC_SECOND, NC_FIRST = 1, 2, 4, 8, 16
+_NC_BLOCKS = 0x1100
+
+
+def _nc_flags(table: bytes, c: str) -> int:
+    cp = ord(c)
+    return table[_NC_BLOCKS + 256 * table[cp >> 8] + (cp & 255)]
+
+
+def _normalization_runs_py(text: str, table: bytes) -> list[int]:
+    out: list[int] = []
+    n = len(text)
+    at = i = 0
+    prev = 0
+    while i < n:
+        f = _nc_flags(table, text[i])
+        if f & NC_ALONE or (prev & NC_TAIL and f & NC_JOINS) or (prev & NC_FIRST and f & NC_SECOND):
+            s, e = i, i + 1
+            while s > at and _nc_flags(table, text[s]) & NC_JOINS:
+                s -= 1
+            while e < n and _nc_flags(table, text[e]) & NC_JOINS:
+                e += 1
+            out += (s, e)
+            at = i = e
+            prev = 0
+            continue
+        prev = f
+        i += 1
+    return out
+
+
+#: The runs of ``text`` that may change under a normalization form, as
+#: ``[start, end, ...]``: each run starts at a boundary (or where the previous one ended)
+#: and ends at one, and the text outside them is its own normalization.  ``table`` holds
+#: the quick check's flags per code point (pretokenize/normalize.py builds it); in C when
+#: built (``_native/normalization_check.c``).
+normalization_runs = getattr(_core_module, "normalization_runs", None)
+if normalization_runs is None or os.environ.get("BPE_STREAM_PURE_PYTHON"):
+    normalization_runs = _normalization_runs_py
 
 
 #: The compiled pre-split of the family's members (``_native/presplit.c``):
