@@ -208,14 +208,22 @@ class Chunk(Generic[T]):
     def __len__(self) -> int:
         return self.end - self.start
 
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        # pickles of bpe-stream 0.1.0 hold the first four fields only
-        values = list(state) + [(), "", -1][len(state) - 4 :] if len(state) < 7 else list(state)
-        for name, value in zip(("text", "start", "end", "token_count", "headings", "context",
-                                "token_count_with_context"), values):
-            object.__setattr__(self, name, value)
-        if self.token_count_with_context < 0:
-            object.__setattr__(self, "token_count_with_context", self.token_count)
+
+
+def _chunk_setstate(self: Chunk, state: Sequence[Any]) -> None:
+    # pickles of bpe-stream 0.1.0 hold the first four fields only
+    values = list(state) + [(), "", -1][len(state) - 4 :] if len(state) < 7 else list(state)
+    for name, value in zip(("text", "start", "end", "token_count", "headings", "context",
+                            "token_count_with_context"), values):
+        object.__setattr__(self, name, value)
+    if self.token_count_with_context < 0:
+        object.__setattr__(self, "token_count_with_context", self.token_count)
+
+
+# Set after the class is made: before Python 3.11.4, dataclass(frozen=True, slots=True)
+# replaces a __setstate__ written in the class body with its own, which would leave the
+# fields a 0.1.0 pickle lacks unset.
+Chunk.__setstate__ = _chunk_setstate  # type: ignore[method-assign]
 
 
 # The chunker's own chunks (no headings, no context) skip the dataclass __init__: its
