@@ -387,6 +387,11 @@ int merges_init(PyObject *module);
 typedef int64_t (*PairFinder)(const void *ctx, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb,
                               Py_ssize_t lb);
 int hf_builds_whole_by(PairFinder find, const void *ctx, const unsigned char *data, Py_ssize_t n);
+/* merges_agree's verdict (merges.c): split_position(ctx, t) is the first list position of
+   token t's split (-1: not listed, -2: error set); find serves HF's loop on unreachable. */
+typedef int64_t (*SplitPosition)(const void *ctx, Py_ssize_t t);
+PyObject *merges_verdict(Py_ssize_t n, const uint32_t *off, SplitPosition split_position, PairFinder find,
+                         const void *ctx, PyObject *unreachable, const char *who);
 /* merges_products.c: merges_agree from order_by_merges' products, no table of the pairs */
 int merges_products_init(PyObject *module);
 /* load_strings.c, for gguf_byte_level.c: the bytes of a byte-level string given as UTF-8

@@ -464,10 +464,68 @@ done:
     return whole;
 }
 
-static int64_t
-pair_table_find(const void *ctx, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb, Py_ssize_t lb)
+/* merges_agree's verdict for n tokens of offsets off: the tokens longer than one byte
+   have their splits listed, at positions that do not decrease with rank, and HF's loop
+   builds no unreachable token whole.  Shared by merges_check (positions from a table of
+   the listed pairs) and merges_check_products (from the merges' product ids). */
+PyObject *
+merges_verdict(Py_ssize_t n, const uint32_t *off, SplitPosition split_position, PairFinder find, const void *ctx,
+               PyObject *unreachable, const char *who)
 {
-    return pair_find((const PairTable *)ctx, pa, la, pb, lb);
+    int64_t last = -1;
+    for (Py_ssize_t t = 0; t < n; t++) {
+        if (off[t + 1] - off[t] == 1)
+            continue;
+        int64_t j = split_position(ctx, t);
+        if (j == -2)
+            return NULL;
+        if (j < 0)
+            return Py_BuildValue("(sn)", "unlisted", t);
+        if (j < last)
+            return Py_BuildValue("(sn)", "order", t);
+        last = j;
+    }
+    for (Py_ssize_t u = 0; u < PyList_GET_SIZE(unreachable); u++) {
+        PyObject *tok = PyList_GET_ITEM(unreachable, u);
+        if (!PyBytes_Check(tok)) {
+            PyErr_Format(PyExc_TypeError, "%s: an unreachable token is not bytes", who);
+            return NULL;
+        }
+        if (PyBytes_GET_SIZE(tok) < 2)
+            continue;
+        Py_INCREF(tok);  /* held while a finder may run Python code (dict look-ups) */
+        int whole = hf_builds_whole_by(find, ctx, (const unsigned char *)PyBytes_AS_STRING(tok),
+                                       PyBytes_GET_SIZE(tok));
+        Py_DECREF(tok);
+        if (whole < 0)
+            return NULL;
+        if (whole)
+            return Py_BuildValue("(sn)", "unreachable", u);
+    }
+    Py_RETURN_NONE;
+}
+
+/* merges_check's finders: a token's split and any pair, looked up in the pair table. */
+typedef struct {
+    PairTable pt;
+    const unsigned char *data;
+    const uint32_t *off;
+    const int32_t *l, *r;
+} ListedPairs;
+
+static int64_t
+listed_pair_find(const void *ctx, const unsigned char *pa, Py_ssize_t la, const unsigned char *pb, Py_ssize_t lb)
+{
+    return pair_find(&((const ListedPairs *)ctx)->pt, pa, la, pb, lb);
+}
+
+static int64_t
+listed_split_position(const void *ctx, Py_ssize_t t)
+{
+    const ListedPairs *lp = ctx;
+    const uint32_t *off = lp->off;
+    int32_t a = lp->l[t], b = lp->r[t];
+    return pair_find(&lp->pt, lp->data + off[a], off[a + 1] - off[a], lp->data + off[b], off[b + 1] - off[b]);
 }
 
 static PyObject *
@@ -479,11 +537,10 @@ merges_check(PyObject *module, PyObject *args)
                           &PyList_Type, &unreachable))
         return NULL;
     PyObject *result = NULL;
-    PairTable pt = {NULL, NULL, NULL, 0};
     Py_ssize_t n = offs.len / 4 - 1;
-    const uint32_t *off = offs.buf;
-    const int32_t *l = left.buf, *r = right.buf;
-    const unsigned char *data = blob.buf;
+    ListedPairs lp = {{NULL, NULL, NULL, 0}, blob.buf, offs.buf, left.buf, right.buf};
+    const uint32_t *off = lp.off;
+    const int32_t *l = lp.l, *r = lp.r;
     if (n < 0 || offs.len % 4 || left.len != 4 * n || right.len != 4 * n || off[0] != 0
         || (Py_ssize_t)off[n] > blob.len) {
         PyErr_SetString(PyExc_ValueError, "merges_check: tables of different sizes");
@@ -494,46 +551,12 @@ merges_check(PyObject *module, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "merges_check: offsets or splits out of range");
             goto done;
         }
-    if (pair_table_build(&pt, merges) < 0)
+    if (pair_table_build(&lp.pt, merges) < 0)
         goto done;
-    int64_t last = -1;
-    for (Py_ssize_t t = 0; t < n; t++) {
-        if (off[t + 1] - off[t] == 1)
-            continue;
-        int64_t j = pair_find(&pt, data + off[l[t]], off[l[t] + 1] - off[l[t]], data + off[r[t]],
-                              off[r[t] + 1] - off[r[t]]);
-        if (j < 0) {
-            result = Py_BuildValue("(sn)", "unlisted", t);
-            goto done;
-        }
-        if (j < last) {
-            result = Py_BuildValue("(sn)", "order", t);
-            goto done;
-        }
-        last = j;
-    }
-    for (Py_ssize_t u = 0; u < PyList_GET_SIZE(unreachable); u++) {
-        PyObject *tok = PyList_GET_ITEM(unreachable, u);
-        if (!PyBytes_Check(tok)) {
-            PyErr_SetString(PyExc_TypeError, "merges_check: an unreachable token is not bytes");
-            goto done;
-        }
-        if (PyBytes_GET_SIZE(tok) < 2)
-            continue;
-        int whole = hf_builds_whole_by(pair_table_find, &pt, (const unsigned char *)PyBytes_AS_STRING(tok),
-                                       PyBytes_GET_SIZE(tok));
-        if (whole < 0)
-            goto done;
-        if (whole) {
-            result = Py_BuildValue("(sn)", "unreachable", u);
-            goto done;
-        }
-    }
-    Py_INCREF(Py_None);
-    result = Py_None;
+    result = merges_verdict(n, off, listed_split_position, listed_pair_find, &lp, unreachable, "merges_check");
 done:
-    PyMem_Free(pt.slot);
-    PyMem_Free(pt.hash);
+    PyMem_Free(lp.pt.slot);
+    PyMem_Free(lp.pt.hash);
     PyBuffer_Release(&blob);
     PyBuffer_Release(&offs);
     PyBuffer_Release(&left);

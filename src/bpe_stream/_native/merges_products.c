@@ -33,6 +33,9 @@ typedef struct {
     Py_ssize_t *count;
     int64_t *entry;        /* merge positions, increasing within a product, one per cut */
     PyObject *ranks;
+    const int32_t *id_of;  /* per token its id, or NULL where the id is the rank */
+    const uint32_t *off;   /* token offsets, splits: the length of a token's left part */
+    const int32_t *l;
 } Products;
 
 /* The first position of the merge with this product and cut, or -1. */
@@ -71,6 +74,15 @@ product_find_bytes(const void *ctx, const unsigned char *pa, Py_ssize_t la, cons
     return product_find(p, id, (int32_t)la);
 }
 
+/* A token's split is the merge of its product (the token's id) and cut len(left). */
+static int64_t
+product_split_position(const void *ctx, Py_ssize_t t)
+{
+    const Products *p = ctx;
+    int32_t a = p->l[t];
+    return product_find(p, p->id_of ? p->id_of[t] : (int64_t)t, (int32_t)(p->off[a + 1] - p->off[a]));
+}
+
 static PyObject *
 merges_check_products(PyObject *module, PyObject *args)
 {
@@ -83,7 +95,7 @@ merges_check_products(PyObject *module, PyObject *args)
     Py_ssize_t n_id_of = 0;
     int have_ids = 0;
     PyObject *result = NULL;
-    Products p = {made.buf, 0, NULL, NULL, NULL, ranks};
+    Products p = {made.buf, 0, NULL, NULL, NULL, ranks, NULL, offs.buf, left.buf};
     Py_ssize_t n = offs.len / 4 - 1, m = made.len / 8;
     const uint32_t *off = offs.buf;
     const int32_t *l = left.buf, *r = right.buf;
@@ -137,42 +149,9 @@ merges_check_products(PyObject *module, PyObject *args)
         if (product_find(&p, id, p.made[2 * j + 1]) < 0)  /* a repeated pair keeps its first place */
             p.entry[p.start[id] + p.count[id]++] = j;
     }
-    int64_t last = -1;
-    for (Py_ssize_t t = 0; t < n; t++) {
-        if (off[t + 1] - off[t] == 1)
-            continue;
-        int64_t j = product_find(&p, have_ids ? id_of[t] : (int64_t)t, (int32_t)(off[l[t] + 1] - off[l[t]]));
-        if (j < 0) {
-            result = Py_BuildValue("(sn)", "unlisted", t);
-            goto done;
-        }
-        if (j < last) {
-            result = Py_BuildValue("(sn)", "order", t);
-            goto done;
-        }
-        last = j;
-    }
-    for (Py_ssize_t u = 0; u < PyList_GET_SIZE(unreachable); u++) {
-        PyObject *tok = PyList_GET_ITEM(unreachable, u);
-        if (!PyBytes_Check(tok)) {
-            PyErr_SetString(PyExc_TypeError, "merges_check_products: an unreachable token is not bytes");
-            goto done;
-        }
-        if (PyBytes_GET_SIZE(tok) < 2)
-            continue;
-        Py_INCREF(tok);  /* held while ranks' look-ups run */
-        int whole = hf_builds_whole_by(product_find_bytes, &p, (const unsigned char *)PyBytes_AS_STRING(tok),
-                                       PyBytes_GET_SIZE(tok));
-        Py_DECREF(tok);
-        if (whole < 0)
-            goto done;
-        if (whole) {
-            result = Py_BuildValue("(sn)", "unreachable", u);
-            goto done;
-        }
-    }
-    Py_INCREF(Py_None);
-    result = Py_None;
+    p.id_of = have_ids ? id_of : NULL;
+    result = merges_verdict(n, off, product_split_position, product_find_bytes, &p, unreachable,
+                            "merges_check_products");
 done:
     PyMem_Free(p.start);
     PyMem_Free(p.count);
