@@ -163,6 +163,14 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
 
         decoders = gguf_byte_level() if byte_level != (None, None) else None
 
+        def hold_next_string() -> None:
+            # the next string runs past the window: grow the window to hold all of it
+            w.need(count_size)
+            (k,) = unpack_count(w.data, w.pos)
+            if k > 1 << 31:
+                raise ValueError(f"{path}: a GGUF string of {k} bytes")
+            w.need(count_size + k)
+
         def read_byte_level(n: int, merges: bool) -> ByteLevelStrings:
             # the token or merge strings decoded in C as they are read, window by window (the
             # merges packed: their bytes and ends, PackedMerges)
@@ -193,12 +201,8 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
                         raise ValueError(f"{path}: {e}" if str(e).startswith("merge ") else f"{path}: merge {e}") \
                             from None
                     raise ValueError(f"{path}: merge {bad!r} is not two byte-level tokens")
-                if done < n:  # the next string runs past the window
-                    w.need(count_size)
-                    (k,) = unpack_count(w.data, w.pos)
-                    if k > 1 << 31:
-                        raise ValueError(f"{path}: a GGUF string of {k} bytes")
-                    w.need(count_size + k)
+                if done < n:
+                    hold_next_string()
             if merges:
                 return ByteLevelStrings(PackedMerges(b"".join(blobs), b"".join(ends)), [])
             return ByteLevelStrings(items, raw_at)
@@ -227,12 +231,8 @@ def read_gguf_metadata(path, keys_prefix: str | tuple[str, ...] = "", *, raw_str
                         pos = end
                         done += 1
                     w.pos = pos
-                if done < n:  # the next string runs past the window
-                    w.need(count_size)
-                    (k,) = unpack_count(w.data, w.pos)
-                    if k > 1 << 31:
-                        raise ValueError(f"{path}: a GGUF string of {k} bytes")
-                    w.need(count_size + k)
+                if done < n:
+                    hold_next_string()
             if not keep:
                 return None
             if raw_strings:
