@@ -34,8 +34,6 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING
 
-import ahocorasick
-
 from .checks import _check_len
 from .pairs import _valid_pair_memo
 from .table import tokens_ending_at
@@ -60,6 +58,8 @@ def reverse_tables(bpe: BytePairEncoding):
         return cached
     tokens = bpe.tokens
     ranks_get = bpe.ranks.get
+    import ahocorasick  # on first use: see tables.build_automaton
+
     automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
     next_suffix = [-1] * len(tokens)
     for rank, token in enumerate(tokens):

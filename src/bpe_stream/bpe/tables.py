@@ -24,8 +24,6 @@ the token list alone:
 
 from __future__ import annotations
 
-import ahocorasick
-
 from .pairs import _is_valid_pair, _unwind, merge_loop_parts
 
 
@@ -93,6 +91,8 @@ def tokens_holding(tokens: list[bytes], inner) -> set[int]:
     # One Aho-Corasick pass per token (bytes read as Latin-1 code points, one per byte):
     # O(total token bytes); a regex alternation of the inner tokens retries every one of
     # them at every position.
+    import ahocorasick  # on first use: see build_automaton
+
     finder = ahocorasick.Automaton()
     for t in inner:
         finder.add_word(t.decode("latin-1"), 0)
@@ -150,6 +150,9 @@ def derived_tables(tokens: list[bytes], ranks: dict[bytes, int]) -> tuple[list[i
 
 
 def build_automaton(tokens: list[bytes]):
+    # imported here, not with the module: on free-threaded Python, importing pyahocorasick
+    # (which does not declare itself free-threading safe) turns the GIL back on for the
+    # whole process, and the compiled core never needs it
     import ahocorasick
 
     automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
