@@ -539,6 +539,7 @@ int presplit_is_whole(const void *whole, const uint8_t *a, Py_ssize_t n);
 
 /* ---- chunk_runs.c: the exact chunker's chunks inside a long one-piece run */
 int chunk_runs_init(PyObject *module);
+
 /* prefix_table.c, for chunk_runs.c: the table pass (last/counts of data's prefixes for the
    positions done + 1 .. target; the last position filled, < target at a byte that is no
    token; per/eq carry the periodic shortcut's state, 1 and 0 at the start; cand holds
@@ -546,5 +547,8 @@ int chunk_runs_init(PyObject *module);
 Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *last, int32_t *counts,
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
+
+/* ---- digit_runs.c: the exact chunker's chunks inside runs of ASCII digits, by rule */
+int digit_runs_init(PyObject *module);
 
 #endif
