@@ -1018,7 +1018,7 @@ class Chunker(Generic[T]):
         text = window.text
         i0 = None
         # ---- digit runs: a chunk ending in ASCII digits, the start by rule (digit_runs.c)
-        if self._digit_runs(self._bulk_exact or None):
+        if self._is_text and "0" <= text[e - 1] <= "9" and self._digit_runs(self._bulk_exact or None):
             i0 = _digit_overlap_start(text, s, e, k)
             if i0 >= 0:
                 return i0
