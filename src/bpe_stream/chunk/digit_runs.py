@@ -38,7 +38,14 @@ def digits_one_token(enc) -> bool:
     held = _ONE_TOKEN.get(id(enc))
     if held is not None and held[0] is enc:
         return held[1]
-    answer = all(enc.count(d) == 1 for d in _ALL_SHORT_DIGITS)
+    # The compiled core's tokens are those BPE produces from their own bytes (unreachable
+    # ones are kept aside), so a string it ranks counts 1 as a piece: a look-up each, where
+    # counting the 1,110 strings cold costs more than counting a megabyte of digits.
+    core = getattr(getattr(enc, "bpe", None), "_core", None)
+    if core is not None:
+        answer = all(core.rank(d.encode("ascii")) is not None for d in _ALL_SHORT_DIGITS)
+    else:
+        answer = all(enc.count(d) == 1 for d in _ALL_SHORT_DIGITS)
     _ONE_TOKEN[id(enc)] = (enc, answer)
     return answer
 
