@@ -539,7 +539,6 @@ int presplit_is_whole(const void *whole, const uint8_t *a, Py_ssize_t n);
 
 /* ---- chunk_runs.c: the exact chunker's chunks inside a long one-piece run */
 int chunk_runs_init(PyObject *module);
-
 /* prefix_table.c, for chunk_runs.c: the table pass (last/counts of data's prefixes for the
    positions done + 1 .. target; the last position filled, < target at a byte that is no
    token; per/eq carry the periodic shortcut's state, 1 and 0 at the start; cand holds

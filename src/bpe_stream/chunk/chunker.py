@@ -782,7 +782,7 @@ class Chunker(Generic[T]):
         run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
         # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
         whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
-        digit_mode = self._digit_runs(bulk)
+        digit_mode = self._digit_runs(bulk is not None)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
         if replay is not None:
@@ -997,10 +997,10 @@ class Chunker(Generic[T]):
         return False
 
     # ---- digit runs
-    def _digit_runs(self, bulk) -> bool:
+    def _digit_runs(self, bulk_exact: bool) -> bool:
         """Whether chunks inside ASCII digit runs come by rule (exact mode, compiled core,
         cl100k/o200k split, every 1-3 digit string one token: chunk/digit_runs.py)."""
-        return (bulk is not None and _digit_cuts is not None and _digit_overlap_start is not None and self._is_text
+        return (bulk_exact and _digit_cuts is not None and _digit_overlap_start is not None and self._is_text
                 and self.encoding.pat_str in _RUN_MODES and digits_one_token(self.encoding))
     # ----
 
@@ -1018,7 +1018,7 @@ class Chunker(Generic[T]):
         text = window.text
         i0 = None
         # ---- digit runs: a chunk ending in ASCII digits, the start by rule (digit_runs.c)
-        if self._is_text and "0" <= text[e - 1] <= "9" and self._digit_runs(self._bulk_exact or None):
+        if self._is_text and "0" <= text[e - 1] <= "9" and self._digit_runs(self._bulk_exact):
             i0 = _digit_overlap_start(text, s, e, k)
             if i0 >= 0:
                 return i0
