@@ -67,6 +67,7 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "text_intervals.c", "periodic_runs.c",
           "load_strings.c", "holding.c", "merges.c",
           "chunk_cuts.c", "chunk_objects.c", "chunk_counted_cuts.c", "chunk_runs.c",
+          "digit_runs.c",
           "json_sections.c", "dropping.c", "waiting.c", "merges_products.c",
           "gguf_byte_level.c", "normalization_check.c"]
 

@@ -552,4 +552,7 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
 
+/* ---- digit_runs.c: the exact chunker's chunks inside runs of ASCII digits, by rule */
+int digit_runs_init(PyObject *module);
+
 #endif

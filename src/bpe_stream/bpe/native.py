@@ -276,3 +276,8 @@ run_overlap_start = _run_overlap_start_c if exact_cuts is not None else None
 #: The longest token occurring in some bytes (``_native/chunk_runs.c``), for
 #: text/cuts.py's region bound without the Python automaton; None like exact_cuts.
 longest_token_in = _longest_token_in_c if exact_cuts is not None else None
+
+# ---- the exact chunker's chunks inside runs of ASCII digits (``_native/digit_runs.c``,
+# twin of chunk/digit_runs.py); None like exact_cuts (the Python steps then find them).
+digit_cuts = getattr(_core_module, "digit_cuts", None) if exact_cuts is not None else None
+digit_overlap_start = getattr(_core_module, "digit_overlap_start", None) if exact_cuts is not None else None

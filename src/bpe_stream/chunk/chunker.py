@@ -139,6 +139,11 @@ from ..text.piece_encoder import whole_longer_than
 from .batch import chunk_batch
 from .boundaries import LOOKAHEAD, BoundaryLevel, resolve_levels
 from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
+# ---- digit runs: chunks by rule (chunk/digit_runs.py, _native/digit_runs.c)
+from ..bpe.native import digit_cuts as _digit_cuts
+from ..bpe.native import digit_overlap_start as _digit_overlap_start
+from .digit_runs import digits_one_token
+# ----
 from .headings import HeadingTracker, format_context
 from .periodic import PeriodicReplay, periodic_probe
 
@@ -777,6 +782,7 @@ class Chunker(Generic[T]):
         run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
         # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
         whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
+        digit_mode = self._digit_runs(bulk is not None)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
         if replay is not None:
@@ -802,6 +808,24 @@ class Chunker(Generic[T]):
                     if replay.reaches_end(n, next_start) and not window.final:
                         return  # decided with the next block held, the replay goes on there
                     continue
+            # ---- digit runs: the chunks inside a run of ASCII digits by rule (digit_runs.c; its
+            # twin chunk/digit_runs.py argues it), before any prefix sums of the window.
+            if digit_mode and s < n and "0" <= text[s] <= "9":
+                cuts, next_start, min_end, need_more = _digit_cuts(text, s, state.min_end - base, self.max_tokens,
+                                                                   self.overlap, window.final, LOOKAHEAD)
+                if need_more and not cuts:
+                    return  # the run reaches the held text's end: more digits may follow
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    if cuts[-2] >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + next_start
+                    continue
+            # ----
             if run_mode is not None and not periodic_probe(text, s):
                 # The chunks inside a one-piece run from s (the same chunks as the steps below
                 # take in ChunkView's run mode; chunk_runs.c says where it stops), first: a
@@ -972,6 +996,14 @@ class Chunker(Generic[T]):
             return len(text[s:].encode("utf-8")) > horizon
         return False
 
+    # ---- digit runs
+    def _digit_runs(self, bulk_exact: bool) -> bool:
+        """Whether chunks inside ASCII digit runs come by rule (exact mode, compiled core,
+        cl100k/o200k split, every 1-3 digit string one token: chunk/digit_runs.py)."""
+        return (bulk_exact and _digit_cuts is not None and _digit_overlap_start is not None and self._is_text
+                and self.encoding.pat_str in _RUN_MODES and digits_one_token(self.encoding))
+    # ----
+
     def _overlap_start(self, window: _Window, s: int, e: int) -> int:
         """Where the chunk after ``[s, e)`` starts: inside it, repeating at most ``overlap`` tokens.
 
@@ -985,6 +1017,13 @@ class Chunker(Generic[T]):
         k = self.overlap
         text = window.text
         i0 = None
+        # ---- digit runs: a chunk ending in ASCII digits, the start by rule (digit_runs.c)
+        if self._is_text and "0" <= text[e - 1] <= "9" and self._digit_runs(self._bulk_exact):
+            i0 = _digit_overlap_start(text, s, e, k)
+            if i0 >= 0:
+                return i0
+            i0 = None
+        # ----
         if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
                 and self.encoding.pat_str in _RUN_MODES):
             # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
