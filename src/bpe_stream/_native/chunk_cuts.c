@@ -244,7 +244,7 @@ letter_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
     return 1;
 }
 
-#define MAX_RUN_CHARS 64  /* straddling letter runs up to this long are counted here */
+#define MAX_RUN_CHARS 256  /* straddling runs up to this long are counted here (letter runs: LETTER_RUN_CHARS) */
 
 /* The UTF-8 bytes of text[p:q] (q - p <= MAX_RUN_CHARS) into buf, with the byte offset
    of each character boundary in off (q - p + 1 entries). */
@@ -283,6 +283,16 @@ piece_count(const Core *core, const void *whole, const unsigned char *data, Py_s
         return 1;
     return cached_piece(call_cache, core, data, n, data + n, NULL);
 }
+
+/* ---- symbol runs (chunk_symbol_runs.c): pieces of punctuation and symbols every
+   substring of which is one piece, taken wherever a letter run is */
+#define LETTER_RUN_CHARS 64  /* letter runs longer than this go to the recounts */
+static inline int
+one_piece_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    return (q - p <= LETTER_RUN_CHARS && letter_run(kind, data, p, q, rule)) || symbol_run(kind, data, p, q, rule);
+}
+/* ---- end of symbol runs */
 
 /* The start of the chunk after [s, e): the smallest p > s
    with count(T[p:e]) <= overlap (e if none), or -1 when it is not one of the cases
@@ -330,7 +340,7 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
         if (i > gi) {
             Py_ssize_t g_prev = item_at(bounds, i - 1);
             if (g - g_prev > MAX_RUN_CHARS || (g_prev != s && !hard_at(kind, data, g_prev, rule)) ||
-                !letter_run(kind, data, g_prev, g, rule))
+                !one_piece_run(kind, data, g_prev, g, rule))
                 return -1;
             lo_p = g_prev + 1;
         } else {
@@ -423,7 +433,7 @@ exact_cuts(PyObject *module, PyObject *args)
             /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
-                !letter_run(kind, data, p, first, rule))
+                !one_piece_run(kind, data, p, first, rule))
                 goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
@@ -457,7 +467,7 @@ exact_cuts(PyObject *module, PyObject *args)
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
                 /* ends inside the straddling piece: each prefix of a letter run is one piece */
-                if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, rule))
+                if (b_o - a > MAX_RUN_CHARS || !one_piece_run(kind, data, a, b_o, rule))
                     goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 /* a longer run: the counts of all its prefixes in one table pass */

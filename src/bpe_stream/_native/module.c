@@ -39,6 +39,7 @@ static const Part PARTS[] = {
     {NULL, gguf_byte_level_init},               /* gguf_byte_level.c: GGUF strings decoded in one pass */
     {NULL, chunk_runs_init},                    /* chunk_runs.c: exact chunks inside one-piece runs */
     {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
+    {NULL, chunk_symbol_runs_init},             /* chunk_symbol_runs.c: symbol runs for exact_cuts */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

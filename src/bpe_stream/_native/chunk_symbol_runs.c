@@ -1,0 +1,77 @@
+/* Symbol runs: pieces of punctuation and symbols that chunk_cuts.c's exact_cuts treats as
+it treats letter runs (emoji text: the pieces between its keycap digits).
+
+Invariant.  symbol_run(kind, data, p, q, rule) is 1 only when every non-empty substring
+of text[p:q] is one piece of the member's split on its own: then, as for a letter run,
+a chunk start inside the piece leaves its rest one piece, every prefix of a straddling
+piece after a hard boundary is one piece, and every suffix before one is (the three uses
+in exact_cuts and its overlap_start), so each such count is the piece's whole-piece or
+BPE count from one table pass instead of a recount of a slice.
+
+Why.  Every character of text[p:q] is outside \s, \p{L} and \p{N} and is no \r or \n
+(the class [^\s\p{L}\p{N}] of the members' punctuation alternative, `` ?[^\s\p{L}\p{N}]+``
+with an optional [\r\n]* or [\r\n/]* tail).  A substring S of such characters has no
+letter, digit or whitespace, so the alternatives before the punctuation one find nothing
+at its start: the contractions need a letter after the apostrophe, the words need a
+letter (cl100k, Llama 3: ``[^\r\n\p{L}\p{N}]?\p{L}+``), the numbers a digit; then the
+punctuation alternative takes all of S.  Members whose words also take combining marks
+(HB_MARK_CONT: o200k's ``[^\r\n\p{L}\p{N}]?[\p{Lu}...\p{M}]*[\p{Ll}...\p{M}]+``) make
+a symbol followed by marks a word piece ("\u2764\ufe0f" then a new piece), so there the
+run holds no mark (\p{M}).  Members whose words or punctuation differ in other ways
+(GPT-2's space-only lead, DeepSeek-V3's punctuation and CJK splits, its lone whitespace)
+are left out: symbol_run is 0 for them.  The test (tests/test_symbol_runs.py) compares
+it with the member's split of every substring of short texts.
+
+Complexity: O(q - p) class lookups.
+*/
+#include "core.h"
+#include "unicode_classes.h"
+
+/* The HB_* bits of pretokenize/hard_boundaries.py this rule reads (chunk_cuts.c has the
+   full list, same values). */
+#define SR_MARK_CONT 1
+#define SR_SPACE_LEAD 32
+#define SR_DEEPSEEK 64
+#define SR_CJK_SPLIT 512
+#define SR_LONE_WS 1024
+#define SR_OTHER_WORDS (SR_SPACE_LEAD | SR_DEEPSEEK | SR_CJK_SPLIT | SR_LONE_WS)
+
+int
+symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    if (q <= p || (rule & SR_OTHER_WORDS))
+        return 0;
+    uint8_t excluded = PF_L | PF_N | PF_WS | ((rule & SR_MARK_CONT) ? PF_M : 0);
+    for (Py_ssize_t i = p; i < q; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if ((presplit_flags(c) & excluded) || c == '\r' || c == '\n' || Py_UNICODE_ISSPACE(c))
+            return 0;
+    }
+    return 1;
+}
+
+/* symbol_run_test(text, rule) -> bool: symbol_run on the whole text (for the tests). */
+static PyObject *
+symbol_run_test(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    int rule;
+    if (!PyArg_ParseTuple(args, "Ui", &text, &rule))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    return PyBool_FromLong(symbol_run(kind, data, 0, PyUnicode_GET_LENGTH(text), rule));
+}
+
+static PyMethodDef chunk_symbol_runs_functions[] = {
+    {"symbol_run", (PyCFunction)symbol_run_test, METH_VARARGS,
+     "symbol_run(text, rule) -> bool: whether exact_cuts takes text as a symbol run under the\n"
+     "member's hard-boundary bits (every substring one piece; for the tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+chunk_symbol_runs_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, chunk_symbol_runs_functions);
+}
