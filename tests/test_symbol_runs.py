@@ -24,9 +24,9 @@ from bpe_stream.pretokenize.hard_boundaries import hard_rule
 from test_chunker_native import ENCODINGS, _CountingCuts, _same
 
 try:
-    from bpe_stream._native._core import symbol_run
+    from bpe_stream._native._core import symbol_prefixes, symbol_run
 except ImportError:
-    symbol_run = None
+    symbol_prefixes = symbol_run = None
 
 pytestmark = pytest.mark.skipif(symbol_run is None or chunker_module._exact_cuts is None,
                                 reason="compiled core not built")
@@ -60,12 +60,18 @@ def test_symbol_run_by_brute_force(name):
         if symbol_run(text, rule.flags):
             accepted += 1
             assert _every_substring_one_piece(split, text), (name, text)
+            assert symbol_prefixes(text, rule.flags), (name, text)
+        if symbol_prefixes(text, rule.flags):
+            assert all(split(text[:k]) == [text[:k]] for k in range(1, len(text) + 1)), (name, text)
     if name in ("cl100k_base", "o200k_base"):
         assert accepted > 50
         assert symbol_run("\U0001F600\U0001F468\u200d\U0001F469!", rule.flags)
     # cl100k takes marks in its punctuation; o200k's words take them after a symbol
     assert symbol_run("\u2764\ufe0f\U0001F600", hard_rule(MEMBERS["cl100k_base"]).flags)
     assert not symbol_run("\u2764\ufe0f\U0001F600", hard_rule(MEMBERS["o200k_base"]).flags)
+    # but its prefixes from the symbol are one piece each; from a mark they are not
+    assert symbol_prefixes("\U0001F600\u2764\ufe0f\U0001F600", hard_rule(MEMBERS["o200k_base"]).flags)
+    assert not symbol_prefixes("\u2764\ufe0f\U0001F600", hard_rule(MEMBERS["o200k_base"]).flags)
 
 
 def _emoji_text(rng: random.Random, atoms: int) -> str:

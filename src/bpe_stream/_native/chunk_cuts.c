@@ -292,6 +292,14 @@ one_piece_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
 {
     return (q - p <= LETTER_RUN_CHARS && letter_run(kind, data, p, q, rule)) || symbol_run(kind, data, p, q, rule);
 }
+/* every prefix of text[p:q] one piece: where exact_cuts counts the prefixes of a
+   straddling piece, or the rest of the piece a chunk starts in (overlap_start checks
+   the suffixes it counts with one_piece_run) */
+static inline int
+one_piece_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    return one_piece_run(kind, data, p, q, rule) || symbol_prefixes(kind, data, p, q, rule);
+}
 /* ---- end of symbol runs */
 
 /* The start of the chunk after [s, e): the smallest p > s
@@ -311,8 +319,17 @@ static Py_ssize_t
 overlap_start(const Core *core, const void *whole, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
               Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int rule)
 {
-    if (a <= s || k - 1 < gi)
-        return -1;
+    Py_ssize_t lo_p, g, rest;
+    if (a <= s || k - 1 < gi) {
+        /* ---- symbol runs: a chunk inside the run it starts in (a == s): every start in
+           (s, e) costs the count of the piece T[p:e] */
+        if (a != s || e - s < 2 || e - s > MAX_RUN_CHARS || !one_piece_run(kind, data, s + 1, e, rule))
+            return -1;
+        lo_p = s + 1;
+        g = e;
+        rest = 0;
+        goto suffixes;
+    }
     Py_ssize_t c_a_global = item_at(cum, k - 1);
     Py_ssize_t tail = 0;
     if (e != a) {
@@ -321,8 +338,9 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
         if (tail < 0)
             return -1;
     }
-    Py_ssize_t lo_p, g, rest;
     if (tail > overlap) {
+        if (e - a > 1 && !one_piece_run(kind, data, a + 1, e, rule))
+            return -1;  /* (a symbol run whose prefixes only are one piece each) */
         lo_p = a + 1;
         g = e;
         rest = 0;
@@ -344,13 +362,14 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
                 return -1;
             lo_p = g_prev + 1;
         } else {
-            if (s_is_boundary)
+            if (s_is_boundary || (g - s > 1 && !one_piece_run(kind, data, s + 1, g, rule)))
                 return -1;
             lo_p = s + 1;  /* s inside a letter run that ends at g (exact_cuts checked it) */
         }
     }
     if (lo_p < s + 1)
         lo_p = s + 1;
+suffixes:
     if (g - lo_p >= MAX_RUN_CHARS)
         return -1;
     if (lo_p < g) {
@@ -433,7 +452,7 @@ exact_cuts(PyObject *module, PyObject *args)
             /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
-                !one_piece_run(kind, data, p, first, rule))
+                (!one_piece_run(kind, data, p, first, rule) && !symbol_prefixes(kind, data, s, first, rule)))
                 goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
@@ -467,7 +486,7 @@ exact_cuts(PyObject *module, PyObject *args)
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
                 /* ends inside the straddling piece: each prefix of a letter run is one piece */
-                if (b_o - a > MAX_RUN_CHARS || !one_piece_run(kind, data, a, b_o, rule))
+                if (b_o - a > MAX_RUN_CHARS || !one_piece_prefixes(kind, data, a, b_o, rule))
                     goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 /* a longer run: the counts of all its prefixes in one table pass */

@@ -30,6 +30,7 @@ Complexity: O(q - p) class lookups.
 /* The HB_* bits of pretokenize/hard_boundaries.py this rule reads (chunk_cuts.c has the
    full list, same values). */
 #define SR_MARK_CONT 1
+#define SR_CASED 16
 #define SR_SPACE_LEAD 32
 #define SR_DEEPSEEK 64
 #define SR_CJK_SPLIT 512
@@ -50,6 +51,30 @@ symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
     return 1;
 }
 
+/* Whether every non-empty prefix of text[p:q] is one piece: symbol_run's characters, marks
+   allowed, but where marks continue a word neither the first character nor the second is
+   a mark, and marks only where the punctuation alternative takes them (o200k's cased
+   members, HB_CASED: [^\s\p{L}\p{N}]+; Qwen3.5's and DeepSeek-V3's letters-marks
+   punctuation is [^\s\p{L}\p{M}\p{N}]+, so there no mark).  Why: the word alternatives
+   need a letter or a mark right at p or after an optional lead at p (the lead takes at
+   most one character), so none matches at p; the punctuation alternative then takes the
+   whole prefix. */
+int
+symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    if (q <= p || (rule & SR_OTHER_WORDS))
+        return 0;
+    for (Py_ssize_t i = p; i < q; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        uint8_t f = presplit_flags(c);
+        if ((f & (PF_L | PF_N | PF_WS)) || c == '\r' || c == '\n' || Py_UNICODE_ISSPACE(c))
+            return 0;
+        if ((f & PF_M) && (rule & SR_MARK_CONT) && (i < p + 2 || !(rule & SR_CASED)))
+            return 0;
+    }
+    return 1;
+}
+
 /* symbol_run_test(text, rule) -> bool: symbol_run on the whole text (for the tests). */
 static PyObject *
 symbol_run_test(PyObject *module, PyObject *args)
@@ -63,10 +88,26 @@ symbol_run_test(PyObject *module, PyObject *args)
     return PyBool_FromLong(symbol_run(kind, data, 0, PyUnicode_GET_LENGTH(text), rule));
 }
 
+/* symbol_prefixes_test(text, rule) -> bool: symbol_prefixes on the whole text (for the tests). */
+static PyObject *
+symbol_prefixes_test(PyObject *module, PyObject *args)
+{
+    PyObject *text;
+    int rule;
+    if (!PyArg_ParseTuple(args, "Ui", &text, &rule))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    return PyBool_FromLong(symbol_prefixes(kind, data, 0, PyUnicode_GET_LENGTH(text), rule));
+}
+
 static PyMethodDef chunk_symbol_runs_functions[] = {
     {"symbol_run", (PyCFunction)symbol_run_test, METH_VARARGS,
      "symbol_run(text, rule) -> bool: whether exact_cuts takes text as a symbol run under the\n"
      "member's hard-boundary bits (every substring one piece; for the tests)."},
+    {"symbol_prefixes", (PyCFunction)symbol_prefixes_test, METH_VARARGS,
+     "symbol_prefixes(text, rule) -> bool: whether exact_cuts takes every prefix of text as one\n"
+     "piece (a straddling piece or the rest of one after a chunk start; for the tests)."},
     {NULL, NULL, 0, NULL},
 };
 

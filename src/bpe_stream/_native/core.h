@@ -401,6 +401,8 @@ int chunk_cuts_init(PyObject *module);
 /* ---- chunk_symbol_runs.c: runs of punctuation and symbols every substring of which is
    one piece (exact_cuts takes them as letter runs); 1 or 0 */
 int symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
+/* every non-empty prefix of text[p:q] one piece (marks allowed after its first two characters) */
+int symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
 int chunk_symbol_runs_init(PyObject *module);
 /* ---- end of chunk_symbol_runs.c */
 
