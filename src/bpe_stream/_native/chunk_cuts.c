@@ -455,6 +455,28 @@ exact_cuts(PyObject *module, PyObject *args)
                 (!one_piece_run(kind, data, p, first, rule) && !symbol_prefixes(kind, data, s, first, rule)))
                 goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
+            if (whole == NULL && first - s > 8 && off[first - s] <= PREFIX_COUNTS_MAX && first - s <= horizon) {
+                /* ---- a cut inside the rest of the piece: from a table pass stopped a few
+                   bytes past it (prefix_counts_until), not the count of the whole rest; ends
+                   from first on cost more still (rule 5) */
+                int32_t head_table[4 * MAX_RUN_CHARS + 1];
+                Py_ssize_t read = prefix_counts_until(core, buf, off[first - s], max_tokens, head_table);
+                if (read >= 0 && read < off[first - s]) {
+                    Py_ssize_t j = first - s - 1;
+                    while (j > 0 && (off[j] > read || head_table[off[j]] > max_tokens))
+                        j--;
+                    if (j == 0)
+                        break;  /* nothing fits: the Python path raises its error */
+                    e = s + j;
+                    count = head_table[off[j]];
+                    k = gi;
+                    if (!final && e + lookahead > n) {
+                        need_more = 1;  /* the streaming rule (Chunker._plan) */
+                        break;
+                    }
+                    goto cut_found;
+                }
+            }
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
             if (head < 0)
                 break;
@@ -491,10 +513,16 @@ exact_cuts(PyObject *module, PyObject *args)
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 /* a longer run: the counts of all its prefixes in one table pass */
                 int32_t table[4 * MAX_RUN_CHARS + 1];
+                /* (without whole-piece tokens, stopped once no longer prefix fits: the
+                   prefixes past read count more than max_tokens - c_a) */
+                Py_ssize_t read = off[b_o - a];
                 int by_table = b_o - a > 8 && off[b_o - a] <= PREFIX_COUNTS_MAX &&
-                               prefix_counts(core, buf, off[b_o - a], table) == 0;
+                               (whole != NULL ? prefix_counts(core, buf, off[b_o - a], table) == 0
+                                : (read = prefix_counts_until(core, buf, off[b_o - a], max_tokens - c_a, table)) >= 0);
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
+                    if (by_table && off[j - a] > read)
+                        continue;
                     Py_ssize_t c = !by_table ? piece_count(core, whole, buf, off[j - a])
                                    : whole != NULL && presplit_is_whole(whole, buf, off[j - a]) ? 1
                                    : table[off[j - a]];

@@ -75,6 +75,67 @@ symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule
     return 1;
 }
 
+/* The table pass of prefix_counts (chunk_counted_cuts.c) over data[0:n] (n <=
+   PREFIX_COUNTS_MAX), stopped once no longer prefix can fit ``limit``: counts[q] =
+   count_any(data[0:q]) for q = 0..m, and m returned: n, or the first byte position p
+   with counts[p] > limit at which no token starting at or before fit (the last position
+   up to p whose count fits) reaches past p.  Then every prefix longer than p counts more
+   than limit: its encoding is a chain of last tokens back from its end (the table pass
+   builds each prefix's count from the one where its last token starts), the chain's
+   first position x <= p starts a token that ends after p, so x > fit, counts[x] > limit,
+   and counts only grow along the chain.  chunk_runs.c stops its run passes the same
+   way.  -1 at a byte that is no token.  O(m * longest token) per call: a chunk's cut
+   inside a long run reads a few bytes past the cut, not the rest of the run. */
+Py_ssize_t
+prefix_counts_until(const Core *c, const uint8_t *data, Py_ssize_t n, Py_ssize_t limit, int32_t *counts)
+{
+    int32_t last[PREFIX_COUNTS_MAX + 1], cand[PREFIX_COUNTS_MAX + 1];
+    if (n > PREFIX_COUNTS_MAX)
+        return -1;
+    const Trie *t = &c->fwd;
+    Py_ssize_t fit = 0, reach = 0, walked = 0;  /* reach: max r + walk(r) over r < walked */
+    counts[0] = 0;
+    for (Py_ssize_t p = 1; p <= n; p++) {
+        if (c->byte_rank[data[p - 1]] == NO_RANK)
+            return -1;
+        int k = tokens_ending_at(c, data, 0, p, cand);
+        int32_t tok = -1;
+        Py_ssize_t start = 0;
+        while (k > 0) {
+            tok = cand[--k];
+            start = p - tok_len(c, tok);
+            if (start == 0 || valid_pair(c, last[start], tok))
+                break;
+            tok = -1;
+        }
+        if (tok < 0)
+            return -1;
+        last[p] = tok;
+        counts[p] = counts[start] + 1;
+        if (counts[p] <= limit) {
+            fit = p;
+            continue;
+        }
+        for (; walked <= fit; walked++) {
+            /* the longest token prefix of data[walked:n] (the forward trie) */
+            uint32_t v = t->root[data[walked]];
+            Py_ssize_t i = walked + 1, end = walked;
+            while (v) {
+                if (t->node[v].token >= 0)
+                    end = i;
+                if (i == n)
+                    break;
+                v = trie_child(t, v, data[i++]);
+            }
+            if (end > reach)
+                reach = end;
+        }
+        if (reach <= p)
+            return p;
+    }
+    return n;
+}
+
 /* symbol_run_test(text, rule) -> bool: symbol_run on the whole text (for the tests). */
 static PyObject *
 symbol_run_test(PyObject *module, PyObject *args)

@@ -403,6 +403,9 @@ int chunk_cuts_init(PyObject *module);
 int symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
 /* every non-empty prefix of text[p:q] one piece (marks allowed after its first two characters) */
 int symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
+/* counts[q] = count_any(data[0:q]) for q = 0..m (n <= PREFIX_COUNTS_MAX), the pass stopped
+   at m < n once no prefix longer than m can count <= limit; m, or -1 at a byte that is no token */
+Py_ssize_t prefix_counts_until(const Core *c, const uint8_t *data, Py_ssize_t n, Py_ssize_t limit, int32_t *counts);
 int chunk_symbol_runs_init(PyObject *module);
 /* ---- end of chunk_symbol_runs.c */
 
