@@ -449,7 +449,8 @@ exact_cuts(PyObject *module, PyObject *args)
         Py_ssize_t base = item_at(cum, gi);
         first = item_at(bounds, gi);
         if (first != s) {
-            /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
+            /* s inside the piece T[p:first]: a letter or symbol run (or a symbol run's rest
+               from s whose prefixes are one piece each), so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
                 (!one_piece_run(kind, data, p, first, rule) && !symbol_prefixes(kind, data, s, first, rule)))
@@ -507,7 +508,7 @@ exact_cuts(PyObject *module, PyObject *args)
             e = a;
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
-                /* ends inside the straddling piece: each prefix of a letter run is one piece */
+                /* ends inside the straddling piece: each prefix of a letter or symbol run is one piece */
                 if (b_o - a > MAX_RUN_CHARS || !one_piece_prefixes(kind, data, a, b_o, rule))
                     goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
