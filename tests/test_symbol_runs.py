@@ -122,7 +122,26 @@ def test_emoji_chunks_need_no_recounts():
 
 @settings(max_examples=examples(200, fast=15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(atoms=st.lists(st.sampled_from(_EMOJI + ["!", "/", "1", "\u0301", " ", "\n"]), min_size=1, max_size=60),
-       budget=st.integers(1, 64), share=st.floats(0, 1), name=st.sampled_from(sorted(ENCODINGS)))
-def test_hypothesis_emoji(atoms, budget, share, name):
+       budget=st.integers(1, 64), share=st.floats(0, 1), name=st.sampled_from(sorted(ENCODINGS)),
+       seed=st.integers(0, 2**32))
+def test_hypothesis_emoji(atoms, budget, share, name, seed):
     overlap = min(budget - 1, int(share * budget))
-    _same(ENCODINGS[name], "".join(atoms), budget, overlap)
+    text = "".join(atoms)
+    _same(ENCODINGS[name], text, budget, overlap)
+    # and as a stream in random pieces (the held text ends inside runs: the streaming rule)
+    rng = random.Random(seed)
+    pieces, j = [], 0
+    while j < len(text):
+        k = j + rng.randint(0, 40)
+        pieces.append(text[j:k])
+        j = k
+    _same(ENCODINGS[name], text, budget, overlap, pieces)
+
+
+def test_long_emoji_stream():
+    # a text longer than a held window, fed in pieces, and runs longer than 256 characters
+    enc = ENCODINGS["cl100k_base"]
+    text = family_text("emoji with ZWJ sequences", 20000 if conftest.FULL else 6000) + "\U0001F600" * 300 + "1"
+    pieces = [text[i : i + 997] for i in range(0, len(text), 997)]
+    for budget, overlap in ((16, 4), (33, 0)):
+        _same(enc, text, budget, overlap, pieces)
