@@ -244,7 +244,7 @@ letter_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
     return 1;
 }
 
-#define MAX_RUN_CHARS 64  /* straddling letter runs up to this long are counted here */
+#define MAX_RUN_CHARS 256  /* straddling runs up to this long are counted here (letter runs: LETTER_RUN_CHARS) */
 
 /* The UTF-8 bytes of text[p:q] (q - p <= MAX_RUN_CHARS) into buf, with the byte offset
    of each character boundary in off (q - p + 1 entries). */
@@ -284,6 +284,24 @@ piece_count(const Core *core, const void *whole, const unsigned char *data, Py_s
     return cached_piece(call_cache, core, data, n, data + n, NULL);
 }
 
+/* ---- symbol runs (chunk_symbol_runs.c): pieces of punctuation and symbols every
+   substring of which is one piece, taken wherever a letter run is */
+#define LETTER_RUN_CHARS 64  /* letter runs longer than this go to the recounts */
+static inline int
+one_piece_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    return (q - p <= LETTER_RUN_CHARS && letter_run(kind, data, p, q, rule)) || symbol_run(kind, data, p, q, rule);
+}
+/* every prefix of text[p:q] one piece: where exact_cuts counts the prefixes of a
+   straddling piece, or the rest of the piece a chunk starts in (overlap_start checks
+   the suffixes it counts with one_piece_run) */
+static inline int
+one_piece_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
+{
+    return one_piece_run(kind, data, p, q, rule) || symbol_prefixes(kind, data, p, q, rule);
+}
+/* ---- end of symbol runs */
+
 /* The start of the chunk after [s, e): the smallest p > s
    with count(T[p:e]) <= overlap (e if none), or -1 when it is not one of the cases
    below (the caller then finds it), -2 on an error.  The chunk came from the cut code
@@ -301,8 +319,17 @@ static Py_ssize_t
 overlap_start(const Core *core, const void *whole, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
               Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int rule)
 {
-    if (a <= s || k - 1 < gi)
-        return -1;
+    Py_ssize_t lo_p, g, rest;
+    if (a <= s || k - 1 < gi) {
+        /* ---- symbol runs: a chunk inside the run it starts in (a == s): every start in
+           (s, e) costs the count of the piece T[p:e] */
+        if (a != s || e - s < 2 || e - s > MAX_RUN_CHARS || !one_piece_run(kind, data, s + 1, e, rule))
+            return -1;
+        lo_p = s + 1;
+        g = e;
+        rest = 0;
+        goto suffixes;
+    }
     Py_ssize_t c_a_global = item_at(cum, k - 1);
     Py_ssize_t tail = 0;
     if (e != a) {
@@ -311,8 +338,9 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
         if (tail < 0)
             return -1;
     }
-    Py_ssize_t lo_p, g, rest;
     if (tail > overlap) {
+        if (e - a > 1 && !one_piece_run(kind, data, a + 1, e, rule))
+            return -1;  /* (a symbol run whose prefixes only are one piece each) */
         lo_p = a + 1;
         g = e;
         rest = 0;
@@ -330,17 +358,18 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
         if (i > gi) {
             Py_ssize_t g_prev = item_at(bounds, i - 1);
             if (g - g_prev > MAX_RUN_CHARS || (g_prev != s && !hard_at(kind, data, g_prev, rule)) ||
-                !letter_run(kind, data, g_prev, g, rule))
+                !one_piece_run(kind, data, g_prev, g, rule))
                 return -1;
             lo_p = g_prev + 1;
         } else {
-            if (s_is_boundary)
+            if (s_is_boundary || (g - s > 1 && !one_piece_run(kind, data, s + 1, g, rule)))
                 return -1;
             lo_p = s + 1;  /* s inside a letter run that ends at g (exact_cuts checked it) */
         }
     }
     if (lo_p < s + 1)
         lo_p = s + 1;
+suffixes:
     if (g - lo_p >= MAX_RUN_CHARS)
         return -1;
     if (lo_p < g) {
@@ -420,12 +449,35 @@ exact_cuts(PyObject *module, PyObject *args)
         Py_ssize_t base = item_at(cum, gi);
         first = item_at(bounds, gi);
         if (first != s) {
-            /* s inside the piece T[p:first]: a letter run, so T[s:first] is one piece */
+            /* s inside the piece T[p:first]: a letter or symbol run (or a symbol run's rest
+               from s whose prefixes are one piece each), so T[s:first] is one piece */
             Py_ssize_t p = item_at(bounds, gi - 1);
             if (first - p > MAX_RUN_CHARS || first >= n || !hard_at(kind, data, first, rule) ||
-                !letter_run(kind, data, p, first, rule))
+                (!one_piece_run(kind, data, p, first, rule) && !symbol_prefixes(kind, data, s, first, rule)))
                 goto recount;
             utf8_of_slice(kind, data, s, first, buf, off);
+            if (whole == NULL && first - s > 8 && off[first - s] <= PREFIX_COUNTS_MAX && first - s <= horizon) {
+                /* ---- a cut inside the rest of the piece: from a table pass stopped a few
+                   bytes past it (prefix_counts_until), not the count of the whole rest; ends
+                   from first on cost more still (rule 5) */
+                int32_t head_table[4 * MAX_RUN_CHARS + 1];
+                Py_ssize_t read = prefix_counts_until(core, buf, off[first - s], max_tokens, head_table);
+                if (read >= 0 && read < off[first - s]) {
+                    Py_ssize_t j = first - s - 1;
+                    while (j > 0 && (off[j] > read || head_table[off[j]] > max_tokens))
+                        j--;
+                    if (j == 0)
+                        break;  /* nothing fits: the Python path raises its error */
+                    e = s + j;
+                    count = head_table[off[j]];
+                    k = gi;
+                    if (!final && e + lookahead > n) {
+                        need_more = 1;  /* the streaming rule (Chunker._plan) */
+                        break;
+                    }
+                    goto cut_found;
+                }
+            }
             Py_ssize_t head = piece_count(core, whole, buf, off[first - s]);
             if (head < 0)
                 break;
@@ -456,16 +508,22 @@ exact_cuts(PyObject *module, PyObject *args)
             e = a;
             count = c_a;
             if (c_a < max_tokens && b_o - a > 1) {
-                /* ends inside the straddling piece: each prefix of a letter run is one piece */
-                if (b_o - a > MAX_RUN_CHARS || !letter_run(kind, data, a, b_o, rule))
+                /* ends inside the straddling piece: each prefix of a letter or symbol run is one piece */
+                if (b_o - a > MAX_RUN_CHARS || !one_piece_prefixes(kind, data, a, b_o, rule))
                     goto recount;
                 utf8_of_slice(kind, data, a, b_o, buf, off);
                 /* a longer run: the counts of all its prefixes in one table pass */
                 int32_t table[4 * MAX_RUN_CHARS + 1];
+                /* (without whole-piece tokens, stopped once no longer prefix fits: the
+                   prefixes past read count more than max_tokens - c_a) */
+                Py_ssize_t read = off[b_o - a];
                 int by_table = b_o - a > 8 && off[b_o - a] <= PREFIX_COUNTS_MAX &&
-                               prefix_counts(core, buf, off[b_o - a], table) == 0;
+                               (whole != NULL ? prefix_counts(core, buf, off[b_o - a], table) == 0
+                                : (read = prefix_counts_until(core, buf, off[b_o - a], max_tokens - c_a, table)) >= 0);
                 Py_ssize_t j;
                 for (j = b_o - 1; j > a; j--) {
+                    if (by_table && off[j - a] > read)
+                        continue;
                     Py_ssize_t c = !by_table ? piece_count(core, whole, buf, off[j - a])
                                    : whole != NULL && presplit_is_whole(whole, buf, off[j - a]) ? 1
                                    : table[off[j - a]];

@@ -403,6 +403,16 @@ int gguf_byte_level_init(PyObject *module);
 
 /* chunk_cuts.c: the exact chunker's cuts decided by prefix sums */
 int chunk_cuts_init(PyObject *module);
+/* ---- chunk_symbol_runs.c: runs of punctuation and symbols every substring of which is
+   one piece (exact_cuts takes them as letter runs); 1 or 0 */
+int symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
+/* every non-empty prefix of text[p:q] one piece (marks allowed after its first two characters) */
+int symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule);
+/* counts[q] = count_any(data[0:q]) for q = 0..m (n <= PREFIX_COUNTS_MAX), the pass stopped
+   at m < n once no prefix longer than m can count <= limit; m, or -1 at a byte that is no token */
+Py_ssize_t prefix_counts_until(const Core *c, const uint8_t *data, Py_ssize_t n, Py_ssize_t limit, int32_t *counts);
+int chunk_symbol_runs_init(PyObject *module);
+/* ---- end of chunk_symbol_runs.c */
 
 /* chunk_objects.c: the exact chunker's Chunk objects in bulk */
 int chunk_objects_init(PyObject *module);
@@ -429,7 +439,7 @@ Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens
 Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
 /* counts[p] = count_any(data[0:p]) for p = 0..n (n <= PREFIX_COUNTS_MAX), one table pass;
    0, or -1 at a byte that is no token. */
-#define PREFIX_COUNTS_MAX 256
+#define PREFIX_COUNTS_MAX 1024
 int prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts);
 /* tilings[q] = the fewest reachable tokens that concatenate to data[q:n] (a lower bound of
    count_any(data[q:n])), q = 0..n (n <= PREFIX_COUNTS_MAX); 0, or -1. */

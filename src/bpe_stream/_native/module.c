@@ -40,6 +40,7 @@ static const Part PARTS[] = {
     {NULL, chunk_runs_init},                    /* chunk_runs.c: exact chunks inside one-piece runs */
     {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
     {NULL, digit_runs_init},                    /* digit_runs.c: exact chunks inside ASCII digit runs */
+    {NULL, chunk_symbol_runs_init},             /* chunk_symbol_runs.c: symbol runs for exact_cuts */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))
