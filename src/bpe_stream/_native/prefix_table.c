@@ -29,11 +29,15 @@ meet the whole text's; the Python index then takes over (periodic runs, its memo
 full arrays made from lens by arrays()).  Everything runs without the GIL.
 */
 #include "core.h"
+#include "pair_filter.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define QUERY_BOUND 2048
+/* inputs from which the build makes its pair filter (pair_filter.c: a few ms to make,
+   paid back from about a few hundred KB of text without spaces) */
+#define PAIR_FILTER_MIN_INPUT ((Py_ssize_t)1 << 18)
 
 /* Fills last/counts for the positions done + 1 .. target (target <= n); returns the
    last position filled (< target only at a byte that is no token, data[result]). */
@@ -201,7 +205,7 @@ words_for(Py_ssize_t n)
    at the build's peak).  0, or -1 at a byte that is no token. */
 static int
 lens_fill(const Core *c, const unsigned char *data, Py_ssize_t n, uint8_t *lens8, uint16_t *lens16,
-          int32_t *ring, size_t ring_mask, int32_t *cand)
+          int32_t *ring, size_t ring_mask, int32_t *cand, const PairFilter *filter)
 {
     Py_ssize_t M = c->max_token_len, per = 1, eq = 0;
 #define LAST(q) ring[(size_t)(q) & ring_mask]
@@ -227,7 +231,7 @@ lens_fill(const Core *c, const unsigned char *data, Py_ssize_t n, uint8_t *lens8
             Py_ssize_t start = p - tok_len(c, t);
             if (start == 0)
                 break;
-            if (valid_pair(c, LAST(start), t))
+            if (valid_pair_filtered(c, filter, LAST(start), t))
                 break;
             t = -1;
         }
@@ -266,8 +270,14 @@ index_build(IntervalIndex *x, const Core *c, const unsigned char *data, Py_ssize
     x->rank = PyMem_RawMalloc((size_t)words * sizeof(uint32_t));
     if (!ring || !cand || (!x->lens && !x->lens16) || !x->on_path || !x->rank)
         goto out;
-    if (lens_fill(c, data, n, x->lens, x->lens16, ring, ring_size - 1, cand) < 0)
+    PairFilter filter = {NULL, 0};
+    if (n >= PAIR_FILTER_MIN_INPUT && pair_filter_init(&filter, c) < 0)
         goto out;
+    rc = lens_fill(c, data, n, x->lens, x->lens16, ring, ring_size - 1, cand, &filter);
+    pair_filter_free(&filter);
+    if (rc < 0)
+        goto out;
+    rc = -1;
     for (Py_ssize_t p = n; p > 0; p -= lens_at(x, p))
         x->on_path[p >> 6] |= UINT64_C(1) << (p & 63);
     x->on_path[0] |= 1;
