@@ -13,6 +13,7 @@ typedef struct {
 /* 0, or -1 out of memory */
 int pair_filter_init(PairFilter *f, const Core *c);
 void pair_filter_free(PairFilter *f);
-int valid_pair_filtered(const Core *c, const PairFilter *f, int32_t t1, int32_t t2);
+/* valid_pair(c, t1, t2); b: the first byte of t2 (the caller has it in its input) */
+int valid_pair_filtered(const Core *c, const PairFilter *f, int32_t t1, int32_t t2, unsigned char b);
 
 #endif

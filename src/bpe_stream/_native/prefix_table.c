@@ -231,7 +231,7 @@ lens_fill(const Core *c, const unsigned char *data, Py_ssize_t n, uint8_t *lens8
             Py_ssize_t start = p - tok_len(c, t);
             if (start == 0)
                 break;
-            if (valid_pair_filtered(c, filter, LAST(start), t))
+            if (valid_pair_filtered(c, filter, LAST(start), t, data[start]))
                 break;
             t = -1;
         }
