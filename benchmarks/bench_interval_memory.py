@@ -4,12 +4,15 @@ For each input kind (prose, random letters, spaces, CJK without spaces, raw rand
 with the BytePairEncoding) and encoding, an ``IntervalCounter`` over ``--mib`` MiB is
 built in a fresh process (and queried over the whole text once, which builds the
 lazily built parts: the index of each long piece), twice: once timed (CPU time of the process, no tracing), once
-under ``tracemalloc`` (bytes allocated by the build and still held once it returns:
+measured by the RSS and then under ``tracemalloc`` (bytes allocated by the build and still held once it returns:
 "retained"; the highest traced total during the build: "peak"; both over the input's
-UTF-8 bytes, the input itself not included; the traced build is the second in its process, so that the
+UTF-8 bytes, the input itself not included; the traced build is the third in its process, so that the
 encoding's caches it fills (pieces, splits, lazily built vocabulary tables: the
-encoding's, not the counter's) are filled already; the timed build is the first).  The RSS growth of the traced run
-(``/proc/self/statm`` before and after, and ``ru_maxrss``) is shown beside it.
+encoding's, not the counter's) are filled already; the timed build is the first).  The RSS growth of an
+untraced build in the same process, after the cache-filling one (``/proc/self/statm``
+before and after, the free pages of the C heap returned first, see ``_trim``; and
+``ru_maxrss`` with the peak reset to the size before the build, see ``_rss_baseline``), is
+shown beside it.
 ``memory_bytes()`` is compared with the retained bytes (the target: within 10 %).
 Each build ends with exactness checks: random intervals against ``enc.count`` of the
 slice.  Targets: retained <= 4 and peak <= 8 bytes per input byte, build >= 5 MB/s.
@@ -20,6 +23,7 @@ slice.  Targets: retained <= 4 and peak <= 8 bytes per input byte, build >= 5 MB
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
 import multiprocessing as mp
 import os
@@ -50,6 +54,33 @@ KINDS = {
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _trim() -> None:
+    """Free pages of the C heap back to the system (glibc ``malloc_trim``): the build's
+    transients (piece lists of a block, grown arrays) leave free holes that glibc keeps
+    resident (4.4 bytes a byte after a prose build), held by no one."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _rss_baseline() -> int:
+    """The resident size before the build, with the process's high-water mark reset to it.
+
+    ``ru_maxrss`` is the process's peak since it started: without the reset it holds the
+    making of the input (``_families._random`` keeps a list of one pointer per character,
+    8 bytes a byte, before the join), not the build.  Memory freed before the build goes
+    back to the system first (``malloc_trim``), else the build reuses it unseen and the RSS
+    growth reads 0.  Linux only (``/proc/self/clear_refs``, 5: reset the peak)."""
+    _trim()
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    return _rss()
 
 
 def _check(ic, enc, text, rng) -> bool:
@@ -83,19 +114,26 @@ def _run(conn, kind, name, nbytes, traced):
     gc.collect()
     if traced:
         # a first build fills the encoding's caches (pieces, splits, lazily built vocabulary
-        # tables: the encoding's, shared, not the counter's); the second one is measured
+        # tables: the encoding's, shared, not the counter's); the second one is measured by
+        # the RSS (untraced: tracemalloc's own records of many small blocks are resident
+        # too), the third by tracemalloc
         _build(target, text)
         gc.collect()
-        rss0 = _rss()
+        rss0 = _rss_baseline()
+        ic = _build(target, text)
+        gc.collect()
+        rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss0
+        _trim()
+        rss_after = _rss() - rss0
+        del ic
+        gc.collect()
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         ic = _build(target, text)
         gc.collect()
         cur, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        rss1 = _rss()
-        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        conn.send((cur - base, peak - base, rss1 - rss0, maxrss - rss0, ic.memory_bytes(),
+        conn.send((cur - base, peak - base, rss_after, rss_peak, ic.memory_bytes(),
                    _check(ic, enc, text, random.Random(1))))
     else:
         t0 = time.process_time()
@@ -135,7 +173,7 @@ def main() -> None:
         "",
         f"{machine_info()}; {nbytes:,} bytes per input; each figure from a fresh process.  "
         "Bytes per input byte: retained (tracemalloc, held after the build), peak (tracemalloc, "
-        "during the build), RSS growth after the build and at its peak; `memory_bytes()` over "
+        "during the build), RSS growth after the build (free heap pages returned by `malloc_trim`) and at its peak (the high-water mark reset before the build); `memory_bytes()` over "
         "the retained bytes; build MB/s from CPU time without tracing.  Targets: retained <= 4, "
         "peak <= 8, `memory_bytes()` within 10 % of retained, build >= 5 MB/s.  Load average at "
         f"start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.",

@@ -10,11 +10,11 @@ byte value, invalid UTF-8 in raw mode).
 from __future__ import annotations
 
 import functools
-
 import os
 import pickle
 import random
 import threading
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -297,6 +297,37 @@ def test_interval_index_every_range_of_long_pieces(name):
         assert [index.byte_offset(k) for k in range(len(text) + 1)] == list(offs)
         with pytest.raises(IndexError):
             index.byte_offset(len(text) + 1)
+
+
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_interval_index_pair_filter_equals_the_table_pass(name):
+    """From 256 KiB the compiled index's build asks a Bloom filter over the vocabulary
+    before each byte-hash probe of its pair tests (_native/pair_filter.c): its token
+    lengths equal those of the compiled table pass, which tests every pair without it
+    (and is tested against Python above), and its counts equal the count of the slice."""
+    from bpe_stream.bpe.intervals import _table_pass
+
+    bpe = get_encoding(name).bpe
+    rng = random.Random(3)
+    letters = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=180_000))
+    data = (
+        letters[:120_000].encode()
+        + corpus_text("multilingual_sentences.txt")[:20_000].encode()
+        + b" " * 300
+        + rng.randbytes(2_000)
+        + corpus_text("code_python_black.py.txt")[:20_000].encode()
+        + letters[120_000:].encode()
+        + "中文字符没有空格的文本".encode() * 3_000
+    )
+    assert len(data) >= 1 << 18  # prefix_table.c PAIR_FILTER_MIN_INPUT
+    index = bpe._core.interval_index(data)
+    lens = array("B" if bpe.max_token_len < 256 else "H")
+    lens.frombytes(index.arrays()[0])
+    assert lens.tolist() == _table_pass(bpe, data, "")[0]
+    for _ in range(20):
+        i = rng.randrange(len(data))
+        j = min(len(data), i + rng.choice([10, 1000, 10_000]))
+        assert index.count(i, j) in (-1, bpe.count(data[i:j])), (i, j)
 
 
 @pytest.mark.parametrize("name", ENCODING_NAMES)
