@@ -68,7 +68,8 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "load_strings.c", "holding.c", "merges.c",
           "chunk_cuts.c", "chunk_objects.c", "chunk_counted_cuts.c", "chunk_runs.c",
           "json_sections.c", "dropping.c", "waiting.c", "merges_products.c",
-          "gguf_byte_level.c", "normalization_check.c"]
+          "gguf_byte_level.c", "normalization_check.c",
+          "chunk_ws.c"]
 
 setup(
     ext_modules=[

@@ -547,4 +547,7 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
 
+/* ---- chunk_ws.c: the exact chunker's chunks inside a stretch of whitespace */
+int chunk_ws_init(PyObject *module);
+
 #endif

@@ -39,6 +39,8 @@ static const Part PARTS[] = {
     {NULL, gguf_byte_level_init},               /* gguf_byte_level.c: GGUF strings decoded in one pass */
     {NULL, chunk_runs_init},                    /* chunk_runs.c: exact chunks inside one-piece runs */
     {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
+    /* chunk_ws.c */
+    {NULL, chunk_ws_init},                      /* chunk_ws.c: exact chunks inside whitespace stretches */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))

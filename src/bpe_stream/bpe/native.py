@@ -276,3 +276,8 @@ run_overlap_start = _run_overlap_start_c if exact_cuts is not None else None
 #: The longest token occurring in some bytes (``_native/chunk_runs.c``), for
 #: text/cuts.py's region bound without the Python automaton; None like exact_cuts.
 longest_token_in = _longest_token_in_c if exact_cuts is not None else None
+
+# ---- chunk_ws.c
+#: The exact chunker's chunks inside a stretch of whitespace, many per call
+#: (``_native/chunk_ws.c``); None like exact_cuts (the chunker's steps then find them).
+ws_cuts = getattr(_core_module, "ws_cuts", None) if exact_cuts is not None else None

@@ -125,6 +125,7 @@ from ..bpe.native import make_chunks as _make_chunks
 from ..bpe.native import run_cuts as _run_cuts
 from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
+from ..bpe.native import ws_cuts as _ws_cuts  # (chunk_ws.c: chunks inside whitespace stretches)
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -824,6 +825,28 @@ class Chunker(Generic[T]):
                     state.min_end = base + min_end
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
+            # ---- whitespace stretches (chunk_ws.c): the chunks inside a stretch of whitespace
+            # from s, counted by its two-piece rule (text/whitespace_pieces.py) without prefix
+            # sums; periodic stretches are left to the replay above, as for run_mode.
+            if (run_mode is not None and _ws_cuts is not None and s < n and text[s].isspace()
+                    and not periodic_probe(text, s)):
+                cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
+                                                                self.max_tokens, self.overlap, window.final,
+                                                                LOOKAHEAD, self._byte_horizon, whole_max, whole)
+                if need_more and not cuts:
+                    return  # as _plan would: the chunk from s needs more text
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    cs, ce = cuts[-3], cuts[-2]
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    continue
+            # ---- end of whitespace stretches
             if bulk is not None:
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
