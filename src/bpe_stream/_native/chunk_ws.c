@@ -228,14 +228,19 @@ add_break(Stretch *w, Py_ssize_t c)
    back, a segment's table filled only when its first piece leaves room for it. */
 static Py_ssize_t
 ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t whole_max, const void *whole,
-       int final, Py_ssize_t byte_horizon, int32_t *cand, Py_ssize_t *count)
+       int final, Py_ssize_t byte_horizon, Py_ssize_t prev_chars, int32_t *cand, Py_ssize_t *count)
 {
     Py_ssize_t c0 = s - w->s0;
-    if (stretch_extend(w, c0 + 2 * (max_tokens + 1) + 16) < 0)
+    if (stretch_extend(w, c0 + 2 * (max_tokens + 1) + 16 + prev_chars) < 0)
         return WS_NO_MEMORY;
     if (c0 >= w->nchars)
         return WS_LEAVE;  /* s starts no whitespace */
-    Py_ssize_t W = core->max_token_len;
+    if (!final && w->ended && w->s0 + w->nchars == w->n && w->nchars - c0 < prev_chars &&
+        w->nbytes - w->boff[c0] <= byte_horizon)
+        /* The held text ends in the stretch sooner than the previous chunk's length: the cut
+           is most likely past it, decided with more text (waiting changes no chunk, and
+           saves reading this one twice). */
+        return WS_NEED_MORE;
     Py_ssize_t b0 = w->boff[c0];
     const unsigned char *d = w->buf + b0;
     Py_ssize_t per = 1, eq = 0;
@@ -267,14 +272,9 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
         }
         Py_ssize_t p = w->boff[c + 1] - b0;
         if (p > done) {
-            Py_ssize_t avail = w->nbytes - b0;
-            Py_ssize_t blk = done < 16 ? 16 : done < W ? done : W;
-            Py_ssize_t target = done + blk > p ? done + blk : p;
-            if (target > avail)
-                target = avail;
-            if (prefix_table_fill(core, d, w->last, w->counts, done, target, &per, &eq, cand) < target)
+            if (prefix_table_fill(core, d, w->last, w->counts, done, p, &per, &eq, cand) < p)
                 return WS_LEAVE;  /* a byte that is no token: the Python steps raise the error */
-            done = target;
+            done = p;
         }
         Py_UCS4 ch = PyUnicode_READ(w->kind, w->data, w->s0 + c);
         c++;
@@ -436,6 +436,19 @@ earliest_piece_suffix(const Core *core, Stretch *w, Py_ssize_t lo, Py_ssize_t en
     Py_ssize_t read = suffix_counts(core, d, L, k, w->first, w->cnt, toks);
     if (read == -2)
         return -2;
+    /* the first character whose suffix may fit: at most read bytes, or a whole-piece token */
+    Py_ssize_t reach_len = read > whole_max ? read : whole_max;
+    if (e_b - w->boff[x] > reach_len) {
+        Py_ssize_t a = x, b = end;
+        while (a < b) {
+            Py_ssize_t m = (a + b) / 2;
+            if (e_b - w->boff[m] > reach_len)
+                a = m + 1;
+            else
+                b = m;
+        }
+        x = a;
+    }
     for (Py_ssize_t i = x; i < end; i++) {
         Py_ssize_t len = e_b - w->boff[i];
         if (whole != NULL && len <= whole_max && presplit_is_whole(whole, w->buf + w->boff[i], len))
@@ -521,9 +534,10 @@ ws_cuts(PyObject *module, PyObject *args)
         goto error;
     }
     int need_more = 0;
+    Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
     while (s < w.n) {
         Py_ssize_t count = 0;
-        Py_ssize_t e = ws_cut(core, &w, s, max_tokens, whole_max, whole, final, byte_horizon, cand, &count);
+        Py_ssize_t e = ws_cut(core, &w, s, max_tokens, whole_max, whole, final, byte_horizon, prev_chars, cand, &count);
         if (e == WS_NO_MEMORY) {
             PyErr_NoMemory();
             goto error;
@@ -548,6 +562,7 @@ ws_cuts(PyObject *module, PyObject *args)
             Py_DECREF(t);
         }
         min_end = e;
+        prev_chars = e - s;
         if (e >= w.n || overlap == 0) {
             s = e;
             continue;
