@@ -588,7 +588,74 @@ error:
     return NULL;
 }
 
+/* Whether bytes t[0:n] may begin whitespace that is no line break: a whole UTF-8 character
+   of White_Space other than \r and \n, or the beginning of one. */
+static int
+starts_blank(const unsigned char *t, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    Py_UCS4 cp = t[0];
+    int more = 0;
+    if (cp < 0x80)
+        return cp != '\r' && cp != '\n' && is_ws(cp);
+    if ((cp & 0xE0) == 0xC0) {
+        cp &= 0x1F;
+        more = 1;
+    }
+    else if ((cp & 0xF0) == 0xE0) {
+        cp &= 0x0F;
+        more = 2;
+    }
+    else if ((cp & 0xF8) == 0xF0) {
+        cp &= 0x07;
+        more = 3;
+    }
+    else
+        return 0;
+    Py_ssize_t have = n - 1 < more ? n - 1 : more;
+    for (i = 1; i <= have; i++) {
+        if ((t[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (t[i] & 0x3F);
+    }
+    if (have == more)
+        return is_ws(cp);
+    /* a part of a character: any White_Space code point with these leading bits */
+    int shift = 6 * (more - have);
+    Py_UCS4 lo = cp << shift, hi = lo | (((Py_UCS4)1 << shift) - 1);
+    for (Py_UCS4 c = lo; c <= hi && c <= 0x10FFFF; c++)
+        if (is_ws(c))
+            return 1;
+    return 0;
+}
+
+/* line_break_split_holds(core) -> bool: no token holds a line break followed (after its
+   last line break) by whitespace that is no line break, or a part of such (the compiled
+   twin of text/whitespace_pieces.py _holds_for).  O(total token bytes). */
+static PyObject *
+line_break_split_holds(PyObject *module, PyObject *args)
+{
+    PyObject *core_obj;
+    if (!PyArg_ParseTuple(args, "O!", &CoreType, &core_obj))
+        return NULL;
+    const Core *c = (const Core *)core_obj;
+    for (int32_t r = 0; r < (int32_t)c->n_tokens; r++) {
+        const unsigned char *t = tok_bytes(c, r);
+        Py_ssize_t n = tok_len(c, r), i;
+        for (i = n - 1; i >= 0 && t[i] != '\r' && t[i] != '\n'; i--)
+            ;
+        if (i < 0 || i == n - 1)
+            continue;
+        if (starts_blank(t + i + 1, n - i - 1))
+            Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef chunk_ws_functions[] = {
+    {"line_break_split_holds", (PyCFunction)line_break_split_holds, METH_VARARGS,
+     "line_break_split_holds(core) -> bool: whether no token crosses the end of a whitespace string's\n"
+     "last line break into whitespace (text/whitespace_pieces.py)."},
     {"ws_cuts", (PyCFunction)ws_cuts, METH_VARARGS,
      "ws_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, byte_horizon, whole_max, whole=None)\n"
      "-> (cuts, start, min_end, need_more): the exact chunker's chunks inside a stretch of whitespace\n"

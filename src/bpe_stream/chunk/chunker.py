@@ -126,6 +126,7 @@ from ..bpe.native import run_cuts as _run_cuts
 from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
 from ..bpe.native import ws_cuts as _ws_cuts  # (chunk_ws.c: chunks inside whitespace stretches)
+from ..text.whitespace_pieces import line_break_split_holds
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -826,10 +827,11 @@ class Chunker(Generic[T]):
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
             # ---- whitespace stretches (chunk_ws.c): the chunks inside a stretch of whitespace
-            # from s, counted by its two-piece rule (text/whitespace_pieces.py) without prefix
-            # sums; periodic stretches are left to the replay above, as for run_mode.
+            # from s, counted by the two-part rule of text/whitespace_pieces.py (for vocabularies
+            # where it holds) without prefix sums; periodic stretches are left to the replay
+            # above, as for run_mode.
             if (run_mode is not None and _ws_cuts is not None and s < n and text[s].isspace()
-                    and not periodic_probe(text, s)):
+                    and not periodic_probe(text, s) and line_break_split_holds(self.encoding)):
                 cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
                                                                 self.max_tokens, self.overlap, window.final,
                                                                 LOOKAHEAD, self._byte_horizon, whole_max, whole)
