@@ -14,7 +14,7 @@ character.  Where the stretch is followed by more text (a character ``x`` that i
 whitespace) both split it as ``w[:N]``, then ``w[N:-1]`` (``\\s+(?!\\S)``), and the last
 character goes with ``x`` when the pattern's letter alternative takes it (``x`` a letter,
 for o200k also a mark, and ``w[-1]`` no line break) or its punctuation one does (``w[-1]``
-a space and ``x`` punctuation), else it is a piece by itself; the chunker's compiled path
+a space and ``x`` punctuation, in cl100k marks included), else it is a piece by itself; the chunker's compiled path
 only uses chunks that end inside the stretch, where the first rule holds.
 
 Count.  ``count(w) = piece(w[:N]) + piece(w[N:])`` for both members, ``piece`` the BPE
