@@ -11,7 +11,10 @@ whitespace only (\s, White_Space) splits into at most two pieces: w[0:N] through
 w[N:] (\s+(?!\S) up to the end); no other alternative matches without a letter, digit or
 punctuation character.  So for a chunk text[s:e] inside a stretch,
 count = piece(text[s:s+N]) + piece(text[s+N:e]), piece(x) = 1 when x is a whole-piece
-token, else the raw BPE count of its bytes.  The first term is one table pass over the
+token, else the raw BPE count of its bytes (the chunker calls this only for vocabularies
+without whole-piece tokens and where no token crosses a last line break into whitespace,
+text/whitespace_pieces.py: cl100k's one piece \s++$ then counts as those two parts).
+The first term is one table pass over the
 stretch's bytes from s (prefix_table.c's table_fill: counts of every prefix), the second
 a table pass over each line-break-free segment: two passes over the bytes, no regex.
 

@@ -127,6 +127,8 @@ from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
 from ..bpe.native import ws_cuts as _ws_cuts  # (chunk_ws.c: chunks inside whitespace stretches)
 from ..text.whitespace_pieces import line_break_split_holds
+
+_WS_MIN = 64  # whitespace characters from a chunk start before ws_cuts is tried
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -830,7 +832,10 @@ class Chunker(Generic[T]):
             # from s, counted by the two-part rule of text/whitespace_pieces.py (for vocabularies
             # where it holds) without prefix sums; periodic stretches are left to the replay
             # above, as for run_mode.
-            if (run_mode is not None and _ws_cuts is not None and s < n and text[s].isspace()
+            # (no whole-piece tokens: cl100k's one piece w may be one while w[N:] is not a piece;
+            # stretches of 64 characters or more: shorter ones, as in code, cost a call each)
+            if (run_mode is not None and _ws_cuts is not None and not whole_max
+                    and text[s : s + _WS_MIN].isspace() and s + _WS_MIN <= n
                     and not periodic_probe(text, s) and line_break_split_holds(self.encoding)):
                 cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
                                                                 self.max_tokens, self.overlap, window.final,

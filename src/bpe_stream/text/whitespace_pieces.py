@@ -17,13 +17,15 @@ for o200k also a mark, and ``w[-1]`` no line break) or its punctuation one does 
 a space and ``x`` punctuation, in cl100k marks included), else it is a piece by itself; the chunker's compiled path
 only uses chunks that end inside the stretch, where the first rule holds.
 
-Count.  ``count(w) = piece(w[:N]) + piece(w[N:])`` for both members, ``piece`` the BPE
-count of a piece (1 for a whole-piece token).  For o200k these are its pieces; for
-cl100k's one piece it holds because no token of the vocabulary crosses ``N``: such a
-token would hold the last line break followed by whitespace that is no line break, and
-BPE merges never cross a position that no token crosses, so the merges on ``w`` are
-those on ``w[:N]`` and on ``w[N:]``.  :func:`line_break_split_holds` checks that
-property of a vocabulary (both bundled ones have it); the chunker uses the rule only then.
+Count.  ``count(w) = bpe(w[:N]) + bpe(w[N:])`` for both members, ``bpe`` the raw BPE
+count of the bytes, for a vocabulary without whole-piece tokens (tokens no merge builds,
+which only a whole piece becomes: cl100k's piece ``w`` may be one while ``w[N:]`` is no
+piece).  For o200k these are its pieces; for cl100k's one piece it holds because no token
+of the vocabulary crosses ``N``: such a token would hold the last line break followed by
+whitespace that is no line break, and BPE merges never cross a position that no token
+crosses, so the merges on ``w`` are those on ``w[:N]`` and on ``w[N:]``.
+:func:`line_break_split_holds` checks that property of a vocabulary (both bundled ones
+have it, and neither has whole-piece tokens); the chunker uses the rule only then.
 
 Complexity: O(len(w)) for the pieces, one pass over the tokens (cached per vocabulary)
 for the property.
