@@ -244,6 +244,7 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
            is most likely past it, decided with more text (waiting changes no chunk, and
            saves reading this one twice). */
         return WS_NEED_MORE;
+    Py_ssize_t W = core->max_token_len;
     Py_ssize_t b0 = w->boff[c0];
     const unsigned char *d = w->buf + b0;
     Py_ssize_t per = 1, eq = 0;
@@ -293,6 +294,8 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
         if (p <= whole_max || w->counts[p] <= max_tokens)
             continue;
         int blocked = 0;
+        if (walked < p - W)
+            walked = p - W;  /* a token from before p - W ends before p (and before any later p) */
         while (walked <= fit_tab) {
             Py_ssize_t wl = ws_fwd_walk(core, d, walked, w->nbytes - b0);
             if (wl < 0) {
@@ -353,6 +356,7 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
               int32_t *toks)
 {
     cnt[0] = 0;
+    Py_ssize_t W = core->max_token_len;
     Py_ssize_t q, fit_any = 0, read = L;
     Py_ssize_t lowed = L, lowest = L;
     const Trie *fwd = &core->fwd;
@@ -391,6 +395,8 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
         }
         if (q == L)
             break;
+        if (lowed > L - q + W)
+            lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
         while (lowed >= L - fit_any) {
             Py_ssize_t low = lowed - ws_rev_walk(core, d, lowed);
             if (low < lowest)
