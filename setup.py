@@ -70,7 +70,8 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "digit_runs.c",
           "json_sections.c", "dropping.c", "waiting.c", "merges_products.c",
           "gguf_byte_level.c", "normalization_check.c",
-          "chunk_symbol_runs.c"]
+          "chunk_symbol_runs.c",
+          "chunk_ws.c"]
 
 setup(
     ext_modules=[

@@ -564,5 +564,7 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
 
 /* ---- digit_runs.c: the exact chunker's chunks inside runs of ASCII digits, by rule */
 int digit_runs_init(PyObject *module);
+/* ---- chunk_ws.c: the exact chunker's chunks inside a stretch of whitespace */
+int chunk_ws_init(PyObject *module);
 
 #endif

@@ -281,3 +281,9 @@ longest_token_in = _longest_token_in_c if exact_cuts is not None else None
 # twin of chunk/digit_runs.py); None like exact_cuts (the Python steps then find them).
 digit_cuts = getattr(_core_module, "digit_cuts", None) if exact_cuts is not None else None
 digit_overlap_start = getattr(_core_module, "digit_overlap_start", None) if exact_cuts is not None else None
+# ---- chunk_ws.c
+#: The exact chunker's chunks inside a stretch of whitespace, many per call
+#: (``_native/chunk_ws.c``); None like exact_cuts (the chunker's steps then find them).
+ws_cuts = getattr(_core_module, "ws_cuts", None) if exact_cuts is not None else None
+#: Whether no token crosses a whitespace string's last line break (``_native/chunk_ws.c``).
+ws_split_holds = getattr(_core_module, "line_break_split_holds", None) if exact_cuts is not None else None

@@ -125,6 +125,10 @@ from ..bpe.native import make_chunks as _make_chunks
 from ..bpe.native import run_cuts as _run_cuts
 from ..bpe.native import run_overlap_start as _run_overlap_start
 from ..bpe.native import whole_set as _whole_set
+from ..bpe.native import ws_cuts as _ws_cuts  # (chunk_ws.c: chunks inside whitespace stretches)
+from ..text.whitespace_pieces import line_break_split_holds
+
+_WS_MIN = 64  # whitespace characters from a chunk start before ws_cuts is tried
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
@@ -848,6 +852,32 @@ class Chunker(Generic[T]):
                     state.min_end = base + min_end
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
+            # ---- whitespace stretches (chunk_ws.c): the chunks inside a stretch of whitespace
+            # from s, counted by the two-part rule of text/whitespace_pieces.py (for vocabularies
+            # where it holds) without prefix sums; periodic stretches are left to the replay
+            # above, as for run_mode.
+            # (no whole-piece tokens: cl100k's one piece w may be one while w[N:] is not a piece;
+            # stretches of 64 characters or more: shorter ones, as in code, cost a call each)
+            if (run_mode is not None and _ws_cuts is not None and not whole_max
+                    and text[s : s + _WS_MIN].isspace() and s + _WS_MIN <= n
+                    and not periodic_probe(text, s) and line_break_split_holds(self.encoding)):
+                cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
+                                                                self.max_tokens, self.overlap, window.final,
+                                                                LOOKAHEAD, self._byte_horizon, whole_max, whole)
+                if need_more and not cuts:
+                    return  # as _plan would: the chunk from s needs more text
+                if cuts:
+                    if replay is not None and replay.p >= 0:
+                        replay.made(cuts)
+                    yield from self._cut_chunks(text, base, cuts)
+                    cs, ce = cuts[-3], cuts[-2]
+                    if ce >= n and window.final:
+                        state.done = True
+                        return
+                    state.min_end = base + min_end
+                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    continue
+            # ---- end of whitespace stretches
             if bulk is not None:
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
