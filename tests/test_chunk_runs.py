@@ -13,6 +13,7 @@ from pathlib import Path
 
 import conftest
 import pytest
+from chunk_compare import same_as_steps
 from conftest import examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,6 @@ from hypothesis import strategies as st
 import bpe_stream
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.bpe.native import longest_token_in
-from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
 from bpe_stream.chunk.counts import SuffixView, TextCounts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -42,46 +42,9 @@ HAND_MADE = [
 ]
 
 
-class _Counting:
-    """run_cuts, counting the chunks it makes."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.chunks = 0
-
-    def __call__(self, *args):
-        result = self.fn(*args)
-        self.chunks += len(result[0]) // 3
-        return result
-
-
-def _chunks(enc, text, budget, overlap, compiled: bool, pieces=None):
-    saved = chunker_module._run_cuts
-    chunker_module._run_cuts = _Counting(saved) if compiled else None
-    try:
-        chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
-        found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
-        made = chunker_module._run_cuts.chunks if compiled else 0
-        return [(c.start, c.end, c.token_count) for c in found], made
-    except CharacterOverBudget as e:
-        return ("refused", e.position, e.tokens), 0
-    finally:
-        chunker_module._run_cuts = saved
-
-
 def _same(enc, text, budget, overlap, pieces=None) -> int:
     """Asserts the compiled and the reference chunks agree; the chunks run_cuts made."""
-    compiled, made = _chunks(enc, text, budget, overlap, True, pieces)
-    reference, _ = _chunks(enc, text, budget, overlap, False, pieces)
-    assert compiled == reference, (enc.name, budget, overlap, text[:40])
-    if compiled and compiled[0] != "refused":
-        # they join back (overlaps: each start inside the previous chunk), counts exact
-        assert compiled[0][0] == 0 and compiled[-1][1] == len(text)
-        for (s0, e0, _), (s1, e1, _) in zip(compiled, compiled[1:]):
-            assert s0 < s1 <= e0 < e1 and (overlap or s1 == e0)
-        for s, e, k in compiled[:: max(1, len(compiled) // 40)]:
-            assert k == enc.count(text[s:e])
-    return made
+    return same_as_steps(enc, text, budget, overlap, "_run_cuts", pieces)
 
 
 def _overlaps(budget: int) -> list[int]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import conftest
 import pytest
+from chunk_compare import same_as_steps
 from conftest import examples, full_tier_only, tiktoken_oracle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +22,6 @@ from hypothesis import strategies as st
 import bpe_stream
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.chunk import digit_runs
-from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _families import family_text  # noqa: E402
@@ -113,45 +113,9 @@ def test_compiled_against_twin():
         assert chunker_module._digit_overlap_start(text, s, e, k) == digit_runs.digit_overlap_start(text, s, e, k)
 
 
-class _Counting:
-    """digit_cuts, counting the chunks it makes."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.chunks = 0
-
-    def __call__(self, *args):
-        result = self.fn(*args)
-        self.chunks += len(result[0]) // 3
-        return result
-
-
-def _chunks(enc, text, budget, overlap, by_rule: bool, pieces=None):
-    saved = chunker_module._digit_cuts, chunker_module._digit_overlap_start
-    counting = _Counting(saved[0]) if by_rule else None
-    chunker_module._digit_cuts = counting
-    if not by_rule:
-        chunker_module._digit_overlap_start = None
-    try:
-        chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
-        found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
-        return [(c.start, c.end, c.token_count) for c in found], (counting.chunks if by_rule else 0)
-    except CharacterOverBudget as e:
-        return ("refused", e.position, e.tokens), 0
-    finally:
-        chunker_module._digit_cuts, chunker_module._digit_overlap_start = saved
-
-
 def _same(enc, text, budget, overlap, pieces=None) -> int:
     """Asserts the chunks by rule and the Python steps' chunks agree; the chunks digit_cuts made."""
-    by_rule, made = _chunks(enc, text, budget, overlap, True, pieces)
-    reference, _ = _chunks(enc, text, budget, overlap, False, pieces)
-    assert by_rule == reference, (enc.name, budget, overlap, text[:40])
-    if by_rule and by_rule[0] != "refused":
-        assert by_rule[0][0] == 0 and by_rule[-1][1] == len(text)
-        for s, e, k in by_rule[:: max(1, len(by_rule) // 40)]:
-            assert k == enc.count(text[s:e])
-    return made
+    return same_as_steps(enc, text, budget, overlap, "_digit_cuts", pieces, also_off=("_digit_overlap_start",))
 
 
 def _overlaps(budget: int) -> list[int]:
