@@ -550,6 +550,35 @@ def test_piece_cache_shared_across_calls_and_threads_stays_exact():
 
 
 
+def test_short_piece_count_table_keys_length_and_evicts_exactly():
+    # Counts of pieces of up to 7 bytes go to the piece cache's table of one word per
+    # piece (bytes, length, count; eight to a cache line, piece_cache.h): runs of NUL
+    # bytes differ only in their length (their words' bytes are all zero), and 20,000
+    # distinct short words overfill some lines, so entries are replaced.  Every count,
+    # cold and warm, one by one, in batches on two threads, and after encodings (which use
+    # the other tables), equals tiktoken's; o200k's pattern keeps NUL runs apart too.
+    rng = random.Random(23)
+    letters = "etaoinshrdlcumwfgypbvkjxqzAEIO"
+    words = {" " + "".join(rng.choice(letters) for _ in range(rng.randrange(2, 7))) for _ in range(20_000)}
+    words = sorted(words)
+    rng.shuffle(words)
+    nul_runs = ["a" + "\x00" * k + " " for k in range(1, 8)] + ["\x00" * k + "." for k in range(1, 8)]
+    texts = ["".join(words[k : k + 300]) + "".join(rng.sample(nul_runs, len(nul_runs)))
+             for k in range(0, len(words), 300)]
+    for name in ("cl100k_base", "o200k_base"):
+        base = get_encoding(name)
+        oracle = tiktoken_oracle(name)
+        counts = [len(oracle.encode_ordinary(t)) for t in texts]
+        enc = Encoding("fresh", pat_str=base.pat_str, bpe=base.bpe)
+        base.bpe._core.clear_piece_cache()
+        for _ in range(2):  # cold, then warm
+            assert [enc.count(t) for t in texts] == counts
+            assert enc.count_batch(texts, num_threads=2) == counts
+        assert [len(enc.encode_ordinary(t)) for t in texts[:5]] == counts[:5]
+        assert [enc.count(t) for t in texts[:5]] == counts[:5]
+        assert [enc.count(nul) for nul in nul_runs] == [len(oracle.encode_ordinary(nul)) for nul in nul_runs]
+
+
 def _pool_texts():
     """Texts of very different lengths (so the threads take them out of turn), nearly all
     with different counts (so a result in the wrong slot shows)."""

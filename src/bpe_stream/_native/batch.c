@@ -68,7 +68,7 @@ one_text(const Core *c, int kind, const unsigned char *s, Py_ssize_t n, int32_t 
             size_t q = queued++ % BATCH_AHEAD;
             start[q] = scanned;
             stop[q] = scanned = piece_end(kind, s, scanned, n);
-            pc_prepare(cache, s + start[q], stop[q] - start[q], s + n, &key[q]);
+            pc_prepare_for(cache, s + start[q], stop[q] - start[q], s + n, out != NULL, &key[q]);
         }
         if (done == queued)
             return total;

@@ -483,13 +483,13 @@ scan_ascii(Core *self, PyObject *args, int encode)
         /* one piece ahead: its cache entry loads while this one is encoded */
         Py_ssize_t next_end = piece_end(kind, s, i, n);
         PieceKey key, next_key;
-        pc_prepare(cache, s + i, next_end - i, s + n, &next_key);
+        pc_prepare_for(cache, s + i, next_end - i, s + n, encode, &next_key);
         for (; i < n; i = j) {
             j = next_end;
             key = next_key;
             if (j < n) {
                 next_end = piece_end(kind, s, j, n);
-                pc_prepare(cache, s + j, next_end - j, s + n, &next_key);
+                pc_prepare_for(cache, s + j, next_end - j, s + n, encode, &next_key);
             }
             if (limit != PY_SSIZE_T_MAX && j - i > MAX_PIECE && (j - i + longest - 1) / longest > limit - total) {
                 over = 1;

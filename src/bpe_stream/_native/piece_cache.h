@@ -27,7 +27,21 @@ costs a few percent of the BPE it saves (bt_count of a 100-byte piece: microseco
 Its invariant is the short table's: an entry whose sequence number is even holds a
 piece's bytes (len) and its count.
 
-Threads: every entry is a seqlock.  A writer claims the entry by moving its sequence
+Counts of pieces of at most PC_SHORT_MAX (7) bytes (85-95 % of the pieces of prose and
+code) have a third, denser table: one 64-bit word per piece (its bytes, its length and
+its count), eight to a cache line, a line chosen by the piece's hash and searched from
+the slot the hash prefers to the first empty slot.  A repeated count then touches one
+cache line per piece instead of two of 64 bytes each, so the lines a batch of documents
+keeps using fit the core's L2 cache (a batch of 100 documents of prose or code spent
+about 40 % of its time waiting on the table's lines otherwise), and the word is read in
+one atomic load, with no sequence number.  Invariant: a non-zero word holds a piece's
+bytes (bits 0-55, zero beyond its length), its length (bits 56-58, 1-7) and count_any of
+it (bits 59-61; a piece of n bytes has at most n tokens); a writer stores a whole word
+(atomic, relaxed: the word is the whole entry, nothing else is published with it), and
+only a count goes through this table (pc_prepare_count); an encoding uses the tables
+above.
+
+Threads: every entry of the first two tables is a seqlock.  A writer claims the entry by moving its sequence
 number from even to odd (compare-and-swap: a writer that finds it odd or loses the race
 skips the store, the cache being only a cache), writes, and publishes with the next even
 number (release).  A reader copies what it needs between two reads of the sequence
@@ -74,6 +88,14 @@ typedef struct {
 #define PC_LONG_BUCKET_BITS (PC_LONG_BITS - 1)
 #define PC_LONG_MAX 248
 
+#ifndef PC_SHORT_BITS
+#define PC_SHORT_BITS 16
+#endif
+#define PC_SHORT_ENTRIES (1 << PC_SHORT_BITS)
+#define PC_SHORT_LINE_BITS (PC_SHORT_BITS - 3) /* lines of eight words */
+#define PC_SHORT_MAX 7
+#define PC_SHORT_KEY ((1ULL << 59) - 1) /* the bytes and the length */
+
 typedef struct {
     atomic_uint seq;              /* as in PieceCacheEntry */
     uint16_t len;                 /* 0: empty */
@@ -84,6 +106,7 @@ typedef struct {
 typedef struct PieceCache {
     PieceCacheEntry e[PC_ENTRIES];
     PieceCacheLong l[PC_LONG_ENTRIES];
+    _Atomic uint64_t s[PC_SHORT_ENTRIES]; /* counts of pieces of at most PC_SHORT_MAX bytes */
 } PieceCache;
 
 static inline _Atomic(void *) *
@@ -163,8 +186,9 @@ pc_key(const uint8_t *p, Py_ssize_t n, const uint8_t *end, uint64_t *w)
 typedef struct {
     uint64_t w[PC_WORDS];
     PieceCacheEntry *e;
-    PieceCacheLong *l; /* a long piece's bucket (e NULL), or NULL */
-    int victim;
+    PieceCacheLong *l;    /* a long piece's bucket (e NULL), or NULL */
+    _Atomic uint64_t *s;  /* a short piece's line of the count table (e, l NULL), or NULL */
+    int victim;           /* (s: the slot the hash prefers) */
 } PieceKey;
 
 /* The hash of a long piece p[0:n] (n > 8), a word at a time (every load inside the piece). */
@@ -191,6 +215,7 @@ static inline void
 pc_prepare(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, PieceKey *key)
 {
     key->l = NULL;
+    key->s = NULL;
     if (pc == NULL || n > PC_MAX_LEN || n == 0) {
         key->e = NULL;
         if (pc != NULL && n > PC_MAX_LEN && n <= PC_LONG_MAX) {
@@ -211,6 +236,69 @@ pc_prepare(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, P
     __builtin_prefetch(key->e);
     __builtin_prefetch(key->e + 1);
 #endif
+}
+
+/* pc_prepare for a key that only counts (cached_piece_at with out NULL; with out, the
+   piece is encoded by encode_any, uncached): a piece of at most PC_SHORT_MAX bytes goes
+   to the count table, its word (bytes and length) in key->w[0]. */
+static inline void
+pc_prepare_count(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, PieceKey *key)
+{
+    if (pc == NULL || n == 0 || n > PC_SHORT_MAX) {
+        pc_prepare(pc, p, n, end, key);
+        return;
+    }
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p >= 8) {
+        memcpy(&v, p, 8);
+        v &= (1ULL << (8 * n)) - 1;
+    } else
+#endif
+        for (Py_ssize_t i = 0; i < n; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+    v |= (uint64_t)n << 56;
+    uint64_t h = (v ^ (v >> 29)) * 0x9e3779b97f4a7c15ULL;
+    key->w[0] = v;
+    key->e = NULL;
+    key->l = NULL;
+    key->s = &pc->s[(h >> (64 - PC_SHORT_LINE_BITS)) << 3];
+    key->victim = (int)(h >> (61 - PC_SHORT_LINE_BITS)) & 7;
+#if defined(__GNUC__)
+    __builtin_prefetch(key->s);
+#endif
+}
+
+/* pc_prepare (encoding true) or pc_prepare_count. */
+static inline void
+pc_prepare_for(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *end, int encoding, PieceKey *key)
+{
+    if (encoding)
+        pc_prepare(pc, p, n, end, key);
+    else
+        pc_prepare_count(pc, p, n, end, key);
+}
+
+/* count_any of the short piece p[0:n] through its line of the count table (key->s). */
+static Py_ssize_t
+cached_short_count(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t n)
+{
+    _Atomic uint64_t *line = key->s;
+    uint64_t want = key->w[0];
+    int at = key->victim;
+    for (int k = 0; k < 8; k++, at = (at + 1) & 7) {
+        uint64_t v = atomic_load_explicit(&line[at], memory_order_relaxed);
+        if ((v & PC_SHORT_KEY) == want)
+            return (Py_ssize_t)(v >> 59);
+        if (v == 0)
+            break; /* words are stored from the preferred slot on: the piece is not here */
+    }
+    Py_ssize_t m = count_any(c, p, n);
+    if (m <= 0 || m > PC_SHORT_MAX)
+        return m;
+    /* the first empty slot, else the preferred one (k == 8: at is back there) */
+    atomic_store_explicit(&line[at], want | ((uint64_t)m << 59), memory_order_relaxed);
+    return m;
 }
 
 /* count_any of the long piece p[0:n] through its bucket (pc_prepare's key->l). */
@@ -258,6 +346,8 @@ cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t
 {
     PieceCacheEntry *bucket = key->e;
     if (bucket == NULL) {
+        if (key->s != NULL && out == NULL)
+            return cached_short_count(key, c, p, n);
         if (key->l != NULL && out == NULL)
             return cached_long_count(key, c, p, n);
         return out ? encode_any(c, p, n, out) : count_any(c, p, n);
@@ -319,7 +409,10 @@ static inline Py_ssize_t
 cached_piece(PieceCache *pc, const Core *c, const uint8_t *p, Py_ssize_t n, const uint8_t *end, int32_t *out)
 {
     PieceKey key;
-    pc_prepare(pc, p, n, end, &key);
+    if (out == NULL)
+        pc_prepare_count(pc, p, n, end, &key);
+    else
+        pc_prepare(pc, p, n, end, &key);
     return cached_piece_at(&key, c, p, n, out);
 }
 
@@ -341,6 +434,8 @@ core_piece_cache_clear(const Core *c)
         e->len = 0;
         atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
     }
+    for (size_t i = 0; i < PC_SHORT_ENTRIES; i++)
+        atomic_store_explicit(&pc->s[i], 0, memory_order_relaxed);
     for (size_t i = 0; i < PC_LONG_ENTRIES; i++) {
         PieceCacheLong *e = &pc->l[i];
         unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);

@@ -728,7 +728,7 @@ scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const
     PieceKey keys[SCAN_AHEAD];
     int head = 0, queued = 0;
     while (queued < SCAN_AHEAD && next_piece(sc, &ra[queued], &rb[queued])) {
-        pc_prepare(cache, s + ra[queued], rb[queued] - ra[queued], end, &keys[queued]);
+        pc_prepare_for(cache, s + ra[queued], rb[queued] - ra[queued], end, toks != NULL, &keys[queued]);
         queued++;
     }
     while (queued > 0) {
@@ -757,7 +757,7 @@ scan_pieces(const Core *c, Scan *sc, const WholeSet *whole, int32_t *toks, const
         queued--;
         int slot = (head + queued) % SCAN_AHEAD; /* the slot just freed */
         if (next_piece(sc, &ra[slot], &rb[slot])) {
-            pc_prepare(cache, s + ra[slot], rb[slot] - ra[slot], end, &keys[slot]);
+            pc_prepare_for(cache, s + ra[slot], rb[slot] - ra[slot], end, toks != NULL, &keys[slot]);
             queued++;
         }
     }

@@ -12,9 +12,14 @@ included), punctuation runs and short whitespace pieces, and a few cases the ref
 leaves to its regex, each argued where it is taken (starts: a word's letters after its
 lead, inside a digit piece, a punctuation piece's newline tail or last character; ends:
 inside a digit piece, a piece's first whitespace character) -- 97-99.5 % of random
-queries on prose and multilingual text.  A piece's count is the encoding's piece-count cache (the dict the Python index
-reads too), looked up with a str made here; a miss is counted by the vocabulary's
-compiled core and stored (merge_loop.c cached_count, as the encoding's count does).
+queries on prose and multilingual text.  With the vocabulary's Core, a piece's count is
+count_any of its UTF-8 bytes (written here from the text's characters) through the Core's
+piece cache (piece_cache.h, shared with every other count); a piece the Core does not
+take (a byte that is no token, a lone surrogate) goes, as without a Core, to the
+encoding's piece-count cache (the dict the Python index reads too), looked up with a str
+made here (merge_loop.c cached_count: the Python fallback for what C does not take).
+The first way makes no Python object: the str, its hash and the dict look-up were about a
+fifth of a query on multilingual text.
 
 Characters are classed by the flags the Python index computes for the characters of
 the text (fast_split's classes, the sets wc/ws/pc/zn/lm/mk, and Ll, Lm/Lo/M, N): an ASCII
@@ -22,6 +27,7 @@ table and a small hash table of the others (6 bytes a slot, two slots a characte
 plus O(SHORT) character reads and at most three cache look-ups per query.
 */
 #include "core.h"
+#include "piece_cache.h"
 
 #include <string.h>
 
@@ -106,6 +112,15 @@ piece_count(const TextQuery *q, Py_ssize_t a, Py_ssize_t b)
 {
     if (b - a > SHORT)
         return DEFER;
+    if (q->core != NULL) {
+        uint8_t utf8[4 * SHORT];
+        Py_ssize_t n = presplit_utf8(q->kind, (const char *)q->data + a * q->kind, b - a, utf8);
+        if (n >= 0) {
+            Py_ssize_t c = cached_piece(core_piece_cache(q->core), q->core, utf8, n, utf8 + n, NULL);
+            if (c >= 0)
+                return c;
+        }
+    }
     PyObject *piece = PyUnicode_Substring(q->text, a, b);
     if (piece == NULL)
         return FAIL;
