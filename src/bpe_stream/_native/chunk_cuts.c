@@ -587,6 +587,10 @@ exact_cuts(PyObject *module, PyObject *args)
                                                         e, overlap, buf, off, rule);
         if (next == -2)
             goto error;
+        /* ---- chunk_nospace_cuts.c: a chunk that fits one table first */
+        if (next == -1 && use_counted)
+            next = tiled_overlap_start(&counted_text, s, e, overlap);
+        /* ---- end of chunk_nospace_cuts.c */
         if (next == -1 && use_counted)
             next = counted_overlap_start(&counted_text, s, e, overlap);
         s = next;

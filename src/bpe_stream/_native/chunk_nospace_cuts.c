@@ -104,6 +104,41 @@ ns_piece(const CountedText *t, const uint8_t *p, Py_ssize_t n)
     return cached_piece(t->cache, t->core, p, n, p + n, NULL);
 }
 
+/* The split of T[s:] from s (not a global boundary) up to its first piece end that is
+   one, g = bounds[*g_idx], by the scanner on T[s:x] (x - 1 no whitespace, g < x unless x
+   = n and the text is final): the piece ends into at[1..], the count of none yet.  The
+   number of pieces, or -1. */
+static Py_ssize_t
+scan_head(const CountedText *t, Py_ssize_t s, Py_ssize_t gi, Py_ssize_t x, int final, Py_ssize_t *at,
+          Py_ssize_t *g_idx, uint8_t *buf, Py_ssize_t *off)
+{
+    Py_ssize_t n = t->n;
+    if ((x >= n && !final) || x - s > NS_SCAN_CHARS || !no_space(t, s, x))
+        return -1;
+    Py_ssize_t m = ns_utf8(t, s, x, buf, off);
+    if (m < 0)
+        return -1;
+    Py_ssize_t ends[NS_SCAN_CHARS];
+    Py_ssize_t k = presplit_piece_ends(t->spec, buf, m, ends, NS_SCAN_CHARS);
+    Py_ssize_t ci = 0, nh = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        while (ci < x - s && off[ci] < ends[i])
+            ci++;
+        if (off[ci] != ends[i])
+            return -1;
+        Py_ssize_t g = s + ci;
+        if (g >= x && x < n)
+            return -1;  /* the scan's last piece: not known to be one of S */
+        at[++nh] = g;
+        Py_ssize_t idx = ns_last_le(t->bounds, g, gi, t->nb);
+        if (idx >= gi && t->bounds[idx] == g) {
+            *g_idx = idx;
+            return nh;
+        }
+    }
+    return -1;
+}
+
 Py_ssize_t
 nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
             Py_ssize_t *count_out)
@@ -120,55 +155,57 @@ nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
     Py_ssize_t nh = 0, g_idx = gi;
     uint8_t buf[4 * NS_SCAN_CHARS];
     Py_ssize_t off[NS_SCAN_CHARS + 1];
+    int32_t table[PREFIX_COUNTS_MAX + 1];
+    Py_ssize_t read = -1;  /* >= 0: table holds the prefix counts of T[a:b_o] up to this byte */
     head_at[0] = s;
     head_c[0] = 0;
     if (bounds[gi] != s) {
-        Py_ssize_t x = gi + 1 < nb ? bounds[gi + 1] : n;
-        if (x >= n && !final)
-            return -1;
-        if (x - s > NS_SCAN_CHARS || !no_space(t, s, x))
-            return -1;
-        Py_ssize_t m = ns_utf8(t, s, x, buf, off);
-        if (m < 0)
-            return -1;
-        Py_ssize_t ends[NS_SCAN_CHARS];
-        Py_ssize_t k = presplit_piece_ends(t->spec, buf, m, ends, NS_SCAN_CHARS);
-        Py_ssize_t ci = 0, prev = 0, synced = 0;
-        for (Py_ssize_t i = 0; i < k; i++) {
-            while (ci < x - s && off[ci] < ends[i])
-                ci++;
-            if (off[ci] != ends[i])
-                return -1;
-            Py_ssize_t g = s + ci;
-            if (g >= x && x < n)
-                return -1;  /* the scan's last piece: not known to be one of S */
-            Py_ssize_t c = ns_piece(t, buf + prev, ends[i] - prev);
-            if (c < 0)
-                return -1;
-            nh++;
-            head_at[nh] = g;
-            head_c[nh] = head_c[nh - 1] + c;
-            prev = ends[i];
-            Py_ssize_t idx = ns_last_le(bounds, g, gi, nb);
-            if (idx >= gi && bounds[idx] == g) {
-                g_idx = idx;
-                synced = 1;
-                break;
-            }
-        }
-        if (!synced)
+        /* first the end of the piece s lies in (one character past it), then the piece after */
+        nh = bounds[gi] < n ? scan_head(t, s, gi, bounds[gi] + 1, final, head_at, &g_idx, buf, off) : -1;
+        if (nh < 0)
+            nh = scan_head(t, s, gi, gi + 1 < nb ? bounds[gi + 1] : n, final, head_at, &g_idx, buf, off);
+        if (nh < 0)
             return -1;
     }
-    Py_ssize_t base = cum[g_idx] - head_c[nh];  /* C(bounds[i]) = cum[i] - base for i >= g_idx */
-    Py_ssize_t a, b_o, c_a;
-    Py_ssize_t i = 1;
-    while (i <= nh && head_c[i] <= max_tokens)
-        i++;
+    Py_ssize_t a = s, b_o = -1, c_a = 0, i;
+    for (i = 1; i <= nh; i++) {
+        /* the count of the head piece T[head_at[i-1]:head_at[i]]: a table pass stopped a few
+           bytes past the budget when its prefixes are one piece each (then the cut inside
+           it needs no other count), else its BPE count */
+        Py_ssize_t p = head_at[i - 1], q = head_at[i];
+        if (q - p > NS_SCAN_CHARS)
+            return -1;
+        Py_ssize_t m = ns_utf8(t, p, q, buf, off), c;
+        if (m < 0)
+            return -1;
+        if (t->whole == NULL && q - p > 1 && m <= PREFIX_COUNTS_MAX && symbol_prefixes(t->kind, t->data, p, q, t->rule)) {
+            Py_ssize_t r = prefix_counts_until(t->core, buf, m, max_tokens - head_c[i - 1], table);
+            if (r < 0)
+                return -1;
+            if (r < m) {
+                read = r;  /* no prefix past r fits, the whole piece neither */
+                break;
+            }
+            c = table[m];
+            if (head_c[i - 1] + c > max_tokens) {
+                read = m;
+                break;
+            }
+        } else {
+            c = ns_piece(t, buf, m);
+            if (c < 0)
+                return -1;
+        }
+        head_c[i] = head_c[i - 1] + c;
+        if (head_c[i] > max_tokens)
+            break;
+    }
     if (i <= nh) {
         a = head_at[i - 1];
         c_a = head_c[i - 1];
         b_o = head_at[i];
     } else {
+        Py_ssize_t base = cum[g_idx] - head_c[nh];  /* C(bounds[i]) = cum[i] - base for i >= g_idx */
         Py_ssize_t k = ns_last_le(cum, base + max_tokens, g_idx, nb) + 1;
         if (k >= nb) {
             if (!final)
@@ -194,12 +231,13 @@ nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
     if (m < 0)
         return -1;
     Py_ssize_t j;
-    if (b_o - a > 1 && m <= PREFIX_COUNTS_MAX && symbol_prefixes(t->kind, t->data, a, b_o, t->rule)) {
-        int32_t table[PREFIX_COUNTS_MAX + 1];
-        Py_ssize_t read = m;
+    if (read < 0 && b_o - a > 1 && m <= PREFIX_COUNTS_MAX && symbol_prefixes(t->kind, t->data, a, b_o, t->rule)) {
+        read = m;
         if (t->whole != NULL ? prefix_counts(t->core, buf, m, table) < 0
                              : (read = prefix_counts_until(t->core, buf, m, max_tokens - c_a, table)) < 0)
             return -1;
+    }
+    if (read >= 0) {
         for (j = b_o - 1; j > a; j--) {
             Py_ssize_t q = off[j - a];
             if (q > read)
@@ -230,4 +268,48 @@ nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
         return -1;  /* nothing fits: the Python path raises its error */
     *count_out = c_a;
     return a;
+}
+
+/* The overlap start after a chunk [s, e) whose text fits one table: the smallest p in
+   (s, e) with count(T[p:e]) <= overlap, e if none (the answer of chunk/counts.py's
+   SuffixView, which the tests compare), or -1 when T[s+1:e] has more than
+   PREFIX_COUNTS_MAX bytes or the member has whole-piece tokens (the caller then tries
+   counted_overlap_start).  Why: count(T[p:e]) is the compiled split and count of that
+   slice (presplit_encode, what enc.count does), and it is at least the fewest tokens
+   that concatenate to T[p:e] (suffix_tilings: BPE's tokens of every piece concatenate to
+   it), so the starts whose bound passes the overlap are skipped without a recount; no
+   piece boundary needs to be hard, which emoji text's (a symbol before a variation
+   selector or keycap starts an o200k word piece) are not.  Complexity: one backward trie
+   pass over the chunk's bytes, then a recount of T[p:e] for each start the bound leaves,
+   from the first (at most NS_MAX_STEPS of them, else -1). */
+Py_ssize_t
+tiled_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap)
+{
+    if (e - s <= 1)
+        return e;
+    Py_ssize_t lo = s + 1;
+    if (t->whole != NULL || e - lo > NS_SCAN_CHARS)
+        return -1;
+    uint8_t buf[4 * NS_SCAN_CHARS];
+    Py_ssize_t off[NS_SCAN_CHARS + 1];
+    Py_ssize_t m = ns_utf8(t, lo, e, buf, off);
+    if (m < 0 || m > PREFIX_COUNTS_MAX)
+        return -1;
+    int32_t tilings[PREFIX_COUNTS_MAX + 1];
+    if (suffix_tilings(t->core, buf, m, tilings) < 0)
+        return -1;
+    Py_ssize_t steps = 0;
+    for (Py_ssize_t p = lo; p < e; p++) {
+        Py_ssize_t q = off[p - lo];
+        if (tilings[q] > overlap)
+            continue;
+        if (++steps > NS_MAX_STEPS)
+            return -1;
+        Py_ssize_t c = presplit_encode(t->core, t->spec, NULL, buf + q, m - q, NULL, NULL, 0, t->cache);
+        if (c < 0)
+            return -1;
+        if (c <= overlap)
+            return p;
+    }
+    return e;
 }
