@@ -17,11 +17,11 @@ lookahead (?!\S) at j, which needs \s+ to end at j, so T[j-1] whitespace.  Hence
 T[j-1] is no whitespace, the pieces of S that end at or before b are pieces of T[s:j]
 and count(T[s:j]) = C(b) + count(T[b:j]) (C: the prefix counts of S).
 * S from s: when s is a global boundary, S is the global split from s (no lookbehind).
-  Else the compiled scanner splits T[s:x], x the end of the global piece after the one
-  s lies in, T[x-1] no whitespace; by the same argument its pieces but the last are
-  pieces of S, and from the first of their ends that is a global boundary g on, S is the
-  global split (the scanner reads no position before g again), C(b) = C(g) + cum[b] -
-  cum[g].
+  Else the compiled scanner splits T[s:x], x one character past the global piece s lies
+  in (else the end of the piece after it), T[x-1] no whitespace; by the same argument
+  its pieces but the last are pieces of S, and from the first of their ends that is a
+  global boundary g on, S is the global split (the scanner reads no position before g
+  again), C(b) = C(g) + cum[b] - cum[g].
 * b_o, the first boundary of S with C(b_o) > M, a the one before it.  No end past b_o
   fits: every j > b_o with T[j-1] no whitespace costs C(b) + count(T[b:j]) > M for the
   last boundary b < j (b >= b_o); ends from b_o + MARGIN on are covered by rule 3 of
@@ -29,10 +29,13 @@ and count(T[s:j]) = C(b) + count(T[b:j]) (C: the prefix counts of S).
   j in (a, b_o) costs C(a) + count(T[a:j]): the cut is the largest such j that fits,
   else a.  When every prefix of T[a:b_o] is one piece (symbol_prefixes), those counts
   come from one table pass (prefix_counts_until); else each is a recount of T[a:j].
-The conditions: no whitespace in T[a-1:b_o + MARGIN] (the end a too is a truncation;
-and none in T[s:x] for the scan), no
-chain and none of the word rules symbol_prefixes leaves out, pieces within the bounds
-below, and, unless the text is final, b_o + MARGIN within it.
+The conditions: no whitespace in T[a-1:b_o + MARGIN] (the end a too is a truncation)
+nor in T[s:x] for the scan, no chain and none of the word rules symbol_prefixes leaves
+out, pieces within the bounds below, and, unless the text is final, b_o + MARGIN within
+it.
+
+Also here: tiled_overlap_start, the overlap start after a chunk of at most
+PREFIX_COUNTS_MAX bytes by recounts of its suffixes (argued where it is defined).
 
 Complexity: per chunk, a bisect over the prefix sums, a scan of at most NS_SCAN_CHARS
 characters, the whitespace test over T[a:b_o + MARGIN] and one table pass over the
