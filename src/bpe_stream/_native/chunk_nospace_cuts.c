@@ -276,8 +276,8 @@ nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
 /* The overlap start after a chunk [s, e) whose text fits one table: the smallest p in
    (s, e) with count(T[p:e]) <= overlap, e if none (the answer of chunk/counts.py's
    SuffixView, which the tests compare), or -1 when T[s+1:e] has more than
-   PREFIX_COUNTS_MAX bytes or the member has whole-piece tokens (the caller then tries
-   counted_overlap_start).  Why: count(T[p:e]) is the compiled split and count of that
+   PREFIX_COUNTS_MAX bytes, holds whitespace or the member has whole-piece tokens (the
+   caller then tries counted_overlap_start).  Why: count(T[p:e]) is the compiled split and count of that
    slice (presplit_encode, what enc.count does), and it is at least the fewest tokens
    that concatenate to T[p:e] (suffix_tilings: BPE's tokens of every piece concatenate to
    it), so the starts whose bound passes the overlap are skipped without a recount; no
@@ -291,7 +291,9 @@ tiled_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t
     if (e - s <= 1)
         return e;
     Py_ssize_t lo = s + 1;
-    if (t->whole != NULL || e - lo > NS_SCAN_CHARS)
+    /* (text with whitespace, prose and code, keeps counted_overlap_start, which jumps to
+       the last hard boundary over the overlap by the prefix sums first) */
+    if (t->whole != NULL || e - lo > NS_SCAN_CHARS || !no_space(t, s, e))
         return -1;
     uint8_t buf[4 * NS_SCAN_CHARS];
     Py_ssize_t off[NS_SCAN_CHARS + 1];
