@@ -9,11 +9,12 @@ compare), with that count, or -1 when a condition below fails (the caller then t
 counted_cut, then the Python path).
 
 Why it is exact.  The members' patterns (cl100k, o200k and the like: no lookbehind, no
-chain, and the one lookahead \s+(?!\S)) are matched leftmost-first by backtracking.  Let
-S be the split of T[s:n] and b < j a boundary of S.  Every match attempt before b in
-T[s:j] takes the same path as in T[s:n]: a path that failed there fails here too (a
-character it read before j is the same, one at or after j is missing here), except a
-lookahead (?!\S) at j, which needs \s+ to end at j, so T[j-1] whitespace.  Hence when
+chain, and the one lookahead \s+(?!\S), or tiktoken's cl100k spelling's end anchor
+\s++$) are matched leftmost-first by backtracking.  Let S be the split of T[s:n] and
+b < j a boundary of S.  Every match attempt before b in T[s:j] takes the same path as in
+T[s:n]: a path that failed there fails here too (a character it read before j is the
+same, one at or after j is missing here), except a lookahead (?!\S) or an end anchor at
+j, which needs \s+ to end at j, so T[j-1] whitespace.  Hence when
 T[j-1] is no whitespace, the pieces of S that end at or before b are pieces of T[s:j]
 and count(T[s:j]) = C(b) + count(T[b:j]) (C: the prefix counts of S).
 * S from s: when s is a global boundary, S is the global split from s (no lookbehind).
