@@ -71,7 +71,8 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "json_sections.c", "dropping.c", "waiting.c", "merges_products.c",
           "gguf_byte_level.c", "normalization_check.c",
           "chunk_symbol_runs.c",
-          "chunk_ws.c"]
+          "chunk_ws.c",
+          "chunk_nospace_cuts.c"]
 
 setup(
     ext_modules=[

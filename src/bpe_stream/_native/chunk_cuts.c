@@ -549,7 +549,11 @@ exact_cuts(PyObject *module, PyObject *args)
     recount:
         if (!use_counted)
             break;
-        e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
+        /* ---- chunk_nospace_cuts.c first: text without whitespace around the cut */
+        e = nospace_cut(&counted_text, s, max_tokens, horizon, final, &count);
+        if (e < 0)
+            e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
+        /* ---- end of chunk_nospace_cuts.c */
         if (e < 0)
             break;
         if (!final && e + lookahead > n) {
@@ -583,6 +587,10 @@ exact_cuts(PyObject *module, PyObject *args)
                                                         e, overlap, buf, off, rule);
         if (next == -2)
             goto error;
+        /* ---- chunk_nospace_cuts.c: a chunk that fits one table first */
+        if (next == -1 && use_counted)
+            next = tiled_overlap_start(&counted_text, s, e, overlap);
+        /* ---- end of chunk_nospace_cuts.c */
         if (next == -1 && use_counted)
             next = counted_overlap_start(&counted_text, s, e, overlap);
         s = next;

@@ -437,6 +437,13 @@ typedef struct {
 Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
                        Py_ssize_t *count_out);
 Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+/* ---- chunk_nospace_cuts.c: the cut in text without whitespace near it, by the global
+   boundaries whether hard or not (-1: not that case; the caller tries counted_cut) */
+Py_ssize_t nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
+                       Py_ssize_t *count_out);
+/* the overlap start after [s, e) by a recount of each suffix its tiling bound leaves (-1: not that case) */
+Py_ssize_t tiled_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+/* ---- end of chunk_nospace_cuts.c */
 /* counts[p] = count_any(data[0:p]) for p = 0..n (n <= PREFIX_COUNTS_MAX), one table pass;
    0, or -1 at a byte that is no token. */
 #define PREFIX_COUNTS_MAX 1024
