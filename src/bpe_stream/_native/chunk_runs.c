@@ -53,6 +53,8 @@ Python chunker (tests/test_chunk_runs.py).
 #define RUN_UPPER 2
 #define RUN_PUNCT 3
 
+#define RUN_NEED_MORE -2  /* run_cut: the chunk is decided with more text held */
+
 /* The run class of code point cp for mode (0: none). */
 static inline int
 run_class(int mode, Py_UCS4 cp)
@@ -224,16 +226,26 @@ rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
    rules above leave it to the Python steps, -1 out of memory. */
 static Py_ssize_t
 run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_max, const void *whole, int final,
-        int32_t *cand, Py_ssize_t *count)
+        Py_ssize_t prev_chars, int32_t *cand, Py_ssize_t *count)
 {
     Py_ssize_t W = core->max_token_len;
     Py_ssize_t step = 2 * (max_tokens + 1) + 16;  /* characters first read; doubled as needed */
+    if (step < prev_chars + 1)
+        step = prev_chars + 1;
     if (run_extend(r, whole_max + 2 > step ? whole_max + 2 : step) < 0)
         return -1;
     /* the run reaches the end of the input: every end is in it, read them all */
 #define AT_INPUT_END (final && r->ended && r->s + r->nchars == r->n)
+    /* the run reaches the end of the text held, within the streaming horizon: waiting for
+       more text changes no chunk (the chunks are those of the whole input) */
+#define MAY_WAIT (!final && r->ended && r->s + r->nchars == r->n && r->nbytes <= max_tokens * W)
+    if (prev_chars > 0 && r->nchars < prev_chars && MAY_WAIT)
+        /* the held text ends in the run sooner than the previous chunk's length: the cut is
+           most likely past it, so wait without reading (as chunk_ws.c): the table pass is
+           then done once, over the longer text */
+        return RUN_NEED_MORE;
     if (r->nchars < whole_max + 2 && !AT_INPUT_END)
-        return 0;
+        return MAY_WAIT ? RUN_NEED_MORE : 0;
     Py_ssize_t done = 0, per = 1, eq = 0;
     Py_ssize_t fit_any = 0;    /* last byte position whose prefix count fits */
     Py_ssize_t fit_char = 0;   /* the same among character boundaries (characters) */
@@ -247,7 +259,9 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (AT_INPUT_END)
                 break;
             if (r->ended)
-                return 0;  /* the run ends before the stop rule decides */
+                /* the run ends before the stop rule decides: at the held text's end, decided
+                   with more text (rather than by the Python steps over the whole window) */
+                return MAY_WAIT ? RUN_NEED_MORE : 0;
             if (run_extend(r, 2 * r->nchars) < 0)
                 return -1;
             continue;
@@ -437,9 +451,14 @@ run_cuts(PyObject *module, PyObject *args)
         goto error;
     }
     int need_more = 0;
+    Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
     while (run_start(&r, s)) {
         Py_ssize_t count = 0;
-        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, cand, &count);
+        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
+        if (e == RUN_NEED_MORE) {
+            need_more = 1;  /* the chunk from s is decided with more text */
+            break;
+        }
         if (e < 0) {
             PyErr_NoMemory();
             goto error;
@@ -460,6 +479,7 @@ run_cuts(PyObject *module, PyObject *args)
             Py_DECREF(t);
         }
         min_end = e;
+        prev_chars = e - s;
         if (e >= r.n || overlap == 0) {
             s = e;
             if (e >= r.n)
