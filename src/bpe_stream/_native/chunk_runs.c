@@ -268,6 +268,15 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
         }
         /* table steps in blocks growing to W: the stop is usually a few bytes past the cut */
         Py_ssize_t blk = done < 16 ? 16 : done < W ? done : W;
+        if (done >= 16) {
+            /* past the first bytes, aim at the budget from the bytes per token so far (plus
+               a few bytes for the stop rule): the table costs per byte filled, and at small
+               budgets a doubled block overreads the cut by up to half a chunk */
+            Py_ssize_t left = max_tokens + 1 - r->counts[done];
+            Py_ssize_t aim = left > 0 ? left * done / (r->counts[done] > 0 ? r->counts[done] : 1) + 8 : 8;
+            if (aim < blk)
+                blk = aim;
+        }
         Py_ssize_t target = done + blk < r->nbytes ? done + blk : r->nbytes;
         Py_ssize_t got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
         if (got < target)
@@ -285,6 +294,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (p >= r->boff[r->nchars - 1])
                 continue;  /* past the bytes a longer text's first piece surely shares */
             int blocked = 0;
+            if (walked < p - W + 1)
+                walked = p - W + 1;  /* a token from r <= p - W ends by p: no walk needed */
             while (walked <= fit_any) {
                 Py_ssize_t w = fwd_walk(core, r->buf, walked, r->nbytes);
                 if (w < 0) {
