@@ -116,6 +116,9 @@ typedef struct {
     unsigned char *buf;
     Py_ssize_t *boff;
     int32_t *last, *counts;
+    /* the table positions run_cut filled (from s), and after run_restart those of the
+       previous chunk's table still in place (table_resume.c takes them over) */
+    Py_ssize_t filled, old_filled;
 } RunBytes;
 
 static int
@@ -185,6 +188,36 @@ run_start(RunBytes *r, Py_ssize_t s)
     r->cls = run_class(r->mode, PyUnicode_READ(r->kind, r->data, s));
     return r->cls;
 }
+
+/* ---- the next chunk from s inside the bytes already read: they, and the previous
+   chunk's table over them, are shifted to the front instead of read again (an overlap
+   start re-reads up to overlap tokens; the table is then resumed, table_resume.c).
+   O(bytes kept) moves, against the table steps they save. */
+static int
+run_restart(RunBytes *r, Py_ssize_t s)
+{
+    Py_ssize_t c = s - r->s;
+    if (r->filled <= 0 || c <= 0 || c >= r->nchars)
+        {
+            r->filled = r->old_filled = 0;
+            return run_start(r, s);
+        }
+    Py_ssize_t b = r->boff[c];
+    memmove(r->buf, r->buf + b, (size_t)(r->nbytes - b));
+    for (Py_ssize_t j = 0; j <= r->nchars - c; j++)
+        r->boff[j] = r->boff[j + c] - b;
+    r->old_filled = r->filled > b ? r->filled - b : 0;
+    if (r->old_filled > 0) {
+        memmove(r->last + 1, r->last + b + 1, (size_t)r->old_filled * sizeof(int32_t));
+        memmove(r->counts + 1, r->counts + b + 1, (size_t)r->old_filled * sizeof(int32_t));
+    }
+    r->s = s;
+    r->nchars -= c;
+    r->nbytes -= b;
+    r->filled = 0;
+    return r->cls;
+}
+/* ---- */
 
 /* The length of the longest token prefix data[r:r + len] (the forward trie walked from r),
    -1 when it reaches the end n of the bytes held (longer ones may follow). */
@@ -278,9 +311,23 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
                 blk = aim;
         }
         Py_ssize_t target = done + blk < r->nbytes ? done + blk : r->nbytes;
-        Py_ssize_t got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
+        Py_ssize_t got;
+        if (r->old_filled > done) {
+            /* the previous chunk's table lies ahead: resume from it once they meet */
+            int synced = 0;
+            got = table_fill_resume(core, r->buf, r->last, r->counts, done, target, r->old_filled, &per, &eq, cand,
+                                    &synced);
+            if (synced) {
+                r->old_filled = 0;
+                if (got > target)
+                    target = got;
+            }
+        }
+        else
+            got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
         if (got < target)
             return 0;  /* a byte that is no token: the Python steps raise the error */
+        r->filled = target;
         for (Py_ssize_t p = done + 1; p <= target; p++) {
             int boundary = p == r->nbytes || (r->buf[p] & 0xC0) != 0x80;
             if (boundary)
@@ -463,7 +510,7 @@ run_cuts(PyObject *module, PyObject *args)
     }
     int need_more = 0;
     Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
-    while (run_start(&r, s)) {
+    while (run_restart(&r, s)) {
         Py_ssize_t count = 0;
         Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
         if (e == RUN_NEED_MORE) {
