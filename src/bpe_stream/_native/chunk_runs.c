@@ -42,7 +42,14 @@ the last fitting one read.  The call stops, leaving the chunk from ``start`` to 
 Python steps, where one of these rules stops holding: the run (or the held text) ends
 before the stop rule decides, the run holds fewer than whole_max + 2 characters from s, no end past min_end
 fits, the streaming look-ahead (not final and e + lookahead > len(text)), or a byte that
-is no token.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
+is no token.  Where the held text (not final, within the byte horizon max_tokens *
+max_token_len) ends in the run before the stop rule decides, or from s holds less than
+the previous chunk's length (then nothing is read), the call answers need_more instead:
+the chunk is decided once more text is held, the same chunk (they are the whole input's).
+From one chunk to the next the bytes read and the table stay: the next start, inside
+them, is shifted to the front (run_restart) and the table pass resumes the previous
+chunk's table where they meet (table_resume.c), so an overlap longer than max_token_len
+bytes is not read forward twice.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
 the run; memory O(budget * max_token_len) bytes.  The tests compare it with the pure-
 Python chunker (tests/test_chunk_runs.py).
 */
@@ -194,7 +201,7 @@ run_start(RunBytes *r, Py_ssize_t s)
    start re-reads up to overlap tokens; the table is then resumed, table_resume.c).
    O(bytes kept) moves, against the table steps they save. */
 static int
-run_restart(RunBytes *r, Py_ssize_t s)
+run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
 {
     Py_ssize_t c = s - r->s;
     if (r->filled <= 0 || c <= 0 || c >= r->nchars)
@@ -207,6 +214,8 @@ run_restart(RunBytes *r, Py_ssize_t s)
     for (Py_ssize_t j = 0; j <= r->nchars - c; j++)
         r->boff[j] = r->boff[j + c] - b;
     r->old_filled = r->filled > b ? r->filled - b : 0;
+    if (r->old_filled <= core_max_len)
+        r->old_filled = 0;  /* too short for the tables to meet (budget 16): read as before */
     if (r->old_filled > 0) {
         memmove(r->last + 1, r->last + b + 1, (size_t)r->old_filled * sizeof(int32_t));
         memmove(r->counts + 1, r->counts + b + 1, (size_t)r->old_filled * sizeof(int32_t));
@@ -510,7 +519,7 @@ run_cuts(PyObject *module, PyObject *args)
     }
     int need_more = 0;
     Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
-    while (run_restart(&r, s)) {
+    while (run_restart(&r, s, core->max_token_len)) {
         Py_ssize_t count = 0;
         Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
         if (e == RUN_NEED_MORE) {
