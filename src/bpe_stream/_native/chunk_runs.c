@@ -705,8 +705,9 @@ static PyMethodDef chunk_runs_functions[] = {
      "run_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, mode, whole_max,\n"
      "whole=None) -> (cuts, start, min_end, need_more): the exact chunker's chunks inside a one-piece\n"
      "run from start, as a flat list [start, end, count, ...], and the state after them (start -1: the\n"
-     "overlap start after the last chunk is left to the caller; need_more: the next chunk's cut is\n"
-     "known but it waits for the look-ahead).  mode: 1 cl100k's classes,\n"
+     "overlap start after the last chunk is left to the caller; need_more: the chunk from start\n"
+     "waits for more text: its cut is known but the look-ahead is not held, or the text held ends\n"
+     "in the run before it is decided).  mode: 1 cl100k's classes,\n"
      "2 o200k's; whole: the whole-piece tokens (whole_set) or None, none longer than whole_max bytes."},
     {NULL, NULL, 0, NULL},
 };
