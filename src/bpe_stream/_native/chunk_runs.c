@@ -42,7 +42,14 @@ the last fitting one read.  The call stops, leaving the chunk from ``start`` to 
 Python steps, where one of these rules stops holding: the run (or the held text) ends
 before the stop rule decides, the run holds fewer than whole_max + 2 characters from s, no end past min_end
 fits, the streaming look-ahead (not final and e + lookahead > len(text)), or a byte that
-is no token.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
+is no token.  Where the held text (not final, within the byte horizon max_tokens *
+max_token_len) ends in the run before the stop rule decides, or from s holds less than
+the previous chunk's length (then nothing is read), the call answers need_more instead:
+the chunk is decided once more text is held, the same chunk (they are the whole input's).
+From one chunk to the next the bytes read and the table stay: the next start, inside
+them, is shifted to the front (run_restart) and the table pass resumes the previous
+chunk's table where they meet (table_resume.c), so an overlap longer than max_token_len
+bytes is not read forward twice.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
 the run; memory O(budget * max_token_len) bytes.  The tests compare it with the pure-
 Python chunker (tests/test_chunk_runs.py).
 */
@@ -52,6 +59,8 @@ Python chunker (tests/test_chunk_runs.py).
 #define RUN_LETTERS 1
 #define RUN_UPPER 2
 #define RUN_PUNCT 3
+
+#define RUN_NEED_MORE -2  /* run_cut: the chunk is decided with more text held */
 
 /* The run class of code point cp for mode (0: none). */
 static inline int
@@ -114,6 +123,9 @@ typedef struct {
     unsigned char *buf;
     Py_ssize_t *boff;
     int32_t *last, *counts;
+    /* the table positions run_cut filled (from s), and after run_restart those of the
+       previous chunk's table still in place (table_resume.c takes them over) */
+    Py_ssize_t filled, old_filled;
 } RunBytes;
 
 static int
@@ -184,6 +196,38 @@ run_start(RunBytes *r, Py_ssize_t s)
     return r->cls;
 }
 
+/* ---- the next chunk from s inside the bytes already read: they, and the previous
+   chunk's table over them, are shifted to the front instead of read again (an overlap
+   start re-reads up to overlap tokens; the table is then resumed, table_resume.c).
+   O(bytes kept) moves, against the table steps they save. */
+static int
+run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
+{
+    Py_ssize_t c = s - r->s;
+    if (r->filled <= 0 || c <= 0 || c >= r->nchars)
+        {
+            r->filled = r->old_filled = 0;
+            return run_start(r, s);
+        }
+    Py_ssize_t b = r->boff[c];
+    memmove(r->buf, r->buf + b, (size_t)(r->nbytes - b));
+    for (Py_ssize_t j = 0; j <= r->nchars - c; j++)
+        r->boff[j] = r->boff[j + c] - b;
+    r->old_filled = r->filled > b ? r->filled - b : 0;
+    if (r->old_filled <= core_max_len)
+        r->old_filled = 0;  /* too short for the tables to meet (budget 16): read as before */
+    if (r->old_filled > 0) {
+        memmove(r->last + 1, r->last + b + 1, (size_t)r->old_filled * sizeof(int32_t));
+        memmove(r->counts + 1, r->counts + b + 1, (size_t)r->old_filled * sizeof(int32_t));
+    }
+    r->s = s;
+    r->nchars -= c;
+    r->nbytes -= b;
+    r->filled = 0;
+    return r->cls;
+}
+/* ---- */
+
 /* The length of the longest token prefix data[r:r + len] (the forward trie walked from r),
    -1 when it reaches the end n of the bytes held (longer ones may follow). */
 static inline Py_ssize_t
@@ -224,16 +268,26 @@ rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
    rules above leave it to the Python steps, -1 out of memory. */
 static Py_ssize_t
 run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_max, const void *whole, int final,
-        int32_t *cand, Py_ssize_t *count)
+        Py_ssize_t prev_chars, int32_t *cand, Py_ssize_t *count)
 {
     Py_ssize_t W = core->max_token_len;
     Py_ssize_t step = 2 * (max_tokens + 1) + 16;  /* characters first read; doubled as needed */
+    if (step < prev_chars + 1)
+        step = prev_chars + 1;
     if (run_extend(r, whole_max + 2 > step ? whole_max + 2 : step) < 0)
         return -1;
     /* the run reaches the end of the input: every end is in it, read them all */
 #define AT_INPUT_END (final && r->ended && r->s + r->nchars == r->n)
+    /* the run reaches the end of the text held, within the streaming horizon: waiting for
+       more text changes no chunk (the chunks are those of the whole input) */
+#define MAY_WAIT (!final && r->ended && r->s + r->nchars == r->n && r->nbytes <= max_tokens * W)
+    if (prev_chars > 0 && r->nchars < prev_chars && MAY_WAIT)
+        /* the held text ends in the run sooner than the previous chunk's length: the cut is
+           most likely past it, so wait without reading (as chunk_ws.c): the table pass is
+           then done once, over the longer text */
+        return RUN_NEED_MORE;
     if (r->nchars < whole_max + 2 && !AT_INPUT_END)
-        return 0;
+        return MAY_WAIT ? RUN_NEED_MORE : 0;
     Py_ssize_t done = 0, per = 1, eq = 0;
     Py_ssize_t fit_any = 0;    /* last byte position whose prefix count fits */
     Py_ssize_t fit_char = 0;   /* the same among character boundaries (characters) */
@@ -247,17 +301,42 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (AT_INPUT_END)
                 break;
             if (r->ended)
-                return 0;  /* the run ends before the stop rule decides */
+                /* the run ends before the stop rule decides: at the held text's end, decided
+                   with more text (rather than by the Python steps over the whole window) */
+                return MAY_WAIT ? RUN_NEED_MORE : 0;
             if (run_extend(r, 2 * r->nchars) < 0)
                 return -1;
             continue;
         }
         /* table steps in blocks growing to W: the stop is usually a few bytes past the cut */
         Py_ssize_t blk = done < 16 ? 16 : done < W ? done : W;
+        if (done >= 16) {
+            /* past the first bytes, aim at the budget from the bytes per token so far (plus
+               a few bytes for the stop rule): the table costs per byte filled, and at small
+               budgets a doubled block overreads the cut by up to half a chunk */
+            Py_ssize_t left = max_tokens + 1 - r->counts[done];
+            Py_ssize_t aim = left > 0 ? left * done / (r->counts[done] > 0 ? r->counts[done] : 1) + 8 : 8;
+            if (aim < blk)
+                blk = aim;
+        }
         Py_ssize_t target = done + blk < r->nbytes ? done + blk : r->nbytes;
-        Py_ssize_t got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
+        Py_ssize_t got;
+        if (r->old_filled > done) {
+            /* the previous chunk's table lies ahead: resume from it once they meet */
+            int synced = 0;
+            got = table_fill_resume(core, r->buf, r->last, r->counts, done, target, r->old_filled, &per, &eq, cand,
+                                    &synced);
+            if (synced) {
+                r->old_filled = 0;
+                if (got > target)
+                    target = got;
+            }
+        }
+        else
+            got = prefix_table_fill(core, r->buf, r->last, r->counts, done, target, &per, &eq, cand);
         if (got < target)
             return 0;  /* a byte that is no token: the Python steps raise the error */
+        r->filled = target;
         for (Py_ssize_t p = done + 1; p <= target; p++) {
             int boundary = p == r->nbytes || (r->buf[p] & 0xC0) != 0x80;
             if (boundary)
@@ -271,6 +350,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (p >= r->boff[r->nchars - 1])
                 continue;  /* past the bytes a longer text's first piece surely shares */
             int blocked = 0;
+            if (walked < p - W + 1)
+                walked = p - W + 1;  /* a token from r <= p - W ends by p: no walk needed */
             while (walked <= fit_any) {
                 Py_ssize_t w = fwd_walk(core, r->buf, walked, r->nbytes);
                 if (w < 0) {
@@ -437,9 +518,14 @@ run_cuts(PyObject *module, PyObject *args)
         goto error;
     }
     int need_more = 0;
-    while (run_start(&r, s)) {
+    Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
+    while (run_restart(&r, s, core->max_token_len)) {
         Py_ssize_t count = 0;
-        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, cand, &count);
+        Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
+        if (e == RUN_NEED_MORE) {
+            need_more = 1;  /* the chunk from s is decided with more text */
+            break;
+        }
         if (e < 0) {
             PyErr_NoMemory();
             goto error;
@@ -460,6 +546,7 @@ run_cuts(PyObject *module, PyObject *args)
             Py_DECREF(t);
         }
         min_end = e;
+        prev_chars = e - s;
         if (e >= r.n || overlap == 0) {
             s = e;
             if (e >= r.n)
@@ -618,8 +705,9 @@ static PyMethodDef chunk_runs_functions[] = {
      "run_cuts(core, text, start, min_end, max_tokens, overlap, final, lookahead, mode, whole_max,\n"
      "whole=None) -> (cuts, start, min_end, need_more): the exact chunker's chunks inside a one-piece\n"
      "run from start, as a flat list [start, end, count, ...], and the state after them (start -1: the\n"
-     "overlap start after the last chunk is left to the caller; need_more: the next chunk's cut is\n"
-     "known but it waits for the look-ahead).  mode: 1 cl100k's classes,\n"
+     "overlap start after the last chunk is left to the caller; need_more: the chunk from start\n"
+     "waits for more text: its cut is known but the look-ahead is not held, or the text held ends\n"
+     "in the run before it is decided).  mode: 1 cl100k's classes,\n"
      "2 o200k's; whole: the whole-piece tokens (whole_set) or None, none longer than whole_max bytes."},
     {NULL, NULL, 0, NULL},
 };

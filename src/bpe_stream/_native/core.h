@@ -569,6 +569,14 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
 
+/* ---- table_resume.c, for chunk_runs.c: the table pass resumed from an earlier start's
+   table (positions done + 1 .. target; old_filled positions of the earlier table in place;
+   *synced: they met and every old position was taken; the last position filled, which is
+   old_filled when that is past target and they met) */
+Py_ssize_t table_fill_resume(const Core *c, const unsigned char *data, int32_t *last, int32_t *counts,
+                             Py_ssize_t done, Py_ssize_t target, Py_ssize_t old_filled, Py_ssize_t *per_io,
+                             Py_ssize_t *eq_io, int32_t *cand, int *synced);
+
 /* ---- digit_runs.c: the exact chunker's chunks inside runs of ASCII digits, by rule */
 int digit_runs_init(PyObject *module);
 /* ---- chunk_ws.c: the exact chunker's chunks inside a stretch of whitespace */

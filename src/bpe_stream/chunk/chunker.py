@@ -851,6 +851,8 @@ class Chunker(Generic[T]):
                         return
                     state.min_end = base + min_end
                     state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+                    if need_more:
+                        return  # the chunk from the new start waits for more text (run_cuts said so)
                     continue
             # ---- whitespace stretches (chunk_ws.c): the chunks inside a stretch of whitespace
             # from s, counted by the two-part rule of text/whitespace_pieces.py (for vocabularies
