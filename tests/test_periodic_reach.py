@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import bpe_stream
 from bpe_stream.chunk.periodic_reach import unit_horizon, unit_token_bytes
-from test_chunker_periodic import _chunks
+from test_chunker_periodic import SCANNED, _chunks, _no_compiled_cuts
 
 ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
 UNITS = ["!\u0301/", "a\u0301", "\u3000 ", "/\n", "\n", "\x00", "!", " ", "\t\n ", "ab", "\U0001F600"]
@@ -76,12 +76,17 @@ def test_replay_at_the_unit_horizon(name, unit):
         full_tier_only()
     enc = ENCODINGS[name]
     rng = random.Random(sum(map(ord, name + unit)))
-    budgets = [1, 2, 5, 16, 64] if conftest.FULL else [3]
+    budgets = [3] if not conftest.FULL else [1, 5, 16] if (name, unit) in SCANNED else [1, 2, 5, 16, 64]
     replayed = 0
     for budget in budgets:
         text = _text(enc, unit, budget, rng)
         for overlap in sorted({0, budget // 4, budget - 1}):
             replayed += _check(enc, text, budget, overlap)
+    if replayed == 0:
+        # the compiled exact cuts took every chunk (chunk_counted_cuts.c): the replay must
+        # still agree where the chunker steps in Python
+        with _no_compiled_cuts():
+            replayed = _check(enc, _text(enc, unit, 3, rng), 3, 1)
     assert replayed > 0
 
 
@@ -126,3 +131,27 @@ def test_hypothesis_units(unit, budget, overlap_share, name):
     assert unit_token_bytes(enc, unit, max_len) == _brute_unit_token_bytes(enc, unit) if conftest.FULL else True
     reps = 3 * _horizon(enc, unit, budget) // len(unit) + 3
     _check(enc, "x" + unit * reps + " y", budget, budget * overlap_share // 4)
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_periodic_long_pieces_counted(name):
+    """Ranges inside long periodic pieces (o200k's ``"/\\n" * n`` is one piece): the interval
+    counts (compiled and the Python reference, which counts such a piece from its unit's
+    period) against tiktoken, at every phase and with partial units at the end."""
+    from bpe_stream.text.intervals import text_intervals
+
+    if name != "o200k_base":
+        full_tier_only()
+    enc = ENCODINGS[name]
+    oracle = tiktoken_oracle(name)
+    rng = random.Random(17)
+    units = ["/\n", "!\u0301/", "\u3000 ", "ab", "!"]
+    for unit in units if conftest.FULL else units[:1]:
+        text = "x " + unit * rng.randrange(300, 400) + " y"
+        index = text_intervals(enc, text)
+        for _ in range(60 if conftest.FULL else 12):
+            i = rng.randrange(len(text) - 1)
+            j = rng.randrange(i + 1, len(text) + 1)
+            want = len(oracle.encode_ordinary(text[i:j]))
+            assert index.count(i, j) == want, (unit, i, j)
+            assert index._count_python(i, j) == want, (unit, i, j)
