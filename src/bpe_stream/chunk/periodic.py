@@ -17,6 +17,9 @@ The chunker records the chunks it makes from states inside such a stretch; when 
 comes back after a shift ``D`` (a multiple of ``p``), the chunks between the two states
 repeat, shifted by ``D``, as long as every start of the repeated ones stays at least
 ``horizon`` before ``r``.  (The tests compare the chunks with and without the replay.)
+Given ``reach``, the horizon of a stretch is its unit's (:mod:`.periodic_reach`: the
+budget times the longest token inside the unit's repetition, plus the longest token and
+``LOOKAHEAD``), at most the byte horizon's.
 
 Complexity: finding a stretch is O(its length) string comparisons (galloping, then
 bisecting the block that differs), tried at most once every few dozen chunks after a
