@@ -455,7 +455,7 @@ class _TextIntervals:
         if len(piece) <= self.whole_max:
             return len(self.enc._encode_piece(piece))
         # ---- a periodic piece (text/periodic_tokens.py): the raw count of its unit repeated,
-        # O(1) after the unit's verified period (_PeriodicRun) instead of a count pass
+        # from the unit's verified period (_PeriodicRun) after one comparison pass, not a count pass
         p = text_period(piece)
         if p:
             unit = piece[:p].encode("utf-8")
