@@ -76,7 +76,9 @@ def test_replay_at_the_unit_horizon(name, unit):
         full_tier_only()
     enc = ENCODINGS[name]
     rng = random.Random(sum(map(ord, name + unit)))
-    budgets = [3] if not conftest.FULL else [1, 5, 16] if (name, unit) in SCANNED else [1, 2, 5, 16, 64]
+    budgets = [3] if not conftest.FULL else [1, 5, 16] if (name, unit) in SCANNED else [1, 2, 5, 16]
+    if conftest.FULL and (name, unit) not in SCANNED and unit_token_bytes(enc, unit, enc.bpe.max_token_len) <= 4:
+        budgets.append(64)  # (a longer unit token makes the text, and the steps over it, long)
     replayed = 0
     for budget in budgets:
         text = _text(enc, unit, budget, rng)
@@ -100,9 +102,13 @@ def test_large_budgets_short_texts(name):
     if conftest.FULL:
         cases += [("!\u0301/", 256, 64), ("/\n", 1024, 256), ("\x00", 8192, 2048), ("a\u0301", 8192, 0),
                   ("!", 4096, 1024), ("\u3000 ", 8192, 2048)]
+    replayed = 0
     for unit, budget, overlap in cases:
         text = _text(enc, unit, budget, rng, horizons=3)
-        assert _check(enc, text, budget, overlap) > 0, (unit, budget)
+        replayed += _check(enc, text, budget, overlap)
+    # (the compiled exact cuts may take every chunk of a unit whose pieces are short, as
+    # cl100k's "/\n": the chunks agree all the same)
+    assert replayed > 0
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
