@@ -150,6 +150,7 @@ from .digit_runs import digits_one_token
 # ----
 from .headings import HeadingTracker, format_context
 from .periodic import PeriodicReplay, periodic_probe
+from .periodic_reach import unit_horizon
 
 __all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
 
@@ -774,6 +775,16 @@ class Chunker(Generic[T]):
         if held or not state.done:
             yield from self._run(_Window(self.encoding, held, base, True), state)
 
+    # ---- periodic text: the replay's horizon per unit (chunk/periodic_reach.py argues it)
+    def _periodic_reach(self):
+        """``unit -> horizon`` for the replay in text of that period, or None (the byte horizon)."""
+        enc = self.encoding
+        if getattr(enc, "_normalize", None) is not None or not hasattr(enc, "bpe"):
+            return None  # offsets into normalized text: the bound is argued for the text as given
+        max_tokens, token_bytes = self.max_tokens, self._byte_horizon // self.max_tokens
+        return lambda unit: unit_horizon(enc, unit, max_tokens, token_bytes, LOOKAHEAD)
+    # ---- end of periodic text
+
     def _run(self, window: _Window, state: _State) -> Iterator[Chunk]:
         """Emit every chunk the window decides; stop when it needs more text or the input ends."""
         text = window.text
@@ -792,7 +803,7 @@ class Chunker(Generic[T]):
         if replay is not None:
             replay.rebase(base)
         elif self._is_text:
-            replay = state.replay = PeriodicReplay(self._byte_horizon + LOOKAHEAD + 2, base)
+            replay = state.replay = PeriodicReplay(self._byte_horizon + LOOKAHEAD + 2, base, self._periodic_reach())
         while not state.done:
             s = state.start - base
             if s >= n and window.final:

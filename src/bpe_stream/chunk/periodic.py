@@ -17,6 +17,9 @@ The chunker records the chunks it makes from states inside such a stretch; when 
 comes back after a shift ``D`` (a multiple of ``p``), the chunks between the two states
 repeat, shifted by ``D``, as long as every start of the repeated ones stays at least
 ``horizon`` before ``r``.  (The tests compare the chunks with and without the replay.)
+Given ``reach``, the horizon of a stretch is its unit's (:mod:`.periodic_reach`: the
+budget times the longest token inside the unit's repetition, plus the longest token and
+``LOOKAHEAD``), at most the byte horizon's.
 
 Complexity: finding a stretch is O(its length) string comparisons (galloping, then
 bisecting the block that differs), tried at most once every few dozen chunks after a
@@ -91,10 +94,13 @@ class PeriodicReplay:
     One per held window; offsets are local to it.
     """
 
-    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff")
+    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon")
 
-    def __init__(self, horizon: int, base: int):
-        self.horizon = horizon
+    def __init__(self, horizon: int, base: int, reach=None):
+        self.horizon = self.default_horizon = horizon
+        # reach(unit): the horizon inside text of that period (chunk/periodic_reach.py), at
+        # most ``horizon``; None: ``horizon`` everywhere
+        self.reach = reach
         self.base = base  # the global offset of the held text's start (offsets are local to it)
         self.a = self.p = self.r = -1  # the stretch text[a:r] of period p (p == -1: none)
         # key (period, the period's characters at s, min_end - s) -> (s, index into cuts) of
@@ -137,13 +143,21 @@ class PeriodicReplay:
             if self.wait > 0:
                 self.wait -= 1
                 return None
-            found = periodic_stretch(text, s, n, horizon + _PROBE)
+            if self.reach is None:
+                found = periodic_stretch(text, s, n, horizon + _PROBE)
+            else:
+                found = periodic_stretch(text, s, n, 2 * _PROBE)
+                if found is not None:
+                    horizon = min(self.default_horizon, self.reach(text[s : s + found[0]]))
+                    if found[1] - s < horizon + _PROBE:
+                        found = None
             if found is None:
                 self.seen, self.cuts = {}, []  # (kept by rebase for a stretch found again)
                 self.wait = self.backoff
                 self.backoff = min(2 * self.backoff, _MAX_BACKOFF)
                 return None
             self.backoff = 1
+            self.horizon = horizon
             self.p, self.r = found
             self.a = s
         p = self.p

@@ -59,6 +59,7 @@ from .appendable import TextAppendable
 from .input import check_text
 from .intervals import _TextIntervals, text_intervals
 from .piece_encoder import whole_longer_than
+from .periodic_tokens import periodic_token_bytes
 from .normalized import NormalizedView
 
 __all__ = ["text_split_at", "text_split_at_start"]
@@ -720,6 +721,12 @@ def _scan_split_at_start(enc, fast, text: str, budget: int) -> int:
     head = _PunctHeadBound(enc) if fast is not None and not whole else None
     if whole:
         next_check = byte_limit + 1
+    # ---- periodic text (text/periodic_tokens.py): every token of a suffix of it is at most
+    # the longest token inside its unit's repetition, a much nearer byte stop than mtl's
+    unit_bytes = periodic_token_bytes(enc, text, mtl) if n > byte_limit // mtl else 0
+    if unit_bytes:
+        byte_limit = min(byte_limit, budget * unit_bytes)
+    # ---- end of periodic text
     while True:
         q = max(0, n - span)
         index = text_intervals(enc, text[q:])

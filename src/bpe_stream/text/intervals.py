@@ -79,6 +79,7 @@ from itertools import accumulate, compress, islice
 from operator import eq
 
 from ..bpe.intervals import _BytesIntervals, _periodic_count
+from .periodic_tokens import text_period
 from ..bpe.native import bisect_right_array as bisect_array
 from ..bpe.native import distinct_chars, text_query
 from ..pretokenize.fast_split import (
@@ -453,6 +454,14 @@ class _TextIntervals:
         """Count of the long piece ``piece`` (not through the piece cache)."""
         if len(piece) <= self.whole_max:
             return len(self.enc._encode_piece(piece))
+        # ---- a periodic piece (text/periodic_tokens.py): the raw count of its unit repeated,
+        # from the unit's verified period (_PeriodicRun) after one comparison pass, not a count pass
+        p = text_period(piece)
+        if p:
+            unit = piece[:p].encode("utf-8")
+            q, r = divmod(len(piece), p)
+            return _periodic_count(self.enc.bpe, unit, q * len(unit) + len(piece[:r].encode("utf-8")))
+        # ---- end of periodic pieces
         return self.enc.bpe.count(piece.encode("utf-8"))
 
     def _piece_count(self, k: int, a: int, b: int) -> int:
