@@ -13,7 +13,7 @@ from pathlib import Path
 
 import conftest
 import pytest
-from chunk_compare import same_as_steps
+from chunk_compare import chunk_triples, same_as_steps
 from conftest import examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -193,4 +193,36 @@ def test_whole_piece_tokens_in_runs(pattern):
     for text in texts:
         for budget, overlap in ((1, 0), (2, 1), (3, 1), (8, 2), (8, 4)):
             made += _same(enc, text, budget, overlap)
+    assert made > 0
+
+
+def _llama3():
+    import real_vocabularies as rv
+
+    tokenizers = pytest.importorskip("tokenizers")
+    try:
+        file = rv.built("llama3/tokenizer.json")
+    except rv.Unavailable as e:
+        pytest.skip(str(e))
+    tok = tokenizers.Tokenizer.from_file(str(file))
+    return bpe_stream.load(file), lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def test_llama3_takes_cl100k_run_mode_and_its_chunks_are_the_steps():
+    # Llama 3 splits letter, punctuation and digit runs as cl100k (only whitespace at the
+    # text's end differs), and its vocabulary holds whole-piece tokens: run_cuts with
+    # whole_max > 0 against the Python steps, each chunk's count against HF tokenizers
+    enc, hf_count = _llama3()
+    assert chunker_module._run_mode(enc.pretokenizer) == 1
+    size, settings = (3000, ((1, 0), (5, 2), (16, 4), (64, 0))) if conftest.FULL else (500, ((5, 2), (16, 4)))
+    texts = [family_text(name, size) for name in RUN_FAMILIES] + HAND_MADE[: None if conftest.FULL else 2]
+    texts.append("qwxzvbnme\u0301kj" * 60)  # marks: o200k's letters take them, cl100k's do not
+    made = 0
+    for text in texts:
+        for budget, overlap in settings:
+            made += _same(enc, text, budget, overlap)
+            chunks = chunk_triples(enc, text, budget, overlap, {})
+            if chunks[0] != "refused":
+                for s, e, k in chunks[:: max(1, len(chunks) // 8)]:
+                    assert k == hf_count(text[s:e]) <= budget
     assert made > 0

@@ -132,7 +132,7 @@ _WS_MIN = 64  # whitespace characters from a chunk start before ws_cuts is tried
 from ..bpe.vocabulary import BytePairEncoding
 from ..encoding.encoding import Encoding
 from ..pretokenize.normalize import last_boundary, normalize
-from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
+from ..pretokenize.family import MEMBERS
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.unicode import compile_regex
@@ -166,8 +166,22 @@ ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 # Members whose chunks exact_cuts may also settle by recounting short slices
 # (chunk_counted_cuts.c: its stability margin is theirs); Llama 3's spelling is cl100k's.
 _COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
-# The character classes run_cuts (chunk_runs.c) takes for one-piece runs, by pattern.
-_RUN_MODES = {CL100K_PATTERN: 1, O200K_PATTERN: 2}
+# The character classes run_cuts (chunk_runs.c) takes for one-piece runs: cl100k's (1) or
+# o200k's (2), for every member that splits letter, punctuation and digit runs as one of
+# them does.  How whitespace at the text's end splits (end_whitespace_whole) is the one
+# choice that may differ: no run holds whitespace.  (Llama 3 splits as cl100k.)
+_RUN_MODE_MEMBERS = {1: MEMBERS["cl100k_base"], 2: MEMBERS["o200k_base"]}
+
+
+def _run_mode(member) -> int | None:
+    """run_cuts' mode for the pre-tokenizer ``member``, or None where it has none."""
+    if member is None or member.pre_splits or member.main is not None:
+        return None
+    for mode, model in _RUN_MODE_MEMBERS.items():
+        if replace(member, name=model.name, pattern=model.pattern, dialect=model.dialect, spellings=model.spellings,
+                   used_by=model.used_by, known=model.known, end_whitespace_whole=model.end_whitespace_whole) == model:
+            return mode
+    return None
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -387,6 +401,7 @@ class Chunker(Generic[T]):
     _bulk_exact = False
     _hard_rule = None
     _counted_cuts = False
+    _run_mode: int | None = None
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -444,6 +459,7 @@ class Chunker(Generic[T]):
             # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
+            self._run_mode = _run_mode(enc_or_bpe.pretokenizer)
         else:
             self._is_text = False
             self._bpe = enc_or_bpe
@@ -794,7 +810,7 @@ class Chunker(Generic[T]):
         whole = _whole_tokens(self.encoding) if bulk is not None else None
         spec = _split_spec(self.encoding) if bulk is not None and self._counted_cuts else -1
         # chunks inside long one-piece runs (letters, punctuation) from chunk_runs.c
-        run_mode = _RUN_MODES.get(self.encoding.pat_str) if bulk is not None and _run_cuts is not None else None
+        run_mode = self._run_mode if bulk is not None and _run_cuts is not None else None
         # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
         whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
         digit_mode = self._digit_runs(bulk is not None)
@@ -1044,7 +1060,7 @@ class Chunker(Generic[T]):
         """Whether chunks inside ASCII digit runs come by rule (exact mode, compiled core,
         cl100k/o200k split, every 1-3 digit string one token: chunk/digit_runs.py)."""
         return (bulk_exact and _digit_cuts is not None and _digit_overlap_start is not None and self._is_text
-                and self.encoding.pat_str in _RUN_MODES and digits_one_token(self.encoding))
+                and self._run_mode is not None and digits_one_token(self.encoding))
     # ----
 
     def _overlap_start(self, window: _Window, s: int, e: int) -> int:
@@ -1068,11 +1084,11 @@ class Chunker(Generic[T]):
             i0 = None
         # ----
         if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
-                and self.encoding.pat_str in _RUN_MODES):
+                and self._run_mode is not None):
             # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
             # steps below find it, without the Python suffix encoder)
             enc = self.encoding
-            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, _RUN_MODES[enc.pat_str], whole_longer_than(enc, 0),
+            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, self._run_mode, whole_longer_than(enc, 0),
                                     _whole_tokens(enc))
             if i0 >= 0:
                 return i0
