@@ -213,10 +213,11 @@ def test_llama3_takes_cl100k_run_mode_and_its_chunks_are_the_steps():
     # text's end differs), and its vocabulary holds whole-piece tokens: run_cuts with
     # whole_max > 0 against the Python steps, each chunk's count against HF tokenizers
     enc, hf_count = _llama3()
-    assert chunker_module._run_mode(enc.pretokenizer) == 1
+    assert chunker_module._run_mode_of(enc.pretokenizer) == 1
     size, settings = (3000, ((1, 0), (5, 2), (16, 4), (64, 0))) if conftest.FULL else (500, ((5, 2), (16, 4)))
     texts = [family_text(name, size) for name in RUN_FAMILIES] + HAND_MADE[: None if conftest.FULL else 2]
     texts.append("qwxzvbnme\u0301kj" * 60)  # marks: o200k's letters take them, cl100k's do not
+    texts.append(family_text("digits", size))  # digit runs by rule (chunk/digit_runs.py)
     made = 0
     for text in texts:
         for budget, overlap in settings:

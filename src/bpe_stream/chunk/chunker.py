@@ -173,7 +173,7 @@ _COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
 _RUN_MODE_MEMBERS = {1: MEMBERS["cl100k_base"], 2: MEMBERS["o200k_base"]}
 
 
-def _run_mode(member) -> int | None:
+def _run_mode_of(member) -> int | None:
     """run_cuts' mode for the pre-tokenizer ``member``, or None where it has none."""
     if member is None or member.pre_splits or member.main is not None:
         return None
@@ -459,7 +459,7 @@ class Chunker(Generic[T]):
             # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
-            self._run_mode = _run_mode(enc_or_bpe.pretokenizer)
+            self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)
         else:
             self._is_text = False
             self._bpe = enc_or_bpe
