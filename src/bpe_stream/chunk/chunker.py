@@ -233,7 +233,6 @@ class Chunk(Generic[T]):
         return self.end - self.start
 
 
-
 def _chunk_setstate(self: Chunk, state: Sequence[Any]) -> None:
     # pickles of bpe-stream 0.1.0 hold the first four fields only
     values = list(state) + [(), "", -1][len(state) - 4 :] if len(state) < 7 else list(state)
@@ -847,14 +846,9 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # the run reaches the held text's end: more digits may follow
                 if cuts:
-                    if replay is not None and replay.p >= 0:
-                        replay.made(cuts)
                     yield from self._cut_chunks(text, base, cuts)
-                    if cuts[-2] >= n and window.final:
-                        state.done = True
+                    if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
-                    state.min_end = base + min_end
-                    state.start = base + next_start
                     continue
             # ----
             if run_mode is not None and not periodic_probe(text, s):
@@ -869,15 +863,9 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # as _plan would: the chunk from s needs more text
                 if cuts:
-                    if replay is not None and replay.p >= 0:
-                        replay.made(cuts)
                     yield from self._cut_chunks(text, base, cuts)
-                    cs, ce = cuts[-3], cuts[-2]
-                    if ce >= n and window.final:
-                        state.done = True
+                    if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
-                    state.min_end = base + min_end
-                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     if need_more:
                         return  # the chunk from the new start waits for more text (run_cuts said so)
                     continue
@@ -896,15 +884,9 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # as _plan would: the chunk from s needs more text
                 if cuts:
-                    if replay is not None and replay.p >= 0:
-                        replay.made(cuts)
                     yield from self._cut_chunks(text, base, cuts)
-                    cs, ce = cuts[-3], cuts[-2]
-                    if ce >= n and window.final:
-                        state.done = True
+                    if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
-                    state.min_end = base + min_end
-                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
             # ---- end of whitespace stretches
             if bulk is not None:
@@ -915,15 +897,9 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._hard_rule.flags, whole, spec)
                 if cuts:
-                    if replay is not None and replay.p >= 0:
-                        replay.made(cuts)
                     yield from self._cut_chunks(text, base, cuts)
-                    cs, ce = cuts[-3], cuts[-2]
-                    if ce >= n and window.final:
-                        state.done = True
+                    if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
-                    state.min_end = base + min_end
-                    state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
                     continue
                 if need_more:
                     return  # as _plan would: the chunk from s needs more text
@@ -946,6 +922,22 @@ class Chunker(Generic[T]):
             next_start = self._overlap_start(window, s, end) if self.overlap else end
             state.start = base + next_start
             state.min_end = base + end
+
+    def _past_cuts(self, window: _Window, state: _State, replay, cuts: list[int], next_start: int,
+                   min_end: int) -> bool:
+        """Moves ``state`` past the chunks of the flat ``cuts`` a compiled routine made (local
+        offsets; the next chunk starts at ``next_start``, or, at -1, at the overlap start
+        after the last one) and tells the replay of them; True when they end the input."""
+        if replay is not None and replay.p >= 0:
+            replay.made(cuts)
+        cs, ce = cuts[-3], cuts[-2]
+        if ce >= len(window.text) and window.final:
+            state.done = True
+            return True
+        base = window.base
+        state.min_end = base + min_end
+        state.start = base + (next_start if next_start >= 0 else self._overlap_start(window, cs, ce))
+        return False
 
     @staticmethod
     def _cut_chunks(text, base: int, cuts: list[int]):
