@@ -41,7 +41,6 @@ static const Part PARTS[] = {
     {NULL, normalization_check_init},           /* normalization_check.c: NFC/NFKC quick check */
     {NULL, digit_runs_init},                    /* digit_runs.c: exact chunks inside ASCII digit runs */
     {NULL, chunk_symbol_runs_init},             /* chunk_symbol_runs.c: symbol runs for exact_cuts */
-    /* chunk_ws.c */
     {NULL, chunk_ws_init},                      /* chunk_ws.c: exact chunks inside whitespace stretches */
 };
 
