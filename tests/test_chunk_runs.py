@@ -125,7 +125,7 @@ def test_hypothesis_runs(name, alphabet, seed, length, budget, share):
 def test_overlap_start_against_suffix_view(name):
     full_tier_only("slow: the Python suffix encoder builds its automaton (the chunk tests compare overlaps too)")
     enc = ENCODINGS[name]
-    mode = chunker_module._RUN_MODES[enc.pat_str]
+    mode = chunker_module._run_mode_of(enc.pretokenizer)
     core = enc.bpe._core
     whole = chunker_module._whole_tokens(enc)
     whole_max = chunker_module.whole_longer_than(enc, 0)
