@@ -110,6 +110,7 @@ chunk's last fifth (plus look-ahead) per boundary level tried.
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_right
 from collections import deque
@@ -173,8 +174,10 @@ _COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
 _RUN_MODE_MEMBERS = {1: MEMBERS["cl100k_base"], 2: MEMBERS["o200k_base"]}
 
 
+@functools.cache
 def _run_mode_of(member) -> int | None:
-    """run_cuts' mode for the pre-tokenizer ``member``, or None where it has none."""
+    """run_cuts' mode for the pre-tokenizer ``member``, or None where it has none (once per
+    member: the comparison builds a dataclass, several times the rest of a Chunker's set-up)."""
     if member is None or member.pre_splits or member.main is not None:
         return None
     for mode, model in _RUN_MODE_MEMBERS.items():
