@@ -72,7 +72,8 @@ _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table
           "gguf_byte_level.c", "normalization_check.c",
           "chunk_symbol_runs.c",
           "chunk_ws.c",
-          "chunk_nospace_cuts.c"]
+          "chunk_nospace_cuts.c",
+          "table_meet.c"]
 
 setup(
     ext_modules=[

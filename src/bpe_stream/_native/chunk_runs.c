@@ -213,9 +213,7 @@ run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
     memmove(r->buf, r->buf + b, (size_t)(r->nbytes - b));
     for (Py_ssize_t j = 0; j <= r->nchars - c; j++)
         r->boff[j] = r->boff[j + c] - b;
-    r->old_filled = r->filled > b ? r->filled - b : 0;
-    if (r->old_filled <= core_max_len)
-        r->old_filled = 0;  /* too short for the tables to meet (budget 16): read as before */
+    r->old_filled = r->filled > b ? r->filled - b : 0;  /* (table_meet.c: met where no token crosses) */
     if (r->old_filled > 0) {
         memmove(r->last + 1, r->last + b + 1, (size_t)r->old_filled * sizeof(int32_t));
         memmove(r->counts + 1, r->counts + b + 1, (size_t)r->old_filled * sizeof(int32_t));
@@ -295,6 +293,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
     Py_ssize_t walked = 0;     /* positions r < walked have their forward walks in reach */
     Py_ssize_t reach = 0;      /* max of r + fwd_walk(r) over them */
     r->counts[0] = r->last[0] = 0;
+    TableMeet meet;  /* table_meet.c: where this chunk's table meets the previous one */
+    table_meet_start(&meet);
     int stopped = 0;
     while (!stopped) {
         if (done == r->nbytes) {
@@ -324,8 +324,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
         if (r->old_filled > done) {
             /* the previous chunk's table lies ahead: resume from it once they meet */
             int synced = 0;
-            got = table_fill_resume(core, r->buf, r->last, r->counts, done, target, r->old_filled, &per, &eq, cand,
-                                    &synced);
+            got = table_fill_meet(core, r->buf, r->nbytes, r->last, r->counts, done, target, r->old_filled, &per, &eq,
+                                  cand, &meet, &synced);
             if (synced) {
                 r->old_filled = 0;
                 if (got > target)

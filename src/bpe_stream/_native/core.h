@@ -577,6 +577,23 @@ Py_ssize_t table_fill_resume(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t old_filled, Py_ssize_t *per_io,
                              Py_ssize_t *eq_io, int32_t *cand, int *synced);
 
+/* ---- table_meet.c, for chunk_runs.c: the table pass resumed from an earlier start's
+   table at the first position no token crosses (as table_fill_resume; meet carries the
+   agreement and the walks between calls, reset by table_meet_start for each chunk; n the
+   bytes held, which the walks do not pass) */
+typedef struct {
+    Py_ssize_t a;       /* start of the agreeing stretch ending at the last position, -1: none */
+    int32_t delta;      /* old count - new count on it */
+    Py_ssize_t walked;  /* starts below this walked */
+    Py_ssize_t reach;   /* max of r + walk(r) over them */
+} TableMeet;
+void table_meet_start(TableMeet *m);
+Py_ssize_t table_fill_meet(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t *last, int32_t *counts,
+                           Py_ssize_t done, Py_ssize_t target, Py_ssize_t old_filled, Py_ssize_t *per_io,
+                           Py_ssize_t *eq_io, int32_t *cand, TableMeet *m, int *synced);
+int table_meet_init(PyObject *module);
+/* ---- end of table_meet.c */
+
 /* ---- digit_runs.c: the exact chunker's chunks inside runs of ASCII digits, by rule */
 int digit_runs_init(PyObject *module);
 /* ---- chunk_ws.c: the exact chunker's chunks inside a stretch of whitespace */

@@ -42,6 +42,7 @@ static const Part PARTS[] = {
     {NULL, digit_runs_init},                    /* digit_runs.c: exact chunks inside ASCII digit runs */
     {NULL, chunk_symbol_runs_init},             /* chunk_symbol_runs.c: symbol runs for exact_cuts */
     {NULL, chunk_ws_init},                      /* chunk_ws.c: exact chunks inside whitespace stretches */
+    {NULL, table_meet_init},                    /* table_meet.c: table passes resumed where no token crosses */
 };
 
 #define N_PARTS (sizeof(PARTS) / sizeof(PARTS[0]))
