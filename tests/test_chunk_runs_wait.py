@@ -62,7 +62,7 @@ def test_streams_that_wait_inside_runs(name, monkeypatch):
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 def test_tables_resumed_over_long_overlaps(name):
     """Overlaps longer than max_token_len bytes: the next chunk's table meets the previous
-    one's inside the overlap and takes the rest over (table_resume.c)."""
+    one's inside the overlap and takes the rest over (table_meet.c)."""
     enc = ENCODINGS[name]
     families = RUN_FAMILIES if conftest.FULL else RUN_FAMILIES[1:]
     cases = [(300, 150), (300, 299), (500, 125)] if conftest.FULL else [(300, 150)]

@@ -48,8 +48,8 @@ the previous chunk's length (then nothing is read), the call answers need_more i
 the chunk is decided once more text is held, the same chunk (they are the whole input's).
 From one chunk to the next the bytes read and the table stay: the next start, inside
 them, is shifted to the front (run_restart) and the table pass resumes the previous
-chunk's table where they meet (table_resume.c), so an overlap longer than max_token_len
-bytes is not read forward twice.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
+chunk's table where they meet (table_meet.c: at the first position where they agree
+and no token crosses), so an overlap is not read forward twice.  Complexity: O(chunk + overlap bytes * trie steps) per chunk, linear over
 the run; memory O(budget * max_token_len) bytes.  The tests compare it with the pure-
 Python chunker (tests/test_chunk_runs.py).
 */
@@ -124,7 +124,7 @@ typedef struct {
     Py_ssize_t *boff;
     int32_t *last, *counts;
     /* the table positions run_cut filled (from s), and after run_restart those of the
-       previous chunk's table still in place (table_resume.c takes them over) */
+       previous chunk's table still in place (table_meet.c takes them over) */
     Py_ssize_t filled, old_filled;
 } RunBytes;
 
@@ -198,7 +198,7 @@ run_start(RunBytes *r, Py_ssize_t s)
 
 /* ---- the next chunk from s inside the bytes already read: they, and the previous
    chunk's table over them, are shifted to the front instead of read again (an overlap
-   start re-reads up to overlap tokens; the table is then resumed, table_resume.c).
+   start re-reads up to overlap tokens; the table is then resumed, table_meet.c).
    O(bytes kept) moves, against the table steps they save. */
 static int
 run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
