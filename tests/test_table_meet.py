@@ -74,7 +74,7 @@ def test_meet_on_family_texts(name):
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
-@settings(max_examples=examples(300, fast=40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300, fast=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_meet_on_random_strings(name, data):
     enc = ENCODINGS[name]
@@ -85,14 +85,14 @@ def test_meet_on_random_strings(name, data):
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
-@settings(max_examples=examples(60, fast=6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60, fast=3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_run_cuts_with_short_overlaps(name, data):
     """Budgets 1-64 with overlaps below max_token_len bytes: each chunk's table resumes the
     previous one's where no token crosses; the chunks equal the Python steps'."""
     enc = ENCODINGS[name]
     family = data.draw(st.sampled_from(["CJK without spaces", "random ASCII punctuation", "one random-letter word"]))
-    text = family_text(family, data.draw(st.integers(200, 700)))
+    text = family_text(family, data.draw(st.integers(200, 700 if conftest.FULL else 400)))
     budget = data.draw(st.integers(1, 64))
     overlap = data.draw(st.integers(0, budget - 1))
     same_as_steps(enc, text, budget, overlap, "_run_cuts")
