@@ -94,7 +94,8 @@ class PeriodicReplay:
     One per held window; offsets are local to it.
     """
 
-    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon")
+    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon",
+                 "suspended")
 
     def __init__(self, horizon: int, base: int, reach=None):
         self.horizon = self.default_horizon = horizon
@@ -109,6 +110,9 @@ class PeriodicReplay:
         self.seen: dict = {}
         self.cuts: list[int] = []  # chunks made since the stretch was found, as (s, e, count)
         self.wait = 0  # states to let pass before the next search
+        # (global start, min_end - start) of the state where the stretch met the end of the
+        # held text, the records kept for it; None: nothing kept that way
+        self.suspended = None
         self.backoff = 1
 
     def rebase(self, base: int) -> None:
@@ -136,10 +140,20 @@ class PeriodicReplay:
         horizon = self.horizon
         if self.p < 0 or s < self.a or s + horizon > self.r:
             if self.p >= 0:
+                self.p = -1
+                if self.r >= n and s >= self.a and self.r - s >= _PROBE:
+                    # the stretch runs to the end of the held text: the chunker waits here for
+                    # more, and the records stay valid if it resumes from this very state
+                    # (no chunk made in between) in a stretch overlapping this one by at
+                    # least a period (so the two are one periodic stretch)
+                    self.suspended = (self.base + s, min_end - s)
+                    return None
                 # out of the stretch: the steps from here on are not recorded, so no state
                 # recorded so far may start a cycle
-                self.p = -1
                 self.seen, self.cuts = {}, []
+            elif self.suspended is not None and self.suspended != (self.base + s, min_end - s):
+                self.seen, self.cuts = {}, []  # the chunker moved on without the replay
+            self.suspended = None
             if self.wait > 0:
                 self.wait -= 1
                 return None
@@ -171,8 +185,13 @@ class PeriodicReplay:
         shift = s - s1
         if not cycle or shift <= 0:
             return None
-        reps = (self.r - horizon - max(cycle[0::3])) // shift
-        if reps < 1:
+        room = self.r - horizon  # the last start a replayed chunk may have
+        reps = max(0, (room - max(cycle[0::3])) // shift)
+        # then the leading chunks of one more repetition whose starts stay within the room
+        extra = 0
+        while extra < len(cycle) and cycle[extra] + (reps + 1) * shift <= room:
+            extra += 3
+        if reps < 1 and not extra:
             return None
         stop = (reps + 1) * shift
         columns = []
@@ -180,11 +199,18 @@ class PeriodicReplay:
             cs, ce, count = cycle[i], cycle[i + 1], cycle[i + 2]
             columns += (range(cs + shift, cs + stop, shift), range(ce + shift, ce + stop, shift), repeat(count, reps))
         cuts = list(chain.from_iterable(zip(*columns)))
-        s_after = s + reps * shift
-        # the last repetition is again the cycle before s_after (kept for the next window)
+        if extra:
+            # the state after chunk i of a repetition is (start of chunk i + 1, end of chunk i)
+            cuts += [x + stop if j % 3 < 2 else x for j, x in enumerate(cycle[:extra])]
+            s_after, min_after = cycle[extra] + stop, cycle[extra - 2] + stop
+            key = (p, text[s_after : s_after + p], min_after - s_after)
+        else:
+            s_after, min_after = s + reps * shift, min_end + reps * shift
+        # the chunks before s_after repeat those of the shift before it (kept for the next
+        # window): that state has the key of s_after
         self.seen = {key: (s_after - shift, 0)}
-        self.cuts = cuts[-len(cycle) :]
-        return cuts, s_after, min_end + reps * shift
+        self.cuts = (cycle + cuts)[-len(cycle) :]
+        return cuts, s_after, min_after
 
     def reaches_end(self, n: int, s: int) -> bool:
         """Whether the stretch runs to the end ``n`` of the held text and ``s`` is too close
