@@ -789,6 +789,13 @@ class Chunker(Generic[T]):
             # Not enough text to decide the next chunk: wait until the held text doubles.
             held_len = len(held) - (state.start - base)
             need = (state.start - base) + max(2 * held_len, held_len + 256)
+            # ---- periodic text: the replay met the held text's end (steps recorded on trust):
+            # hold several of its reaches before the next attempt, so that the replay, not the
+            # steps, makes most of each window's chunks (chunk/periodic_step.py)
+            replay = state.replay
+            if replay is not None and replay.trust_end is not None:
+                need = max(need, (state.start - base) + min(8 * replay.horizon, 2 * replay.default_horizon))
+            # ---- end of periodic text
         held = held[state.start - base :] + empty.join(pending)
         base = state.start
         if held or not state.done:

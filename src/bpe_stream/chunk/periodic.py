@@ -95,7 +95,7 @@ class PeriodicReplay:
     """
 
     __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon",
-                 "suspended")
+                 "trust_end", "held")
 
     def __init__(self, horizon: int, base: int, reach=None):
         self.horizon = self.default_horizon = horizon
@@ -110,9 +110,10 @@ class PeriodicReplay:
         self.seen: dict = {}
         self.cuts: list[int] = []  # chunks made since the stretch was found, as (s, e, count)
         self.wait = 0  # states to let pass before the next search
-        # (global start, min_end - start) of the state where the stretch met the end of the
-        # held text, the records kept for it; None: nothing kept that way
-        self.suspended = None
+        # the global end of a stretch that met the end of the held text, steps from there on
+        # recorded on trust (at); None: none
+        self.trust_end = None
+        self.held = -1  # the held text's length at the last state recorded on trust
         self.backoff = 1
 
     def rebase(self, base: int) -> None:
@@ -138,22 +139,25 @@ class PeriodicReplay:
         would make from here (flat ``[s, e, count, ...]``) and the state after them, or
         None (the chunker then takes its step and reports it with ``made``)."""
         horizon = self.horizon
+        if self.p >= 0 and s >= self.a and s + horizon > self.r and self.r >= n and self.r - s >= _PROBE:
+            # The stretch runs to the end of the held text: the steps from here read text not
+            # held yet, so they are recorded on trust (not replayed from).  The records count
+            # once the chunker resumes in a held text whose stretch from the resumed state
+            # reaches a horizon further (so every recorded step read periodic text only) and
+            # overlaps this one by at least a period (so the two are one stretch); else they
+            # are dropped with the failed search below.
+            self.held = n
+            self.trust_end = self.base + self.r
+            key = (self.p, text[s : s + self.p], min_end - s)
+            if key not in self.seen:
+                self.seen[key] = (s, len(self.cuts))
+            return None
         if self.p < 0 or s < self.a or s + horizon > self.r:
             if self.p >= 0:
-                self.p = -1
-                if self.r >= n and s >= self.a and self.r - s >= _PROBE:
-                    # the stretch runs to the end of the held text: the chunker waits here for
-                    # more, and the records stay valid if it resumes from this very state
-                    # (no chunk made in between) in a stretch overlapping this one by at
-                    # least a period (so the two are one periodic stretch)
-                    self.suspended = (self.base + s, min_end - s)
-                    return None
                 # out of the stretch: the steps from here on are not recorded, so no state
                 # recorded so far may start a cycle
+                self.p = -1
                 self.seen, self.cuts = {}, []
-            elif self.suspended is not None and self.suspended != (self.base + s, min_end - s):
-                self.seen, self.cuts = {}, []  # the chunker moved on without the replay
-            self.suspended = None
             if self.wait > 0:
                 self.wait -= 1
                 return None
@@ -171,6 +175,9 @@ class PeriodicReplay:
                 self.backoff = min(2 * self.backoff, _MAX_BACKOFF)
                 return None
             self.backoff = 1
+            if self.trust_end is not None and self.trust_end - (self.base + s) < _PROBE:
+                self.seen, self.cuts = {}, []  # (records on trust: the stretches barely meet)
+            self.trust_end = None
             self.horizon = horizon
             self.p, self.r = found
             self.a = s
@@ -222,7 +229,8 @@ class PeriodicReplay:
         passed to ``at``."""
         if self.p < 0:
             return
-        if max(cuts[0::3]) + self.horizon > self.r:
+        last = max(cuts[0::3])
+        if last + self.horizon > self.r and not (self.r >= self.held and self.r - last >= _PROBE):
             # steps past the stretch's reach: no cycle through them can repeat
             self.p = -1
             self.seen, self.cuts = {}, []
