@@ -19,7 +19,14 @@ repeat, shifted by ``D``, as long as every start of the repeated ones stays at l
 ``horizon`` before ``r``.  (The tests compare the chunks with and without the replay.)
 Given ``reach``, the horizon of a stretch is its unit's (:mod:`.periodic_reach`: the
 budget times the longest token inside the unit's repetition, plus the longest token and
-``LOOKAHEAD``), at most the byte horizon's.
+``LOOKAHEAD``), at most the byte horizon's.  When fewer than a whole cycle's chunks fit
+before ``r - horizon``, the leading ones that do are replayed (the state after chunk ``i``
+of a cycle is the start of chunk ``i + 1`` and the end of chunk ``i``).  A stretch that
+reaches the end of the held text goes on being recorded on trust from the states within
+``horizon`` of that end (nothing is replayed from them): the records count only if the
+next held text resumes the stretch from the chunker's state for at least ``horizon``
+characters, overlapping the old one by ``_PROBE`` (more than a period), so that every
+recorded step read periodic text only; else they are dropped.
 
 Complexity: finding a stretch is O(its length) string comparisons (galloping, then
 bisecting the block that differs), tried at most once every few dozen chunks after a
@@ -158,6 +165,7 @@ class PeriodicReplay:
                 # recorded so far may start a cycle
                 self.p = -1
                 self.seen, self.cuts = {}, []
+                self.trust_end = None
             if self.wait > 0:
                 self.wait -= 1
                 return None
@@ -171,6 +179,7 @@ class PeriodicReplay:
                         found = None
             if found is None:
                 self.seen, self.cuts = {}, []  # (kept by rebase for a stretch found again)
+                self.trust_end = None
                 self.wait = self.backoff
                 self.backoff = min(2 * self.backoff, _MAX_BACKOFF)
                 return None
