@@ -120,7 +120,7 @@ class PeriodicReplay:
         # the global end of a stretch that met the end of the held text, steps from there on
         # recorded on trust (at); None: none
         self.trust_end = None
-        self.held = -1  # the held text's length at the last state recorded on trust
+        self.held = -1  # the held text's length at the last state passed to at
         self.backoff = 1
 
     def rebase(self, base: int) -> None:
@@ -146,6 +146,7 @@ class PeriodicReplay:
         would make from here (flat ``[s, e, count, ...]``) and the state after them, or
         None (the chunker then takes its step and reports it with ``made``)."""
         horizon = self.horizon
+        self.held = n
         if self.p >= 0 and s >= self.a and s + horizon > self.r and self.r >= n and self.r - s >= _PROBE:
             # The stretch runs to the end of the held text: the steps from here read text not
             # held yet, so they are recorded on trust (not replayed from).  The records count
@@ -153,7 +154,6 @@ class PeriodicReplay:
             # reaches a horizon further (so every recorded step read periodic text only) and
             # overlaps this one by at least a period (so the two are one stretch); else they
             # are dropped with the failed search below.
-            self.held = n
             self.trust_end = self.base + self.r
             key = (self.p, text[s : s + self.p], min_end - s)
             if key not in self.seen:
@@ -240,7 +240,8 @@ class PeriodicReplay:
             return
         last = max(cuts[0::3])
         if last + self.horizon > self.r and not (self.r >= self.held and self.r - last >= _PROBE):
-            # steps past the stretch's reach: no cycle through them can repeat
+            # steps past the stretch's reach: no cycle through them can repeat (unless the
+            # stretch runs to the end of the held text: recorded on trust, as in at)
             self.p = -1
             self.seen, self.cuts = {}, []
             return
