@@ -1,7 +1,7 @@
 """A chunker step inside periodic text taken on its unit's reach (``chunk/periodic_step.py``)
 against the step on the whole text, the reference: the same first chunk, count and next
-start, both bundled encodings, budgets 1-64 with overlaps, the periodic families' units,
-exact and semantic; and the replay's records kept across held windows (a wait at the held
+start, both bundled encodings, budgets 1-64 with overlaps, the periodic families' units in
+every phase and hypothesis-made units, exact and semantic; and the replay's records kept across held windows (a wait at the held
 text's end, partial cycles) against the chunker without the replay, streamed in small pieces."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import random
 
 import pytest
 import conftest
-from conftest import full_tier_only
+from conftest import examples, full_tier_only
+from hypothesis import given, settings, strategies as st
 
 import bpe_stream
 import bpe_stream.chunk.periodic as periodic
 from bpe_stream.chunk.boundaries import LOOKAHEAD
-from bpe_stream.chunk.chunker import Chunker
+from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
 from bpe_stream.chunk.periodic import PeriodicReplay
 from bpe_stream.chunk.periodic_reach import unit_horizon
 from bpe_stream.chunk.periodic_step import step_end
@@ -31,8 +32,14 @@ def _first_step(enc, text: str, budget: int, overlap: int, mode: str):
     PeriodicReplay.at = lambda self, *args: None
     try:
         chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).iter_chunks(text)
-        first = next(chunks)
-        second = next(chunks, None)
+        try:
+            first = next(chunks)
+        except CharacterOverBudget:
+            return ("refused",) * 4  # the first character alone is over the budget
+        try:
+            second = next(chunks, None)
+        except CharacterOverBudget:
+            return first.start, first.end, first.token_count, "refused"  # (after the overlap start)
     finally:
         PeriodicReplay.at = saved
     return first.start, first.end, first.token_count, None if second is None else second.start
@@ -58,6 +65,30 @@ def test_step_on_reach(name):
                     assert got[:3] == want[:3], (name, unit, budget, overlap, mode)
                     if overlap:  # the overlap start is inside the chunk, read from it alone
                         assert got[3] == want[3], (name, unit, budget, overlap, mode)
+
+
+_UNIT_CHARS = st.sampled_from(list("a!/ \n\t.\u0301\u3000\x00,'7Z") + ["\u4e00", "\U0001F600", "\u200d"])
+
+
+@settings(max_examples=examples(40, fast=4), deadline=None)
+@given(unit=st.lists(_UNIT_CHARS, min_size=1, max_size=6).map("".join), budget=st.integers(1, 24),
+       overlap_share=st.integers(0, 3), phase=st.integers(0, 5), semantic=st.booleans(),
+       name=st.sampled_from(sorted(ENCODINGS)))
+def test_step_on_reach_hypothesis(unit, budget, overlap_share, phase, semantic, name):
+    enc = ENCODINGS[name]
+    max_token_bytes = Chunker(enc, 1)._byte_horizon
+    s = phase % len(unit)
+    h = unit_horizon(enc, unit[s:] + unit[:s], budget, max_token_bytes, LOOKAHEAD)
+    text = unit * ((s + 2 * h) // len(unit) + 2) + " y"
+    overlap = budget * overlap_share // 4
+    mode = "semantic" if semantic and budget > 1 else "exact"
+    want = _first_step(enc, text[s:], budget, overlap, mode)
+    got = _first_step(enc, text[s : s + h], budget, overlap, mode)
+    if want[:3] == ("refused",) * 3:
+        return
+    assert got[:3] == want[:3]
+    if overlap and "refused" not in (got[3], want[3]):
+        assert got[3] == want[3]
 
 
 def test_step_end_only_inside_the_stretch():
