@@ -152,6 +152,7 @@ from .digit_runs import digits_one_token
 from .headings import HeadingTracker, format_context
 from .periodic import PeriodicReplay, periodic_probe
 from .periodic_reach import unit_horizon
+from .periodic_step import step_end
 
 __all__ = ["Boundaries", "CharacterOverBudget", "Chunk", "Chunker", "ContextArg"]
 
@@ -788,6 +789,13 @@ class Chunker(Generic[T]):
             # Not enough text to decide the next chunk: wait until the held text doubles.
             held_len = len(held) - (state.start - base)
             need = (state.start - base) + max(2 * held_len, held_len + 256)
+            # ---- periodic text: the replay met the held text's end (steps recorded on trust):
+            # hold several of its reaches before the next attempt, so that the replay, not the
+            # steps, makes most of each window's chunks (chunk/periodic_step.py)
+            replay = state.replay
+            if replay is not None and replay.trust_end is not None:
+                need = max(need, (state.start - base) + min(8 * replay.horizon, 2 * replay.default_horizon))
+            # ---- end of periodic text
         held = held[state.start - base :] + empty.join(pending)
         base = state.start
         if held or not state.done:
@@ -892,7 +900,12 @@ class Chunker(Generic[T]):
                         return
                     continue
             # ---- end of whitespace stretches
-            if bulk is not None:
+            # ---- periodic text: a step inside a stretch the replay holds reads only its unit's
+            # reach (chunk/periodic_step.py), so it is taken on that much text, not the window
+            reach_end = step_end(replay, n, s)
+            step_window = window if reach_end < 0 else _Window(self.encoding, text[s:reach_end], base + s, True)
+            # ---- end of periodic text
+            if bulk is not None and step_window is window:
                 # The chunks that the prefix sums decide, from the compiled core in one call
                 # (the same chunks as the steps below; chunk_cuts.c says which ones).
                 tc = window.text_counts()
@@ -906,7 +919,12 @@ class Chunker(Generic[T]):
                     continue
                 if need_more:
                     return  # as _plan would: the chunk from s needs more text
-            planned = self._plan(window, s, state.min_end - base)
+            if step_window is window:
+                planned = self._plan(window, s, state.min_end - base)
+            else:  # (periodic text: the step on its reach, offsets back into the window)
+                planned = self._plan(step_window, 0, state.min_end - base - s)
+                if planned is not None:
+                    planned = (s + planned[0], planned[1])
             if planned is _NEED_MORE:
                 return
             if planned is None:
@@ -922,7 +940,12 @@ class Chunker(Generic[T]):
             if end >= n and window.final:
                 state.done = True
                 return
-            next_start = self._overlap_start(window, s, end) if self.overlap else end
+            if not self.overlap:
+                next_start = end
+            elif step_window is window:
+                next_start = self._overlap_start(window, s, end)
+            else:
+                next_start = s + self._overlap_start(step_window, 0, end - s)
             state.start = base + next_start
             state.min_end = base + end
 

@@ -19,7 +19,14 @@ repeat, shifted by ``D``, as long as every start of the repeated ones stays at l
 ``horizon`` before ``r``.  (The tests compare the chunks with and without the replay.)
 Given ``reach``, the horizon of a stretch is its unit's (:mod:`.periodic_reach`: the
 budget times the longest token inside the unit's repetition, plus the longest token and
-``LOOKAHEAD``), at most the byte horizon's.
+``LOOKAHEAD``), at most the byte horizon's.  When fewer than a whole cycle's chunks fit
+before ``r - horizon``, the leading ones that do are replayed (the state after chunk ``i``
+of a cycle is the start of chunk ``i + 1`` and the end of chunk ``i``).  A stretch that
+reaches the end of the held text goes on being recorded on trust from the states within
+``horizon`` of that end (nothing is replayed from them): the records count only if the
+next held text resumes the stretch from the chunker's state for at least ``horizon``
+characters, overlapping the old one by ``_PROBE`` (more than a period), so that every
+recorded step read periodic text only; else they are dropped.
 
 Complexity: finding a stretch is O(its length) string comparisons (galloping, then
 bisecting the block that differs), tried at most once every few dozen chunks after a
@@ -94,7 +101,8 @@ class PeriodicReplay:
     One per held window; offsets are local to it.
     """
 
-    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon")
+    __slots__ = ("horizon", "base", "a", "p", "r", "seen", "cuts", "wait", "backoff", "reach", "default_horizon",
+                 "trust_end", "held")
 
     def __init__(self, horizon: int, base: int, reach=None):
         self.horizon = self.default_horizon = horizon
@@ -109,6 +117,10 @@ class PeriodicReplay:
         self.seen: dict = {}
         self.cuts: list[int] = []  # chunks made since the stretch was found, as (s, e, count)
         self.wait = 0  # states to let pass before the next search
+        # the global end of a stretch that met the end of the held text, steps from there on
+        # recorded on trust (at); None: none
+        self.trust_end = None
+        self.held = -1  # the held text's length at the last state passed to at
         self.backoff = 1
 
     def rebase(self, base: int) -> None:
@@ -134,12 +146,26 @@ class PeriodicReplay:
         would make from here (flat ``[s, e, count, ...]``) and the state after them, or
         None (the chunker then takes its step and reports it with ``made``)."""
         horizon = self.horizon
+        self.held = n
+        if self.p >= 0 and s >= self.a and s + horizon > self.r and self.r >= n and self.r - s >= _PROBE:
+            # The stretch runs to the end of the held text: the steps from here read text not
+            # held yet, so they are recorded on trust (not replayed from).  The records count
+            # once the chunker resumes in a held text whose stretch from the resumed state
+            # reaches a horizon further (so every recorded step read periodic text only) and
+            # overlaps this one by at least a period (so the two are one stretch); else they
+            # are dropped with the failed search below.
+            self.trust_end = self.base + self.r
+            key = (self.p, text[s : s + self.p], min_end - s)
+            if key not in self.seen:
+                self.seen[key] = (s, len(self.cuts))
+            return None
         if self.p < 0 or s < self.a or s + horizon > self.r:
             if self.p >= 0:
                 # out of the stretch: the steps from here on are not recorded, so no state
                 # recorded so far may start a cycle
                 self.p = -1
                 self.seen, self.cuts = {}, []
+                self.trust_end = None
             if self.wait > 0:
                 self.wait -= 1
                 return None
@@ -153,10 +179,14 @@ class PeriodicReplay:
                         found = None
             if found is None:
                 self.seen, self.cuts = {}, []  # (kept by rebase for a stretch found again)
+                self.trust_end = None
                 self.wait = self.backoff
                 self.backoff = min(2 * self.backoff, _MAX_BACKOFF)
                 return None
             self.backoff = 1
+            if self.trust_end is not None and self.trust_end - (self.base + s) < _PROBE:
+                self.seen, self.cuts = {}, []  # (records on trust: the stretches barely meet)
+            self.trust_end = None
             self.horizon = horizon
             self.p, self.r = found
             self.a = s
@@ -171,8 +201,13 @@ class PeriodicReplay:
         shift = s - s1
         if not cycle or shift <= 0:
             return None
-        reps = (self.r - horizon - max(cycle[0::3])) // shift
-        if reps < 1:
+        room = self.r - horizon  # the last start a replayed chunk may have
+        reps = max(0, (room - max(cycle[0::3])) // shift)
+        # then the leading chunks of one more repetition whose starts stay within the room
+        extra = 0
+        while extra < len(cycle) and cycle[extra] + (reps + 1) * shift <= room:
+            extra += 3
+        if reps < 1 and not extra:
             return None
         stop = (reps + 1) * shift
         columns = []
@@ -180,11 +215,18 @@ class PeriodicReplay:
             cs, ce, count = cycle[i], cycle[i + 1], cycle[i + 2]
             columns += (range(cs + shift, cs + stop, shift), range(ce + shift, ce + stop, shift), repeat(count, reps))
         cuts = list(chain.from_iterable(zip(*columns)))
-        s_after = s + reps * shift
-        # the last repetition is again the cycle before s_after (kept for the next window)
+        if extra:
+            # the state after chunk i of a repetition is (start of chunk i + 1, end of chunk i)
+            cuts += [x + stop if j % 3 < 2 else x for j, x in enumerate(cycle[:extra])]
+            s_after, min_after = cycle[extra] + stop, cycle[extra - 2] + stop
+            key = (p, text[s_after : s_after + p], min_after - s_after)
+        else:
+            s_after, min_after = s + reps * shift, min_end + reps * shift
+        # the chunks before s_after repeat those of the shift before it (kept for the next
+        # window): that state has the key of s_after
         self.seen = {key: (s_after - shift, 0)}
-        self.cuts = cuts[-len(cycle) :]
-        return cuts, s_after, min_end + reps * shift
+        self.cuts = (cycle + cuts)[-len(cycle) :]
+        return cuts, s_after, min_after
 
     def reaches_end(self, n: int, s: int) -> bool:
         """Whether the stretch runs to the end ``n`` of the held text and ``s`` is too close
@@ -196,8 +238,10 @@ class PeriodicReplay:
         passed to ``at``."""
         if self.p < 0:
             return
-        if max(cuts[0::3]) + self.horizon > self.r:
-            # steps past the stretch's reach: no cycle through them can repeat
+        last = max(cuts[0::3])
+        if last + self.horizon > self.r and not (self.r >= self.held and self.r - last >= _PROBE):
+            # steps past the stretch's reach: no cycle through them can repeat (unless the
+            # stretch runs to the end of the held text: recorded on trust, as in at)
             self.p = -1
             self.seen, self.cuts = {}, []
             return
