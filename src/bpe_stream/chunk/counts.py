@@ -114,6 +114,7 @@ from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..text.cuts import text_split_at_count
 from ..text.piece_encoder import whole_longer_than
+from .member_runs import member_runs
 
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 
@@ -213,6 +214,10 @@ class TextCounts:
         self.run = _ONE_PIECE_RUN.get(enc.pat_str)
         self.ws_run_check = enc.pat_str == CL100K_PATTERN
         self.letters = _LETTERS.get(enc.pat_str)
+        # ---- the other members' one-piece runs (chunk/member_runs.py: the same two properties)
+        if self.run is None:
+            self.run, self.letters = member_runs(enc.pretokenizer)
+        # ----
         self._split = enc._split
         # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
         splitter = getattr(enc._split, "__self__", None)

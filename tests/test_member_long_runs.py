@@ -1,0 +1,128 @@
+"""Chunks inside long one-piece runs for the members beyond cl100k/o200k (the members' run
+rules of ``chunk/member_runs.py``: ChunkView's run mode, and the compiled run_cuts' class
+mode for members whose runs split as cl100k's) against the chunker without them -- the
+reference, which re-splits and re-counts -- and against HF tokenizers on the real
+vocabularies (GPT-2, Qwen2, Llama 3, DeepSeek-V3's layout), and against ``enc.count`` on
+every member with cl100k/o200k ranks.  Texts: long runs of letters, CJK, punctuation,
+digits and whitespace, their mixtures, and hypothesis texts of such runs."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+import conftest
+import real_vocabularies as rv
+from conftest import examples, full_tier_only
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_members_streaming import NAMES, member_encoding
+
+import bpe_stream
+import bpe_stream.chunk.chunker as chunker_module
+import bpe_stream.chunk.counts as counts_module
+from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
+
+VOCABS = {"gpt2": "gpt2/tokenizer.json", "qwen2": "qwen2/tokenizer.json", "llama3": "llama3/tokenizer.json",
+          "deepseek_v3": "deepseek_v3_layout/tokenizer.json"}
+
+
+@functools.lru_cache(maxsize=None)
+def _real(key: str):
+    tokenizers = pytest.importorskip("tokenizers")
+    try:
+        path = rv.built(VOCABS[key])
+    except rv.Unavailable as e:
+        if rv.REQUIRE:
+            pytest.fail(f"BPE_STREAM_REQUIRE_VOCABS is set and {e}")
+        pytest.skip(str(e))
+    tok = tokenizers.Tokenizer.from_file(str(path))
+    return bpe_stream.load(path), lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def _random(alphabet: str, n: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+CJK = "".join(chr(c) for c in range(0x4E00, 0x4E00 + 400))
+TEXTS = [
+    _random(LETTERS, 700, 1),
+    _random(CJK, 250, 2),
+    _random(PUNCT, 600, 3),
+    _random("0123456789", 600, 4),
+    " " + _random(LETTERS, 300, 5) + "!!" + _random(PUNCT, 200, 6) + " " + _random("0123456789", 200, 7),
+    _random(LETTERS + "\u00e9\u00df", 300, 8) + _random(CJK, 100, 9) + "\n\n" + _random(PUNCT, 150, 10) + "\n",
+    "x" * 300 + " " * 150 + "\t" * 70 + "\n" * 90 + "!" * 200,
+    _random(PUNCT + "\u00a1\u00bf\u2014", 300, 11) + " \u0301" + _random(LETTERS.upper(), 200, 12),
+]
+
+
+def _triples(enc, text, budget, overlap, mode, reference: bool):
+    saved = counts_module.member_runs, chunker_module._run_cuts
+    if reference:
+        counts_module.member_runs = lambda member: (None, None)
+        chunker_module._run_cuts = None
+    try:
+        chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).chunks(text)
+        return [(c.start, c.end, c.token_count, c.text) for c in chunks]
+    except CharacterOverBudget as e:
+        return ("refused", e.position, e.tokens)
+    finally:
+        counts_module.member_runs, chunker_module._run_cuts = saved
+
+
+def _check(enc, count, text, budget, overlap, mode):
+    found = _triples(enc, text, budget, overlap, mode, reference=False)
+    assert found == _triples(enc, text, budget, overlap, mode, reference=True), (enc.name, budget, overlap, mode,
+                                                                                 text[:30])
+    if found[0] == "refused":
+        return
+    seen = enc._text(text)
+    assert found[0][0] == 0 and found[-1][1] == len(seen)
+    for s, e, k, t in found:
+        assert t == seen[s:e] and k <= budget
+        assert k == count(t), (enc.name, budget, overlap, mode, s, e)
+
+
+SETTINGS_FAST = ((16, 4),)
+SETTINGS_FULL = ((1, 0), (3, 1), (7, 3), (16, 4), (33, 8), (64, 16), (64, 0))
+
+
+@pytest.mark.parametrize("key", sorted(VOCABS))
+@pytest.mark.parametrize("mode", ["exact", "semantic"])
+def test_real_vocabulary_runs(key, mode):
+    if key in ("llama3", "deepseek_v3") or mode == "semantic":
+        full_tier_only()
+    enc, count = _real(key)
+    texts = TEXTS if conftest.FULL else TEXTS[4:5]
+    for text in texts:
+        for budget, overlap in SETTINGS_FULL if conftest.FULL else SETTINGS_FAST:
+            _check(enc, count, text, budget, overlap, mode)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_members_runs_on_bundled_ranks(name):
+    if name not in ("gpt2", "qwen2"):
+        full_tier_only()
+    enc = member_encoding(name)
+    for text in TEXTS[4:] if conftest.FULL else [TEXTS[5][:200]]:
+        for budget, overlap in SETTINGS_FULL[1::2] if conftest.FULL else ((5, 1),):
+            for mode in ("exact", "semantic"):
+                _check(enc, enc.count, text, budget, overlap, mode)
+
+
+PARTS = [_random(LETTERS, 90, 20), _random(CJK, 40, 21), _random(PUNCT, 80, 22), _random("0123456789", 70, 23),
+         " " * 40, "\n" * 12, "x" * 70, " ", "\n", "'s", "\u0301", "\u00e9" * 30, "\r\n", "!!!/", "9", "Ab"]
+
+
+@pytest.mark.parametrize("key", ["gpt2", "qwen2"])
+@settings(max_examples=examples(40, fast=2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(PARTS), min_size=1, max_size=8), budget=st.integers(1, 64),
+       overlap=st.integers(0, 16), mode=st.sampled_from(["exact", "semantic"]))
+def test_hypothesis_runs(key, parts, budget, overlap, mode):
+    enc, count = _real(key)
+    _check(enc, count, "".join(parts), budget, min(overlap, budget - 1), mode)
