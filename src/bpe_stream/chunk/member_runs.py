@@ -79,6 +79,12 @@ def member_run_sources(member: PreTokenizer | None) -> tuple[str, str | None] | 
     else:
         punct = r"[^\s\p{L}\p{N}]"
     alts.append(rf"[ ]?{punct}+{tail}")
+    if deepseek:
+        # characters no alternative of the main regex takes (controls, format characters,
+        # unassigned code points; its chain isolates the CJK ranges): a run of them is text
+        # the regex leaves unmatched, one piece, up to where a match starts (a word may take
+        # the run's last character as its lead)
+        alts.append(rf"(?:(?![{_CJK_SET}])[^\s\p{{L}}\p{{M}}\p{{N}}\p{{P}}\p{{S}}])+")
     if member.digits == "run" and not member.pre_splits:
         alts.append(r"[ ]?\p{N}+" if member.digit_lead else r"\p{N}+")
     if member.whitespace == "gpt2":
