@@ -114,6 +114,7 @@ from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..text.cuts import text_split_at_count
 from ..text.piece_encoder import whole_longer_than
+from .far_start import far_cut, far_distance
 from .member_runs import member_runs
 
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
@@ -318,7 +319,7 @@ class ChunkView:
     """
 
     __slots__ = ("tc", "s", "max_tokens", "hb", "hc", "kg", "delta", "over", "over_count", "scan_floor",
-                 "run_end")
+                 "run_end", "far")
 
     def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
         self.tc = tc
@@ -331,6 +332,7 @@ class ChunkView:
         # read the whole run, often the rest of the window, once per chunk) is built only if
         # the run turns out too short.  run_end: the run is known to reach this far.
         self.run_end = -1
+        self.far = False
         if tc.run is not None and s < tc.n:
             gi = bisect_left(tc.bounds, s)
             if tc.bounds[gi] != s:
@@ -338,6 +340,11 @@ class ChunkView:
                 if e - s > _TABLE_MIN and tc.in_run(s, e):
                     self.run_end = e
                     return
+        # ---- a start far inside a long piece no run rule covers: no head (chunk/far_start.py)
+        if s < tc.n and tc.bounds[bisect_left(tc.bounds, s)] - s > far_distance(tc, max_tokens):
+            self.far = True
+            return
+        # ----
         self._build_head()
 
     def _build_head(self) -> None:
@@ -468,8 +475,8 @@ class ChunkView:
             return 0
         tc = self.tc
         if self.hb is None:
-            if j <= self.run_end:
-                return tc.count_str(tc.text[self.s : j])  # one piece (run mode)
+            if j <= self.run_end or self.far:
+                return tc.count_str(tc.text[self.s : j])  # one piece (run mode), or exact (far)
             self._build_head()
         if tc.is_hard(j, self.s):
             b, c = self.boundary(self.last_index_le(j))
@@ -488,8 +495,8 @@ class ChunkView:
         alone, the same in streamed and whole-text runs.
         """
         if self.hb is None:
-            if e <= self.run_end:
-                return self.s  # text[s:e] is one piece: its only boundary is s
+            if e <= self.run_end or self.far:
+                return self.s  # text[s:e] is one piece: its only boundary is s (far: from s)
             self._build_head()
         limit = self.scan_floor
         i = self.base(e)
@@ -524,6 +531,8 @@ class ChunkView:
 
         ``e_max == s`` when not even the first character fits.
         """
+        if self.far:
+            return far_cut(self.tc, self.s, self.max_tokens, final, byte_horizon, NEED_MORE)
         if self.hb is None:
             found = self._run_cut(final, byte_horizon)
             if found is not _NOT_A_RUN:
