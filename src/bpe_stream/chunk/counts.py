@@ -907,6 +907,12 @@ class SuffixView:
         if k >= 1 and tc.whole_max:
             x = max(s, min(x, e - tc.whole_max))  # a whole-piece token counts 1
         if e - x <= _TABLE_MIN:
+            # ---- a short run (a chunk of a few characters: CJK at two tokens a character):
+            # its suffixes counted one by one rather than by the general scan's index
+            if tc.letters is not None and e > x and tc.in_letters(x, e):
+                i = self._earliest_in_letters(x, e, k)
+                return e if i is None else i
+            # ----
             return None
         ch = text[e - 1]
         if ch < "\x80" and text[x] == ch and text.count(ch, x, e) == e - x:

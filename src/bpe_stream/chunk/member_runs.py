@@ -8,7 +8,8 @@ held: no normalization again):
    prefix of it (a prefix of a match matches again);
 2. if ``T[a:v]`` matches ``run`` (``v - a >= 2``), the first piece of ``T[a:j]`` for any
    ``j > v`` reaches ``v - 1`` at least;
-3. every string matching ``letters`` is one piece, and so is every suffix of it.
+3. every string matching ``letters`` is one piece, and so is every suffix of it (and every
+   substring: its alternatives are runs of one class).
 
 These are the properties of ``_ONE_PIECE_RUN`` and ``_LETTERS`` in
 :mod:`bpe_stream.chunk.counts` (point 4 there): with them a chunk inside a long run
@@ -41,7 +42,8 @@ regex looks behind, and every alternative below is greedy:
   (o200k's run).  (cl100k's ``\s++$`` is cl100k's own entry.)
 
 ``letters`` is ``\p{L}+`` (any substring of a letter run is a word of the member), o200k's
-form for ``cased`` words, and DeepSeek-V3's letters outside or inside its CJK ranges.
+form for ``cased`` words, or DeepSeek-V3's letters outside or inside its CJK ranges; or a
+run of the punctuation class above without lead or tail; or (GPT-2) of digits.
 
 Costs: once per member (cached).  ``tests/test_member_runs.py`` checks 1-3 by brute force
 over short strings of one character per class, for every member.
@@ -99,6 +101,11 @@ def member_run_sources(member: PreTokenizer | None) -> tuple[str, str | None] | 
         letters = rf"(?:(?![{_CJK_SET}])\p{{L}})+|(?:(?=\p{{L}})[{_CJK_SET}])+"
     else:
         letters = r"\p{L}+"
+    # runs of the punctuation class (no lead, no tail), and of digits where they are one run:
+    # every substring is one piece too (overlap starts inside such runs, SuffixView)
+    letters += rf"|{punct}+"
+    if member.digits == "run" and not member.pre_splits:
+        letters += r"|\p{N}+"
     return "|".join(alts), letters
 
 
