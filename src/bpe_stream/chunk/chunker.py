@@ -150,6 +150,7 @@ from ..bpe.native import digit_overlap_start as _digit_overlap_start
 from .digit_runs import digits_one_token
 # ----
 from .headings import HeadingTracker, format_context
+from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
 from .periodic_reach import unit_horizon
 from .periodic_step import step_end
@@ -405,6 +406,7 @@ class Chunker(Generic[T]):
     _hard_rule = None
     _counted_cuts = False
     _run_mode: int | None = None
+    _runs_mode: int | None = None
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -463,6 +465,12 @@ class Chunker(Generic[T]):
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
             self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)
+            # ---- members' one-piece runs: run_cuts' class mode for the runs of every member
+            # whose letter and punctuation runs split as cl100k's (chunk/member_runs.py); the
+            # digit and whitespace rules keep _run_mode (they rest on cl100k/o200k's split)
+            self._runs_mode = self._run_mode if self._run_mode is not None else member_runs_mode(
+                enc_or_bpe.pretokenizer)
+            # ----
         else:
             self._is_text = False
             self._bpe = enc_or_bpe
@@ -822,7 +830,10 @@ class Chunker(Generic[T]):
         # chunks inside long one-piece runs (letters, punctuation) from chunk_runs.c
         run_mode = self._run_mode if bulk is not None and _run_cuts is not None else None
         # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
-        whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
+        # ---- members' one-piece runs (see __init__)
+        runs_mode = self._runs_mode if bulk is not None and _run_cuts is not None else None
+        # ----
+        whole_max = whole_longer_than(self.encoding, 0) if runs_mode is not None else 0
         digit_mode = self._digit_runs(bulk is not None)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
@@ -862,7 +873,7 @@ class Chunker(Generic[T]):
                         return
                     continue
             # ----
-            if run_mode is not None and not periodic_probe(text, s):
+            if runs_mode is not None and not periodic_probe(text, s):
                 # The chunks inside a one-piece run from s (the same chunks as the steps below
                 # take in ChunkView's run mode; chunk_runs.c says where it stops), first: a
                 # window inside a run then needs no prefix sums (a full count of the window).
@@ -870,7 +881,7 @@ class Chunker(Generic[T]):
                 # above repeats at a fraction of a table pass per chunk.
                 cuts, next_start, min_end, need_more = _run_cuts(self._bpe._core, text, s, state.min_end - base,
                                                                  self.max_tokens, self.overlap, window.final, LOOKAHEAD,
-                                                                 run_mode, whole_max, whole)
+                                                                 runs_mode, whole_max, whole)
                 if need_more and not cuts:
                     return  # as _plan would: the chunk from s needs more text
                 if cuts:
@@ -1102,11 +1113,11 @@ class Chunker(Generic[T]):
             i0 = None
         # ----
         if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
-                and self._run_mode is not None):
+                and self._runs_mode is not None):
             # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
             # steps below find it, without the Python suffix encoder)
             enc = self.encoding
-            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, self._run_mode, whole_longer_than(enc, 0),
+            i0 = _run_overlap_start(self._bpe._core, text, s, e, k, self._runs_mode, whole_longer_than(enc, 0),
                                     _whole_tokens(enc))
             if i0 >= 0:
                 return i0

@@ -114,6 +114,8 @@ from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..text.cuts import text_split_at_count
 from ..text.piece_encoder import whole_longer_than
+from .far_start import far_cut, far_distance
+from .member_runs import member_runs
 
 __all__ = ["TextCounts", "ChunkView", "NEED_MORE"]
 
@@ -213,6 +215,10 @@ class TextCounts:
         self.run = _ONE_PIECE_RUN.get(enc.pat_str)
         self.ws_run_check = enc.pat_str == CL100K_PATTERN
         self.letters = _LETTERS.get(enc.pat_str)
+        # ---- the other members' one-piece runs (chunk/member_runs.py: the same two properties)
+        if self.run is None:
+            self.run, self.letters = member_runs(enc.pretokenizer)
+        # ----
         self._split = enc._split
         # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
         splitter = getattr(enc._split, "__self__", None)
@@ -313,7 +319,7 @@ class ChunkView:
     """
 
     __slots__ = ("tc", "s", "max_tokens", "hb", "hc", "kg", "delta", "over", "over_count", "scan_floor",
-                 "run_end")
+                 "run_end", "far")
 
     def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
         self.tc = tc
@@ -326,6 +332,7 @@ class ChunkView:
         # read the whole run, often the rest of the window, once per chunk) is built only if
         # the run turns out too short.  run_end: the run is known to reach this far.
         self.run_end = -1
+        self.far = False
         if tc.run is not None and s < tc.n:
             gi = bisect_left(tc.bounds, s)
             if tc.bounds[gi] != s:
@@ -333,6 +340,11 @@ class ChunkView:
                 if e - s > _TABLE_MIN and tc.in_run(s, e):
                     self.run_end = e
                     return
+        # ---- a start far inside a long piece no run rule covers: no head (chunk/far_start.py)
+        if s < tc.n and tc.bounds[bisect_left(tc.bounds, s)] - s > far_distance(tc, max_tokens):
+            self.far = True
+            return
+        # ----
         self._build_head()
 
     def _build_head(self) -> None:
@@ -463,8 +475,8 @@ class ChunkView:
             return 0
         tc = self.tc
         if self.hb is None:
-            if j <= self.run_end:
-                return tc.count_str(tc.text[self.s : j])  # one piece (run mode)
+            if j <= self.run_end or self.far:
+                return tc.count_str(tc.text[self.s : j])  # one piece (run mode), or exact (far)
             self._build_head()
         if tc.is_hard(j, self.s):
             b, c = self.boundary(self.last_index_le(j))
@@ -483,8 +495,8 @@ class ChunkView:
         alone, the same in streamed and whole-text runs.
         """
         if self.hb is None:
-            if e <= self.run_end:
-                return self.s  # text[s:e] is one piece: its only boundary is s
+            if e <= self.run_end or self.far:
+                return self.s  # text[s:e] is one piece: its only boundary is s (far: from s)
             self._build_head()
         limit = self.scan_floor
         i = self.base(e)
@@ -519,6 +531,8 @@ class ChunkView:
 
         ``e_max == s`` when not even the first character fits.
         """
+        if self.far:
+            return far_cut(self.tc, self.s, self.max_tokens, final, byte_horizon, NEED_MORE)
         if self.hb is None:
             found = self._run_cut(final, byte_horizon)
             if found is not _NOT_A_RUN:
@@ -893,6 +907,12 @@ class SuffixView:
         if k >= 1 and tc.whole_max:
             x = max(s, min(x, e - tc.whole_max))  # a whole-piece token counts 1
         if e - x <= _TABLE_MIN:
+            # ---- a short run (a chunk of a few characters: CJK at two tokens a character):
+            # its suffixes counted one by one rather than by the general scan's index
+            if tc.letters is not None and e > x and tc.in_letters(x, e):
+                i = self._earliest_in_letters(x, e, k)
+                return e if i is None else i
+            # ----
             return None
         ch = text[e - 1]
         if ch < "\x80" and text[x] == ch and text.count(ch, x, e) == e - x:

@@ -56,8 +56,9 @@ from ..pretokenize.fast_split import (
 from ..pretokenize.stability import _hard_boundary_test, _is_hard_at, _o200k_word_end
 from ..pretokenize.unicode import compile_regex
 from .appendable import TextAppendable
+from .descent import DescentIntervals
 from .input import check_text
-from .intervals import _TextIntervals, text_intervals
+from .intervals import text_intervals
 from .piece_encoder import whole_longer_than
 from .periodic_tokens import periodic_token_bytes
 from .normalized import NormalizedView
@@ -497,7 +498,8 @@ def _descend_long_piece(ta, budget: int):
     L = len(ta)
     if L - ta.stable_ends[-1] <= _LONG:
         return None
-    count = _TextIntervals(ta.enc, ta.get_text()).count
+    # (long pieces of the re-splits share one table pass per start: text/descent.py)
+    count = DescentIntervals(ta.enc, ta.get_text()).count
     for j in range(L, 0, -1):
         c = count(0, j)
         if c <= budget:
