@@ -136,6 +136,7 @@ from ..pretokenize.normalize import last_boundary, normalize
 from ..pretokenize.family import MEMBERS
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.hard_boundaries import hard_rule
+from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
@@ -185,6 +186,18 @@ def _run_mode_of(member) -> int | None:
                    used_by=model.used_by, known=model.known, end_whitespace_whole=model.end_whitespace_whole) == model:
             return mode
     return None
+# ---- members' counted cuts: chunk_counted_cuts.c is rules 1-3 and 5 of chunk/counts.py
+# with MARGIN 4 and the member's own compiled split (its spec) and hard-boundary rule (its
+# HB_* flags); the only choice-dependent constant is the stability margin, and every
+# member of the family has margin 4 (pretokenize/stability.py, proven per choice and
+# checked by enumeration in tests/test_family.py).  So every member with a hard rule takes
+# the recounts, not only cl100k/o200k/Llama 3 (docs/design/chunker.md, "Members").
+_COUNTED_MARGIN = 4
+
+
+def _counted_member(member) -> bool:
+    return member is not None and member.known and stable_margin(member) == _COUNTED_MARGIN
+# ----
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -461,6 +474,9 @@ class Chunker(Generic[T]):
             # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
+            # ---- members' counted cuts (see _counted_member)
+            self._counted_cuts = self._counted_cuts or _counted_member(enc_or_bpe.pretokenizer)
+            # ----
             self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)
         else:
             self._is_text = False
