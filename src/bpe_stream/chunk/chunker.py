@@ -197,6 +197,18 @@ _COUNTED_MARGIN = 4
 
 def _counted_member(member) -> bool:
     return member is not None and member.known and stable_margin(member) == _COUNTED_MARGIN
+
+
+# ws_cuts (chunk_ws.c) for the members with the cl100k family's whitespace choice
+# (``\s*[\r\n]+|\s+(?!\S)|\s+``, whitespace="newlines"): a whitespace-only string splits
+# into w[:N], w[N:] as under o200k (or one piece, end_whitespace_whole, as under cl100k),
+# because every other alternative of such a member needs a character that is no whitespace
+# (a letter, mark, digit, punctuation or apostrophe) after at most a one-character lead;
+# the chain members' pre-splits (digits, CJK) match no whitespace.  GPT-2's choice
+# (``\s+(?!\S)|\s+`` only) is left out: before more text its first piece of a stretch
+# may end before the stretch's last line break, which the stop rule needs it not to.
+def _ws_member(member) -> bool:
+    return member is not None and member.known and member.whitespace == "newlines"
 # ----
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
@@ -416,6 +428,7 @@ class Chunker(Generic[T]):
     _bulk_exact = False
     _hard_rule = None
     _counted_cuts = False
+    _ws_member = False
     _run_mode: int | None = None
 
     encoding: Encoding | BytePairEncoding
@@ -474,8 +487,9 @@ class Chunker(Generic[T]):
             # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
-            # ---- members' counted cuts (see _counted_member)
+            # ---- members' counted cuts and whitespace stretches (see _counted_member, _ws_member)
             self._counted_cuts = self._counted_cuts or _counted_member(enc_or_bpe.pretokenizer)
+            self._ws_member = self._hard_boundaries and _ws_member(enc_or_bpe.pretokenizer)
             # ----
             self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)
         else:
@@ -831,6 +845,11 @@ class Chunker(Generic[T]):
         run_mode = self._run_mode if bulk is not None and _run_cuts is not None else None
         # (run_overlap_start goes with run_cuts: the tests turn both off through _run_cuts)
         whole_max = whole_longer_than(self.encoding, 0) if run_mode is not None else 0
+        # ---- members' whitespace stretches (see _ws_member)
+        ws_mode = run_mode is not None or (bulk is not None and self._ws_member)
+        if ws_mode and run_mode is None:
+            whole_max = whole_longer_than(self.encoding, 0)
+        # ----
         digit_mode = self._digit_runs(bulk is not None)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
@@ -894,7 +913,7 @@ class Chunker(Generic[T]):
             # above, as for run_mode.
             # (no whole-piece tokens: cl100k's one piece w may be one while w[N:] is not a piece;
             # stretches of 64 characters or more: shorter ones, as in code, cost a call each)
-            if (run_mode is not None and _ws_cuts is not None and not whole_max
+            if (ws_mode and _ws_cuts is not None and not whole_max
                     and text[s : s + _WS_MIN].isspace() and s + _WS_MIN <= n
                     and not periodic_probe(text, s) and line_break_split_holds(self.encoding)):
                 cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
