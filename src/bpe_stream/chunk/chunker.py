@@ -52,10 +52,10 @@ is in that module).  With the compiled core, ``boundaries="exact"`` and a patter
 the family (any member, with the hard-boundary rule its choices give:
 :mod:`bpe_stream.pretokenize.hard_boundaries`), the chunks whose cut and overlap start
 those sums decide by rule 5 (hard boundaries), with at most a short letter run recounted,
-come from one native call for many chunks (``_native/chunk_cuts.c``); for the cl100k and
-o200k members (Llama 3's spelling included) most others do too, by exact recounts of
-short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3 and 5
-of that module, with those members' stability margin), and for those two the chunks inside
+come from one native call for many chunks (``_native/chunk_cuts.c``); for every member
+most others do too, by exact recounts of short slices with the member's compiled split
+(``_native/chunk_counted_cuts.c``: rules 1-3 and 5 of that module, with the stability
+margin every member has), and for the cl100k and o200k members the chunks inside
 long one-piece runs of letters or punctuation (CJK without spaces, one endless word) one
 compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk after chunk);
 the steps above run for the rest and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
