@@ -52,10 +52,10 @@ is in that module).  With the compiled core, ``boundaries="exact"`` and a patter
 the family (any member, with the hard-boundary rule its choices give:
 :mod:`bpe_stream.pretokenize.hard_boundaries`), the chunks whose cut and overlap start
 those sums decide by rule 5 (hard boundaries), with at most a short letter run recounted,
-come from one native call for many chunks (``_native/chunk_cuts.c``); for the cl100k and
-o200k members (Llama 3's spelling included) most others do too, by exact recounts of
-short slices with the compiled split (``_native/chunk_counted_cuts.c``: rules 1-3 and 5
-of that module, with those members' stability margin), and for those two the chunks inside
+come from one native call for many chunks (``_native/chunk_cuts.c``); for every member
+most others do too, by exact recounts of short slices with the member's compiled split
+(``_native/chunk_counted_cuts.c``: rules 1-3 and 5 of that module, with the stability
+margin every member has), and for the cl100k and o200k members the chunks inside
 long one-piece runs of letters or punctuation (CJK without spaces, one endless word) one
 compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk after chunk);
 the steps above run for the rest and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
@@ -136,6 +136,7 @@ from ..pretokenize.normalize import last_boundary, normalize
 from ..pretokenize.family import MEMBERS
 from ..encoding.resolve import EncodingLike, resolve_encoding_or_bpe
 from ..pretokenize.hard_boundaries import hard_rule
+from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import compile_regex
 from ..stream.interval import IntervalCounter
 from ..text.cuts import text_split_at, text_split_at_start
@@ -187,6 +188,30 @@ def _run_mode_of(member) -> int | None:
                    used_by=model.used_by, known=model.known, end_whitespace_whole=model.end_whitespace_whole) == model:
             return mode
     return None
+# ---- members' counted cuts: chunk_counted_cuts.c is rules 1-3 and 5 of chunk/counts.py
+# with MARGIN 4 and the member's own compiled split (its spec) and hard-boundary rule (its
+# HB_* flags); the only choice-dependent constant is the stability margin, and every
+# member of the family has margin 4 (pretokenize/stability.py, proven per choice and
+# checked by enumeration in tests/test_family.py).  So every member with a hard rule takes
+# the recounts, not only cl100k/o200k/Llama 3 (docs/design/chunker.md, "Members").
+_COUNTED_MARGIN = 4
+
+
+def _counted_member(member) -> bool:
+    return member is not None and member.known and stable_margin(member) == _COUNTED_MARGIN
+
+
+# ws_cuts (chunk_ws.c) for the members with the cl100k family's whitespace choice
+# (``\s*[\r\n]+|\s+(?!\S)|\s+``, whitespace="newlines"): a whitespace-only string splits
+# into w[:N], w[N:] as under o200k (or one piece, end_whitespace_whole, as under cl100k),
+# because every other alternative of such a member needs a character that is no whitespace
+# (a letter, mark, digit, punctuation or apostrophe) after at most a one-character lead;
+# the chain members' pre-splits (digits, CJK) match no whitespace.  GPT-2's choice
+# (``\s+(?!\S)|\s+`` only) is left out: before more text its first piece of a stretch
+# may end before the stretch's last line break, which the stop rule needs it not to.
+def _ws_member(member) -> bool:
+    return member is not None and member.known and member.whitespace == "newlines"
+# ----
 _GRAPHEME = compile_regex(r"\X")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
@@ -405,6 +430,7 @@ class Chunker(Generic[T]):
     _bulk_exact = False
     _hard_rule = None
     _counted_cuts = False
+    _ws_member = False
     _run_mode: int | None = None
     _runs_mode: int | None = None
 
@@ -464,6 +490,10 @@ class Chunker(Generic[T]):
             # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
             # margin of the cl100k and o200k members' choices
             self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
+            # ---- members' counted cuts and whitespace stretches (see _counted_member, _ws_member)
+            self._counted_cuts = self._counted_cuts or _counted_member(enc_or_bpe.pretokenizer)
+            self._ws_member = self._hard_boundaries and _ws_member(enc_or_bpe.pretokenizer)
+            # ----
             self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)
             # ---- members' one-piece runs: run_cuts' class mode for the runs of every member
             # whose letter and punctuation runs split as cl100k's (chunk/member_runs.py); the
@@ -834,6 +864,11 @@ class Chunker(Generic[T]):
         runs_mode = self._runs_mode if bulk is not None and _run_cuts is not None else None
         # ----
         whole_max = whole_longer_than(self.encoding, 0) if runs_mode is not None else 0
+        # ---- members' whitespace stretches (see _ws_member)
+        ws_mode = run_mode is not None or (bulk is not None and self._ws_member)
+        if ws_mode and runs_mode is None:
+            whole_max = whole_longer_than(self.encoding, 0)
+        # ----
         digit_mode = self._digit_runs(bulk is not None)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
@@ -897,7 +932,7 @@ class Chunker(Generic[T]):
             # above, as for run_mode.
             # (no whole-piece tokens: cl100k's one piece w may be one while w[N:] is not a piece;
             # stretches of 64 characters or more: shorter ones, as in code, cost a call each)
-            if (run_mode is not None and _ws_cuts is not None and not whole_max
+            if (ws_mode and _ws_cuts is not None and not whole_max
                     and text[s : s + _WS_MIN].isspace() and s + _WS_MIN <= n
                     and not periodic_probe(text, s) and line_break_split_holds(self.encoding)):
                 cuts, next_start, min_end, need_more = _ws_cuts(self._bpe._core, text, s, state.min_end - base,
