@@ -288,6 +288,9 @@ valid_pair_below(const Core *c, int32_t t1, int32_t t2, int32_t limit)
    undecided.  Quadratic in the pair's bytes, at most 2 * max_token_len of them. */
 int valid_pair_by_merge_loop(const Core *c, int32_t t1, int32_t t2);
 
+/* vocab.c: a new list of the Python ints a[0:n] (NULL with the error set on failure). */
+PyObject *int_list(const int32_t *a, Py_ssize_t n);
+
 /* The pair test as the encoders use it: the continuation mask first (a clear bit is
    a valid pair without unwinding anything), then the unwinding, then (for pairs near
    exceptional tokens) the merge loop.  b: the first byte of t2. */

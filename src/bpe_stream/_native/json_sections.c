@@ -81,6 +81,35 @@ next_item(Scan *s, unsigned char close)
     return 2;
 }
 
+/* Past the white space, the byte c and the white space after it: 1; 0 where c does not
+   come. */
+static int
+past(Scan *s, unsigned char c)
+{
+    skip_ws(s);
+    if (s->i >= s->n || s->p[s->i] != c)
+        return 0;
+    s->i++;
+    skip_ws(s);
+    return 1;
+}
+
+/* The container whose `open` is at s->i: past it and the white space (2: an item
+   follows), or past the whole container where it is empty (1); 0 where none opens. */
+static int
+open_container(Scan *s, unsigned char open, unsigned char close)
+{
+    if (s->i >= s->n || s->p[s->i] != open)
+        return 0;
+    s->i++;
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == close) {
+        s->i++;
+        return 1;
+    }
+    return 2;
+}
+
 /* Past a string whose opening quote is at s->i (escapes skipped, not read); 0, or -1
    where it does not end. */
 static int
@@ -159,12 +188,7 @@ read_key(Scan *s, const unsigned char **key, Py_ssize_t *len)
     *key = s->p + start;
     *len = i - start;
     s->i = i + 1;
-    skip_ws(s);
-    if (s->i >= s->n || s->p[s->i] != ':')
-        return -1;
-    s->i++;
-    skip_ws(s);
-    return 0;
+    return past(s, ':') ? 0 : -1;
 }
 
 static int
@@ -185,7 +209,7 @@ hex_digit(unsigned char c)
     return -1;
 }
 
-/* The byte-level string whose opening quote is at s->i, decoded into out (room for as
+/* The byte-level string whose opening quote is at s->i (-1 where none is), decoded into out (room for as
    many bytes as the string has: each character stands for one byte and takes at least
    one); its length, or -1 where it is not byte level (see the module comment).  With
    split non-NULL, one space (raw or escaped) separates two sides: *split is where the
@@ -196,6 +220,8 @@ read_byte_level(Scan *s, unsigned char *out, Py_ssize_t *split)
     Py_ssize_t i = s->i + 1, k = 0;
     if (split)
         *split = -1;
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return -1;
     while (i < s->n) {
         unsigned c = s->p[i];
         if (c == '"') {
@@ -285,25 +311,13 @@ append_new(PyObject *list, PyObject *item)
 static int
 read_vocab(Scan *s, unsigned char *buf, PyObject *tokens, PyObject *ids)
 {
-    if (s->i >= s->n || s->p[s->i] != '{')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == '}') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '{', '}');
+    if (open != 2)
+        return open;
     for (;;) {
-        if (s->i >= s->n || s->p[s->i] != '"')
-            return 0;
         Py_ssize_t k = read_byte_level(s, buf, NULL);
-        if (k < 0)
+        if (k < 0 || !past(s, ':'))
             return 0;
-        skip_ws(s);
-        if (s->i >= s->n || s->p[s->i] != ':')
-            return 0;
-        s->i++;
-        skip_ws(s);
         PyObject *id = read_int(s);
         if (id == NULL)
             return PyErr_Occurred() ? -1 : 0;
@@ -341,14 +355,9 @@ append_pair(PyObject *merges, const unsigned char *a, Py_ssize_t na, const unsig
 static int
 read_merges(Scan *s, unsigned char *buf, PyObject *merges)
 {
-    if (s->i >= s->n || s->p[s->i] != '[')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == ']') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '[', ']');
+    if (open != 2)
+        return open;
     for (;;) {
         if (s->i >= s->n)
             return 0;
@@ -362,25 +371,12 @@ read_merges(Scan *s, unsigned char *buf, PyObject *merges)
         } else if (s->p[s->i] == '[') {
             s->i++;
             skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != '"')
-                return 0;
             Py_ssize_t ka = read_byte_level(s, buf, NULL);
-            if (ka < 0)
-                return 0;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != ',')
-                return 0;
-            s->i++;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != '"')
+            if (ka < 0 || !past(s, ','))
                 return 0;
             Py_ssize_t kb = read_byte_level(s, buf + ka, NULL);
-            if (kb < 0)
+            if (kb < 0 || !past(s, ']'))
                 return 0;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != ']')
-                return 0;
-            s->i++;
             if (append_pair(merges, buf, ka, buf + ka, kb) < 0)
                 return -1;
         } else
@@ -396,14 +392,9 @@ read_merges(Scan *s, unsigned char *buf, PyObject *merges)
 static int
 scan_object(Scan *s, int (*member)(Scan *, const unsigned char *, Py_ssize_t, void *), void *ctx)
 {
-    if (s->i >= s->n || s->p[s->i] != '{')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == '}') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '{', '}');
+    if (open != 2)
+        return open;
     for (;;) {
         const unsigned char *key;
         Py_ssize_t len;
