@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     KB,
     MB,
+    Report,
     clear_piece_caches,
     clock_name,
     corpus,
@@ -51,6 +52,7 @@ from _common import (  # noqa: E402
     markdown_table,
     measure,
     package_version,
+    ratio,
     use_clock,
 )
 
@@ -85,26 +87,6 @@ def record_error(where: str, exc: BaseException) -> None:
     msg = f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     ERRORS.append(msg)
     print(f"  [ERROR {msg}]", file=sys.stderr, flush=True)
-
-
-class Report:
-    """Collects Markdown; prints each part as soon as it is added."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-
-    def add(self, text: str = "") -> None:
-        print(text, flush=True)
-        self.parts.append(text)
-
-    def text(self) -> str:
-        return "\n".join(self.parts) + "\n"
-
-
-def ratio(a: float | None, b: float | None) -> str:
-    if a is None or b is None or b == 0:
-        return "—"
-    return f"{a / b:.2f}"
 
 
 # --------------------------------------------------------------------- peers

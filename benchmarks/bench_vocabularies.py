@@ -73,6 +73,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _common import (  # noqa: E402
     MB,
+    Report,
     clear_piece_caches,
     corpus,
     fmt,
@@ -80,6 +81,7 @@ from _common import (  # noqa: E402
     machine_info,
     markdown_table,
     package_version,
+    ratio,
 )
 
 import bpe_stream  # noqa: E402
@@ -101,26 +103,6 @@ PROBLEMS: list[str] = []
 def problem(msg: str) -> None:
     PROBLEMS.append(msg)
     print(f"\n!!!!!!!! {msg}\n", file=sys.stderr, flush=True)
-
-
-class Report:
-    """Collects Markdown; prints each part as soon as it is added."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-
-    def add(self, text: str = "") -> None:
-        print(text, flush=True)
-        self.parts.append(text)
-
-    def text(self) -> str:
-        return "\n".join(self.parts) + "\n"
-
-
-def ratio(a, b) -> str:
-    if a is None or b is None or b == 0:
-        return "—"
-    return f"{a / b:.2f}"
 
 
 def load_avg() -> str:

@@ -45,22 +45,30 @@ texts = st.lists(st.sampled_from(PARTS), max_size=25).map("".join)
 edits = st.lists(st.tuples(st.sampled_from(["add", "cut"]), st.sampled_from(PARTS), st.integers(0, 40)), max_size=25)
 
 
+def _edit_and_check(enc, stream, add, ops, at_end: bool) -> str:
+    """Applies ``ops`` to ``stream`` (``add`` a part, or ``truncate`` to drop k characters;
+    both at the end of the text, or at its start), checking its count after each; the
+    text at the end."""
+    text = ""
+    for op, part, k in ops:
+        if op == "add":
+            add(part)
+            text = text + part if at_end else part + text
+        else:
+            k = min(k, len(text))
+            stream.truncate(len(text) - k)
+            text = text[: len(text) - k] if at_end else text[k:]
+        assert stream.token_count == enc.count(text), text
+    return text
+
+
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=edits)
 def test_appendable(name, ops):
     enc = member_encoding(name)
     ae = AppendableEncoder(enc)
-    text = ""
-    for op, part, k in ops:
-        if op == "add":
-            ae.append(part)
-            text += part
-        else:
-            k = min(k, len(text))
-            ae.truncate(len(text) - k)
-            text = text[: len(text) - k]
-        assert ae.token_count == enc.count(text), (name, text)
+    text = _edit_and_check(enc, ae, ae.append, ops, at_end=True)
     assert ae.tokens() == enc.encode_ordinary(text)
 
 
@@ -70,16 +78,7 @@ def test_appendable(name, ops):
 def test_prependable(name, ops):
     enc = member_encoding(name)
     pe = PrependableEncoder(enc)
-    text = ""
-    for op, part, k in ops:
-        if op == "add":
-            pe.prepend(part)
-            text = part + text
-        else:
-            k = min(k, len(text))
-            pe.truncate(len(text) - k)
-            text = text[k:]
-        assert pe.token_count == enc.count(text), (name, text)
+    _edit_and_check(enc, pe, pe.prepend, ops, at_end=False)
 
 
 @pytest.mark.parametrize("name", NAMES)
