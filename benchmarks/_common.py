@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -146,6 +147,33 @@ class Report:
 
     def text(self) -> str:
         return "\n".join(self.parts) + "\n"
+
+    def head(self, title: str, command: str) -> None:
+        """The report's title, the command that makes it and the state of the source."""
+        for part in (f"# {title}", "", f"Command (from the repository root): `{command}`", "",
+                     f"Source: {source_state()}.", ""):
+            self.add(part)
+
+
+def source_state() -> str:
+    """The commit of the checkout and whether ``src/`` differs from it (read-only git calls)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    modified = [line[3:] for line in status if not line.startswith("??")]
+    untracked = [line[3:] for line in status if line.startswith("??")]
+    state = f"commit {head}"
+    state += f"; modified in src/: {', '.join(modified)}" if modified else "; tracked files in src/ unmodified"
+    if untracked:
+        state += f"; {len(untracked)} untracked paths in src/"
+    return state
 
 
 def machine_info() -> str:

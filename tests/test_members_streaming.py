@@ -45,40 +45,31 @@ texts = st.lists(st.sampled_from(PARTS), max_size=25).map("".join)
 edits = st.lists(st.tuples(st.sampled_from(["add", "cut"]), st.sampled_from(PARTS), st.integers(0, 40)), max_size=25)
 
 
-def _edit_and_check(enc, stream, add, ops, at_end: bool) -> str:
-    """Applies ``ops`` to ``stream`` (``add`` a part, or ``truncate`` to drop k characters;
-    both at the end of the text, or at its start), checking its count after each; the
-    text at the end."""
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("make, at_end", [(AppendableEncoder, True), (PrependableEncoder, False)],
+                         ids=["appendable", "prependable"])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=edits)
+def test_one_end_streams(name, make, at_end, ops):
+    """``ops`` on a stream that grows at its end (``append``) or at its start (``prepend``):
+    add a part, or ``truncate`` to drop k characters; its count checked after each."""
+    enc = member_encoding(name)
+    stream = make(enc)
     text = ""
     for op, part, k in ops:
         if op == "add":
-            add(part)
-            text = text + part if at_end else part + text
+            if at_end:
+                stream.append(part)
+                text += part
+            else:
+                stream.prepend(part)
+                text = part + text
         else:
             k = min(k, len(text))
             stream.truncate(len(text) - k)
             text = text[: len(text) - k] if at_end else text[k:]
-        assert stream.token_count == enc.count(text), text
-    return text
-
-
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=edits)
-def test_appendable(name, ops):
-    enc = member_encoding(name)
-    ae = AppendableEncoder(enc)
-    text = _edit_and_check(enc, ae, ae.append, ops, at_end=True)
-    assert ae.tokens() == enc.encode_ordinary(text)
-
-
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=edits)
-def test_prependable(name, ops):
-    enc = member_encoding(name)
-    pe = PrependableEncoder(enc)
-    _edit_and_check(enc, pe, pe.prepend, ops, at_end=False)
+        assert stream.token_count == enc.count(text), (name, text)
+    assert stream.tokens() == enc.encode_ordinary(text)
 
 
 @pytest.mark.parametrize("name", NAMES)

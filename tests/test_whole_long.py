@@ -113,20 +113,13 @@ def _check_one_end(enc, ref, L: int, text: str, make, at_end: bool) -> None:
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)
 @pytest.mark.parametrize("L", LENGTHS)
-def test_appendable(L, name):
+@pytest.mark.parametrize("make, at_end", [(AppendableEncoder, True), (PrependableEncoder, False)],
+                         ids=["appendable", "prependable"])
+def test_one_end_streams(make, at_end, L, name):
     _tier(L)
     enc, ref = _pair(L, name)
     for text in _texts(L):
-        _check_one_end(enc, ref, L, text, AppendableEncoder, at_end=True)
-
-
-@pytest.mark.parametrize("name", PATTERN_NAMES)
-@pytest.mark.parametrize("L", LENGTHS)
-def test_prependable(L, name):
-    _tier(L)
-    enc, ref = _pair(L, name)
-    for text in _texts(L):
-        _check_one_end(enc, ref, L, text, PrependableEncoder, at_end=False)
+        _check_one_end(enc, ref, L, text, make, at_end)
 
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)
