@@ -436,6 +436,32 @@ PyObject *merges_verdict(Py_ssize_t n, const uint32_t *off, SplitPosition split_
                          const void *ctx, PyObject *unreachable, const char *who);
 /* merges_products.c: merges_agree from order_by_merges' products, no table of the pairs */
 int merges_products_init(PyObject *module);
+/* load_strings.c: GPT-2's byte-level table, code point (below 324: 256 + the 68 shifted
+   bytes) -> the byte it stands for, -1 outside the table; filled when the module loads.
+   Hidden: read in place, not through the shared object's table of addresses (that load,
+   per character, made tokenizer_json_sections 7 % slower). */
+#if defined(__GNUC__)
+__attribute__((visibility("hidden")))
+#endif
+extern int16_t byte_level_table[324];
+
+/* One character c of a byte-level string (load_strings.c, json_sections.c): its byte into
+   out[*k] (*k advanced), or with split non-NULL a space that separates two sides (*split =
+   *k; a second space fails).  0, or -1 where c stands for no byte. */
+static inline int
+byte_level_put(uint32_t c, unsigned char *out, Py_ssize_t *k, Py_ssize_t *split)
+{
+    if (split != NULL && c == ' ') {
+        if (*split >= 0)
+            return -1;
+        *split = *k;
+        return 0;
+    }
+    if (c >= 324 || byte_level_table[c] < 0)
+        return -1;
+    out[(*k)++] = (unsigned char)byte_level_table[c];
+    return 0;
+}
 /* load_strings.c, for gguf_byte_level.c: the bytes of a byte-level string given as UTF-8
    (p[0:len]) into out (room for len bytes); their number, or -1 where it is not byte
    level.  pairs: *split is where the one space was (-1: none, or -1 returned for two). */

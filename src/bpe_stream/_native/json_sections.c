@@ -26,24 +26,6 @@ and one tuple per merge, nothing else per item.
 */
 #include "core.h"
 
-/* code point (below 324) -> byte of GPT-2's byte-level table, -1 outside it */
-static int16_t json_byte_of_char[324];
-
-static void
-json_fill_byte_table(void)
-{
-    int shifted = 0;
-    for (int c = 0; c < 324; c++)
-        json_byte_of_char[c] = -1;
-    for (int b = 0; b < 256; b++) {
-        int printable = (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-        if (printable)
-            json_byte_of_char[b] = (int16_t)b;
-        else
-            json_byte_of_char[256 + shifted++] = (int16_t)b;
-    }
-}
-
 typedef struct {
     const unsigned char *p;
     Py_ssize_t n;
@@ -257,15 +239,8 @@ read_byte_level(Scan *s, unsigned char *out, Py_ssize_t *split)
             return -1;  /* a raw control character: not valid JSON */
         else
             i++;
-        if (split && c == ' ') {
-            if (*split >= 0)
-                return -1;
-            *split = k;
-            continue;
-        }
-        if (c >= 324 || json_byte_of_char[c] < 0)
+        if (byte_level_put(c, out, &k, split) < 0)
             return -1;
-        out[k++] = (unsigned char)json_byte_of_char[c];
     }
     return -1;
 }
@@ -503,6 +478,5 @@ static PyMethodDef json_sections_functions[] = {
 int
 json_sections_init(PyObject *module)
 {
-    json_fill_byte_table();
     return PyModule_AddFunctions(module, json_sections_functions);
 }
