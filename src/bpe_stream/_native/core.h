@@ -238,9 +238,9 @@ concat_rank(const Core *c, int32_t a, int32_t b)
 /* Whether BPE keeps t1 and t2 adjacent in the encoding of their bytes, with only the
    tokens ranked below limit (the Python reference is bpe/pairs.py _is_valid_pair,
    which states the argument): 1 or 0; -1 (undecided) where an exceptional token takes
-   part (_is_valid_pair given the exceptional tokens).  Unwinds the two merge trees from the latest merge backwards: a pair
-   across the boundary merged earlier than the merge that actually happened means BPE
-   would not produce this pair.  Terminates: every step replaces a multi-byte token by
+   part (_is_valid_pair given the exceptional tokens).  Unwinds the two merge trees from
+   the latest merge backwards: a pair across the boundary merged earlier than the merge
+   that actually happened means BPE would not produce this pair.  Terminates: every step replaces a multi-byte token by
    a strictly lower-ranked part (exceptional tokens, whose parts may rank above them,
    are never stepped into).  The filter changes no answer (concat_rank_filtered). */
 static inline int
@@ -438,8 +438,8 @@ PyObject *merges_verdict(Py_ssize_t n, const uint32_t *off, SplitPosition split_
 int merges_products_init(PyObject *module);
 /* load_strings.c: GPT-2's byte-level table, code point (below 324: 256 + the 68 shifted
    bytes) -> the byte it stands for, -1 outside the table; filled when the module loads.
-   Hidden: read in place, not through the shared object's table of addresses (that load,
-   per character, made tokenizer_json_sections 7 % slower). */
+   Hidden: read in place, not through the shared object's table of addresses (that load
+   stood in json_sections.c's loop over the characters). */
 #if defined(__GNUC__)
 __attribute__((visibility("hidden")))
 #endif

@@ -8,9 +8,9 @@ leftmost-first).  It takes a token's rank for the time of its merge, which holds
 every token whose parts rank below it.  Real vocabularies hold a few tokens that rank
 below one of their parts (Llama 3: 81, e.g. ``"している"``; Qwen3.5: 27), which
 BPE builds only once the later part exists: those, and the tokens built from them, are
-the vocabulary's *exceptional* tokens.  The unwinding (given them) gives up (``None``) as
-soon as one of them takes part, and the pair is then decided by BPE's merge loop on the pair's bytes
-(at most ``2 * max_token_len`` of them, memoized).  A token sequence in which every
+the vocabulary's *exceptional* tokens.  The unwinding (given them) gives up (``None``)
+as soon as one of them takes part, and the pair is then decided by BPE's merge loop on
+the pair's bytes (at most ``2 * max_token_len`` of them, memoized).  A token sequence in which every
 adjacent pair is valid *is* BPE's encoding of its bytes (``docs/design/correctness.md``):
 every encoder here relies on it.  Cost: a few steps on real text (about 3.5 on
 average), bounded by the depth of the two merge trees; the merge loop only for pairs
