@@ -15,8 +15,10 @@ thread).  Set the default with :func:`use_clock`.
 
 from __future__ import annotations
 
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -126,10 +128,56 @@ def markdown_table(headers: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def ratio(a: float | None, b: float | None) -> str:
+    """``a / b`` for a table cell (two decimals); an em dash when either is missing or b is 0."""
+    if a is None or b is None or b == 0:
+        return "—"
+    return f"{a / b:.2f}"
+
+
+class Report:
+    """Collects Markdown; prints each part as soon as it is added."""
+
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def add(self, text: str = "") -> None:
+        print(text, flush=True)
+        self.parts.append(text)
+
+    def text(self) -> str:
+        return "\n".join(self.parts) + "\n"
+
+    def head(self, title: str, command: str) -> None:
+        """The report's title, the command that makes it and the state of the source."""
+        for part in (f"# {title}", "", f"Command (from the repository root): `{command}`", "",
+                     f"Source: {source_state()}.", ""):
+            self.add(part)
+
+
+def source_state() -> str:
+    """The commit of the checkout and whether ``src/`` differs from it (read-only git calls)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    modified = [line[3:] for line in status if not line.startswith("??")]
+    untracked = [line[3:] for line in status if line.startswith("??")]
+    state = f"commit {head}"
+    state += f"; modified in src/: {', '.join(modified)}" if modified else "; tracked files in src/ unmodified"
+    if untracked:
+        state += f"; {len(untracked)} untracked paths in src/"
+    return state
+
+
 def machine_info() -> str:
     """One line describing the interpreter and machine."""
-    import os
-
     return (
         f"Python {platform.python_version()} ({sys.implementation.name}), "
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"
@@ -143,3 +191,51 @@ def package_version(name: str) -> str:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "not installed"
+
+
+def _in_child_main(conn, target, cpu_limit, args) -> None:
+    if cpu_limit is not None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
+    target(conn, *args)
+
+
+def in_child(target, args, cpu_limit: int | None = None):
+    """``target(conn, *args)`` in a forked process (limited to ``cpu_limit`` CPU seconds
+    if given): what it sends through ``conn``, or None when it was killed (the CPU limit)
+    before sending.  A fresh process per measurement: no cache or allocator state of one
+    run reaches the next."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_in_child_main, args=(child, target, cpu_limit, args))
+    p.start()
+    child.close()
+    try:
+        result = parent.recv()
+    except EOFError:
+        result = None
+    p.join()
+    return result
+
+
+def load_average() -> str:
+    """The load averages over 1, 5 and 15 minutes, for a results file."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def results_head(title: str, description: str) -> list[str]:
+    """The opening lines of a results file: the command that made it (the running script
+    with its arguments), the title and the description."""
+    command = " ".join(["python", "benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
+    return [f"Command (from the repository root): `{command}`", "", f"# {title}", "", description, ""]
+
+
+def end_table(lines: list[str], out: str | None) -> None:
+    """The load average at the end after the table's ``lines``, and all of it written to
+    ``out`` (a Markdown file) if given."""
+    lines += ["", f"Load average at end: {load_average()}.", ""]
+    if out:
+        Path(out).write_text("\n".join(lines), encoding="utf-8")

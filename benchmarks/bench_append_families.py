@@ -15,9 +15,6 @@ fresh process (no piece cached, no automaton built).
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import os
-import resource
 import statistics
 import sys
 import time
@@ -27,13 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpe_stream  # noqa: E402
-from _common import machine_info  # noqa: E402
+from _common import end_table, in_child, load_average, machine_info, results_head  # noqa: E402
 from _families import FAMILIES, family_text  # noqa: E402
 from bpe_stream import AppendableEncoder  # noqa: E402
 
 
-def _run(conn, limit, enc, text):
-    resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+def _run(conn, enc, text):
     ae = AppendableEncoder(enc)
     append = ae.append
     ae.append("x" * 300)  # builds the engine's tables (a long piece's too): not what is measured
@@ -44,20 +40,6 @@ def _run(conn, limit, enc, text):
         ae.token_count  # noqa: B018  (read after every append, as a stream does)
     dt = time.thread_time() - t0
     conn.send((dt, ae.token_count == enc.count(text)))
-
-
-def in_child(target, args, limit: int):
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=target, args=(child, limit, *args))
-    p.start()
-    child.close()
-    try:
-        result = parent.recv()
-    except EOFError:
-        result = None  # killed by the CPU limit
-    p.join()
-    return result
 
 
 def main() -> None:
@@ -73,17 +55,13 @@ def main() -> None:
     if "prose" not in families:
         families.insert(0, "prose")
     encodings = args.encodings.split(",")
-    command = "python benchmarks/bench_append_families.py " + " ".join(sys.argv[1:])
-    lines = [
-        f"Command (from the repository root): `{command.strip()}`",
-        "",
-        "# Appending one character at a time, per input family",
-        "",
+    lines = results_head(
+        "Appending one character at a time, per input family",
         f"{machine_info()}; {args.size:,} bytes per text; CPU time, the median of {args.repeat} run(s) per "
         f"cell, each in a fresh process; cells: µs per character appended (`token_count` read after each), and "
         f"in parentheses that over prose's.  Load average at start: "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
-        "",
+        f"{load_average()}.",
+    ) + [
         "| family | characters | " + " | ".join(encodings) + " | within 3x of prose | final count exact |",
         "|---|---|" + "---|" * len(encodings) + "---|---|",
     ]
@@ -117,9 +95,7 @@ def main() -> None:
                + f" | {'met' if met else 'missed'} | {'yes' if ok else 'NO'} |")
         print(row, flush=True)
         lines.append(row)
-    lines += ["", f"Load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
-    if args.out:
-        Path(args.out).write_text("\n".join(lines), encoding="utf-8")
+    end_table(lines, args.out)
 
 
 if __name__ == "__main__":

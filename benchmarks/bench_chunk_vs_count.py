@@ -19,9 +19,6 @@ check failed.  CPU time of the calling thread (``time.thread_time``), one run pe
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -30,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpe_stream  # noqa: E402
-from _common import machine_info  # noqa: E402
+from _common import end_table, in_child, load_average, machine_info, results_head  # noqa: E402
 from _families import FAMILIES, family_text  # noqa: E402
 from bpe_stream import Chunker  # noqa: E402
 from bpe_stream.chunk.chunker import CharacterOverBudget  # noqa: E402
@@ -60,15 +57,13 @@ def _check(enc, text: str, chunks, budget: int, overlap: int) -> bool:
     return True
 
 
-def _run_count(conn, limit, enc, text):
-    resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+def _run_count(conn, enc, text):
     t0 = time.thread_time()
     enc.count(text)
     conn.send((time.thread_time() - t0, None, True))
 
 
-def _run_chunk(conn, limit, enc, text, budget, overlap, mode, check):
-    resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+def _run_chunk(conn, enc, text, budget, overlap, mode, check):
     t0 = time.thread_time()
     try:
         chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).chunks(text)
@@ -78,23 +73,6 @@ def _run_chunk(conn, limit, enc, text, budget, overlap, mode, check):
     dt = time.thread_time() - t0
     ok = _check(enc, text, chunks, budget, overlap) if check else True
     conn.send((dt, len(chunks), ok))
-
-
-def in_child(target, args, limit: int):
-    """``target(conn, limit, *args)`` in a forked process limited to ``limit`` CPU seconds:
-    its result, or None when it was killed."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=target, args=(child, limit, *args))
-    p.start()
-    child.close()
-    result = None
-    try:
-        result = parent.recv()
-    except EOFError:
-        result = None  # killed by the CPU limit
-    p.join()
-    return result
 
 
 def main() -> None:
@@ -113,17 +91,13 @@ def main() -> None:
     names = ["exact", "exact+overlap", "semantic", "semantic+overlap"]
     settings = [SETTINGS[names.index(x)] for x in args.settings.split(",")]
     families = list(FAMILIES) if args.families is None else args.families.split(",")
-    command = "python benchmarks/bench_chunk_vs_count.py " + " ".join(sys.argv[1:])
-    lines = [
-        f"Command (from the repository root): `{command.strip()}`",
-        "",
-        "# Chunking against counting, per input family",
-        "",
+    lines = results_head(
+        "Chunking against counting, per input family",
         f"{machine_info()}; {args.size:,} bytes per text; CPU time, one run per cell, each in a "
         f"fresh process (no piece cached); cells: chunk time / `enc.count` time (first call), "
         f"chunk seconds in parentheses; overlap = budget // 4.  Load average at start: "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
-        "",
+        f"{load_average()}.",
+    ) + [
         "| encoding | family | count s | budget | " + " | ".join(f"{m}{' + overlap' if o else ''}" for m, o in settings)
         + " | max ratio | within 3x | checked |",
         "|---|---|---|---|" + "---|" * len(settings) + "---|---|---|",
@@ -164,9 +138,7 @@ def main() -> None:
                        + f" | {top:.1f} | {'met' if top <= 3 else 'missed'} | {'yes' if ok else 'NO'} |")
                 print(row, flush=True)
                 lines.append(row)
-    lines += ["", f"Load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
-    if args.out:
-        Path(args.out).write_text("\n".join(lines), encoding="utf-8")
+    end_table(lines, args.out)
 
 
 if __name__ == "__main__":

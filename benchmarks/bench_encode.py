@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     KB,
     MB,
+    Report,
     clear_piece_caches,
     clock_name,
     corpus,
@@ -51,6 +52,7 @@ from _common import (  # noqa: E402
     markdown_table,
     measure,
     package_version,
+    ratio,
     use_clock,
 )
 
@@ -85,26 +87,6 @@ def record_error(where: str, exc: BaseException) -> None:
     msg = f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     ERRORS.append(msg)
     print(f"  [ERROR {msg}]", file=sys.stderr, flush=True)
-
-
-class Report:
-    """Collects Markdown; prints each part as soon as it is added."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-
-    def add(self, text: str = "") -> None:
-        print(text, flush=True)
-        self.parts.append(text)
-
-    def text(self) -> str:
-        return "\n".join(self.parts) + "\n"
-
-
-def ratio(a: float | None, b: float | None) -> str:
-    if a is None or b is None or b == 0:
-        return "—"
-    return f"{a / b:.2f}"
 
 
 # --------------------------------------------------------------------- peers
@@ -693,27 +675,6 @@ def targets(report: Report, load: dict, text: dict, raw: dict, adv: dict, quick:
 
 
 # ------------------------------------------------------------------- main
-def source_state() -> str:
-    """The commit of the checkout and whether ``src/`` differs from it (read-only git calls)."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.splitlines()
-    except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout"
-    modified = [line[3:] for line in status if not line.startswith("??")]
-    untracked = [line[3:] for line in status if line.startswith("??")]
-    state = f"commit {head}"
-    state += f"; modified in src/: {', '.join(modified)}" if modified else "; tracked files in src/ unmodified"
-    if untracked:
-        state += f"; {len(untracked)} untracked paths in src/"
-    return state
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: small inputs, few repeats")
@@ -738,12 +699,7 @@ def main(argv=None) -> int:
     report = Report()
     command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__), *(argv if argv is not None else sys.argv[1:])])
     started = time.time()
-    report.add("# bpe-stream core benchmarks (bench_encode.py)")
-    report.add()
-    report.add(f"Command (from the repository root): `{command}`")
-    report.add()
-    report.add(f"Source: {source_state()}.")
-    report.add()
+    report.head("bpe-stream core benchmarks (bench_encode.py)", command)
     report.add(
         f"Run {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))} on {machine_info()}; "
         f"bpe-stream {bpe_stream.__version__}, tiktoken {package_version('tiktoken')}, "

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
-import multiprocessing as mp
 import os
 import random
 import resource
@@ -38,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpe_stream  # noqa: E402
-from _common import machine_info  # noqa: E402
+from _common import end_table, in_child, load_average, machine_info, results_head  # noqa: E402
 from _families import family_text  # noqa: E402
 from bpe_stream import IntervalCounter  # noqa: E402
 
@@ -142,20 +141,6 @@ def _run(conn, kind, name, nbytes, traced):
         conn.send((dt, _check(ic, enc, text, random.Random(2))))
 
 
-def in_child(args):
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_run, args=(child, *args))
-    p.start()
-    child.close()
-    try:
-        res = parent.recv()
-    except EOFError:
-        res = None
-    p.join()
-    return res
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mib", type=float, default=10)
@@ -165,19 +150,15 @@ def main() -> None:
     args = ap.parse_args()
     nbytes = int(args.mib * (1 << 20))
     kinds = list(KINDS) if args.kinds is None else args.kinds.split(",")
-    command = "python benchmarks/bench_interval_memory.py " + " ".join(sys.argv[1:])
-    lines = [
-        f"Command (from the repository root): `{command.strip()}`",
-        "",
-        "# IntervalCounter memory and build speed, per input kind",
-        "",
+    lines = results_head(
+        "IntervalCounter memory and build speed, per input kind",
         f"{machine_info()}; {nbytes:,} bytes per input; each figure from a fresh process.  "
         "Bytes per input byte: retained (tracemalloc, held after the build), peak (tracemalloc, "
         "during the build), RSS growth after the build (free heap pages returned by `malloc_trim`) and at its peak (the high-water mark reset before the build); `memory_bytes()` over "
         "the retained bytes; build MB/s from CPU time without tracing.  Targets: retained <= 4, "
         "peak <= 8, `memory_bytes()` within 10 % of retained, build >= 5 MB/s.  Load average at "
-        f"start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
-        "",
+        f"start: {load_average()}.",
+    ) + [
         "| encoding | kind | retained B/B | peak B/B | RSS after B/B | RSS peak B/B | memory_bytes / retained "
         "| build MB/s | targets | exact |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -187,8 +168,8 @@ def main() -> None:
         for kind in kinds:
             if kind == "raw bytes" and name != args.encodings.split(",")[0]:
                 continue  # raw BPE: the vocabulary of the first encoding only
-            mem = in_child((kind, name, nbytes, True))
-            tim = in_child((kind, name, nbytes, False))
+            mem = in_child(_run, (kind, name, nbytes, True))
+            tim = in_child(_run, (kind, name, nbytes, False))
             if mem is None or tim is None:
                 row = f"| {name} | {kind} | failed | | | | | | | |"
             else:
@@ -206,9 +187,7 @@ def main() -> None:
                        f"{'yes' if ok1 and ok2 else 'NO'} |")
             print(row, flush=True)
             lines.append(row)
-    lines += ["", f"Load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}.", ""]
-    if args.out:
-        Path(args.out).write_text("\n".join(lines), encoding="utf-8")
+    end_table(lines, args.out)
 
 
 if __name__ == "__main__":

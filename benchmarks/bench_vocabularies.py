@@ -73,6 +73,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _common import (  # noqa: E402
     MB,
+    Report,
     clear_piece_caches,
     corpus,
     fmt,
@@ -80,6 +81,7 @@ from _common import (  # noqa: E402
     machine_info,
     markdown_table,
     package_version,
+    ratio,
 )
 
 import bpe_stream  # noqa: E402
@@ -101,26 +103,6 @@ PROBLEMS: list[str] = []
 def problem(msg: str) -> None:
     PROBLEMS.append(msg)
     print(f"\n!!!!!!!! {msg}\n", file=sys.stderr, flush=True)
-
-
-class Report:
-    """Collects Markdown; prints each part as soon as it is added."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-
-    def add(self, text: str = "") -> None:
-        print(text, flush=True)
-        self.parts.append(text)
-
-    def text(self) -> str:
-        return "\n".join(self.parts) + "\n"
-
-
-def ratio(a, b) -> str:
-    if a is None or b is None or b == 0:
-        return "—"
-    return f"{a / b:.2f}"
 
 
 def load_avg() -> str:
@@ -846,19 +828,6 @@ def targets(report: Report, load: dict | None, count: dict | None, counted: list
 
 
 # ------------------------------------------------------------------------- main
-def source_state() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.splitlines()
-    except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout"
-    modified = [line[3:] for line in status if not line.startswith("??")]
-    return f"commit {head}" + (f"; modified in src/: {', '.join(modified)}" if modified
-                               else "; tracked files in src/ unmodified")
-
-
 def kept_analysis(path: Path) -> str:
     if not path.exists():
         return ""
@@ -882,12 +851,7 @@ def main(argv=None) -> int:
     command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, ROOT),
                                                              *(argv if argv is not None else sys.argv[1:])])
     started = time.time()
-    report.add("# Real model vocabularies: loading and counting (bench_vocabularies.py)")
-    report.add()
-    report.add(f"Command (from the repository root): `{command}`")
-    report.add()
-    report.add(f"Source: {source_state()}.")
-    report.add()
+    report.head("Real model vocabularies: loading and counting (bench_vocabularies.py)", command)
     report.add(
         f"Run {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))} on {machine_info()}, load average "
         f"{load_avg()} (1/5/15 min) at the start: the machine is shared with other developers' test runs, "

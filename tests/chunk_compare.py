@@ -23,6 +23,19 @@ class CountingCalls:
         return result
 
 
+def overlaps_for(budget: int) -> list[int]:
+    """The overlaps tried with a budget: none, a quarter, a half and all but one token."""
+    return sorted({0, budget // 4, budget // 2, budget - 1} - {budget})
+
+
+def budget_cases(full: bool) -> list[tuple[int, int]]:
+    """(budget, overlap) pairs for a family's text: budgets 1-64 with their overlaps in the
+    full tier, three pairs in the fast one."""
+    if full:
+        return [(budget, overlap) for budget in (1, 2, 3, 5, 16, 64) for overlap in overlaps_for(budget)]
+    return [(1, 0), (3, 1), (16, 4)]
+
+
 def chunk_triples(enc, text, budget, overlap, replaced: dict, pieces=None):
     """``[(start, end, count), ...]`` of ``Chunker(enc, budget, overlap=overlap,
     boundaries="exact")`` over ``text`` (or the stream ``pieces``), or ``("refused",

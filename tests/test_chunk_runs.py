@@ -13,7 +13,7 @@ from pathlib import Path
 
 import conftest
 import pytest
-from chunk_compare import chunk_triples, same_as_steps
+from chunk_compare import budget_cases, chunk_triples, same_as_steps
 from conftest import examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,23 +47,12 @@ def _same(enc, text, budget, overlap, pieces=None) -> int:
     return same_as_steps(enc, text, budget, overlap, "_run_cuts", pieces)
 
 
-def _overlaps(budget: int) -> list[int]:
-    return sorted({0, budget // 4, budget // 2, budget - 1} - {budget})
-
-
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @pytest.mark.parametrize("family", RUN_FAMILIES)
 def test_run_families(name, family):
     enc = ENCODINGS[name]
-    if conftest.FULL:
-        text = family_text(family, 600)
-        cases = [(budget, overlap) for budget in (1, 2, 3, 5, 16, 64) for overlap in _overlaps(budget)]
-    else:
-        text = family_text(family, 160)
-        cases = [(1, 0), (3, 1), (16, 4)]
-    made = 0
-    for budget, overlap in cases:
-        made += _same(enc, text, budget, overlap)
+    text = family_text(family, 600 if conftest.FULL else 160)
+    made = sum(_same(enc, text, budget, overlap) for budget, overlap in budget_cases(conftest.FULL))
     assert made > 0  # the compiled routine took part
 
 
@@ -73,9 +62,8 @@ def test_other_families(name, family):
     full_tier_only()
     enc = ENCODINGS[name]
     text = family_text(family, 500)
-    for budget in (1, 2, 3, 5, 16, 64):
-        for overlap in _overlaps(budget):
-            _same(enc, text, budget, overlap)
+    for budget, overlap in budget_cases(full=True):
+        _same(enc, text, budget, overlap)
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import conftest
 import pytest
-from chunk_compare import same_as_steps
+from chunk_compare import budget_cases, overlaps_for, same_as_steps
 import regex
 from conftest import examples, tiktoken_oracle
 from hypothesis import HealthCheck, given, settings
@@ -105,10 +105,6 @@ def _same(enc, text, budget, overlap, pieces=None) -> int:
     return same_as_steps(enc, text, budget, overlap, "_ws_cuts", pieces)
 
 
-def _overlaps(budget: int) -> list[int]:
-    return sorted({0, budget // 4, budget // 2, budget - 1} - {budget})
-
-
 needs_compiled = pytest.mark.skipif(chunker_module._ws_cuts is None, reason="compiled core not built")
 
 
@@ -118,7 +114,7 @@ def test_whitespace_family(name):
     enc = ENCODINGS[name]
     if conftest.FULL:
         text = family_text("tabs and mixed whitespace", 1500)
-        cases = [(budget, overlap) for budget in (1, 2, 3, 5, 16, 64) for overlap in _overlaps(budget)]
+        cases = budget_cases(full=True)
     else:
         text = family_text("tabs and mixed whitespace", 400)
         cases = [(3, 1), (16, 4)]
@@ -143,7 +139,7 @@ def test_hand_made_stretches(name):
     budgets = (1, 2, 5, 16, 64) if conftest.FULL else (16,)
     for text in HAND_MADE if conftest.FULL else HAND_MADE[1:2]:
         for budget in budgets:
-            for overlap in _overlaps(budget):
+            for overlap in overlaps_for(budget):
                 _same(enc, text, budget, overlap)
 
 

@@ -9,6 +9,7 @@ import random
 
 import pytest
 import conftest
+from chunk_compare import CountingCalls
 from conftest import CORPUS_FILES, examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,19 +26,6 @@ BUDGETS = [1, 2, 3, 16, 256]
 
 def _overlaps(budget: int) -> list[int]:
     return sorted({0, budget // 4, min(1, budget - 1), budget - 1})
-
-
-class _CountingCuts:
-    """The compiled routine, counting the chunks it decides."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.chunks = 0
-
-    def __call__(self, *args):
-        result = self.fn(*args)
-        self.chunks += len(result[0]) // 3
-        return result
 
 
 def _chunks(enc, text, budget, overlap, compiled: bool, pieces=None):
@@ -93,7 +81,7 @@ def test_corpus_slices_and_streams(name):
         pytest.skip("no corpora")
     enc = ENCODINGS[name]
     rng = random.Random(7)
-    counting = _CountingCuts(chunker_module._exact_cuts)
+    counting = CountingCalls(chunker_module._exact_cuts)
     saved = chunker_module._exact_cuts
     chunker_module._exact_cuts = counting
     files, size, budgets = (CORPUS_FILES[:4], 3000, (1, 16, 256)) if conftest.FULL else (CORPUS_FILES[:2], 1500, (16,))
@@ -144,14 +132,7 @@ def test_hypothesis_texts(text, budget, share, name, seed):
     enc = ENCODINGS[name]
     overlap = 0 if share == 0 or budget == 1 else max(1, budget // share) if share > 1 else budget - 1
     _same(enc, text, budget, overlap)
-    rng = random.Random(seed)
-    pieces = []
-    j = 0
-    while j < len(text):
-        k = j + rng.randint(0, 9)
-        pieces.append(text[j:k])
-        j = k
-    _same(enc, text, budget, overlap, pieces)
+    _same(enc, text, budget, overlap, _random_pieces(random.Random(seed), text, 9))
 
 
 def _pure_prefix_sums(enc, text):
@@ -301,7 +282,7 @@ def _member_case(name, text, budget, overlap, counting=None, brute=True, pieces=
 
 @pytest.mark.parametrize("name", sorted(MEMBERS))
 def test_members_hand_picked(name):
-    counting = _CountingCuts(chunker_module._exact_cuts)
+    counting = CountingCalls(chunker_module._exact_cuts)
     budgets = (1, 2, 3, 7, 16, 64, 256, 300) if conftest.FULL else (3, 64)
     texts = MEMBER_TEXTS if conftest.FULL else MEMBER_TEXTS[:2]
     for text in texts:
@@ -317,7 +298,7 @@ def test_members_corpus_and_streams(name):
         pytest.skip("no corpora")
     full_tier_only()
     rng = random.Random(name)
-    counting = _CountingCuts(chunker_module._exact_cuts)
+    counting = CountingCalls(chunker_module._exact_cuts)
     for path in CORPUS_FILES[:5]:
         text = path.read_text(encoding="utf-8", errors="replace")
         i = rng.randrange(max(1, len(text) - 2000))
@@ -404,7 +385,7 @@ def test_counted_cuts_decide_indented_code(name):
             "            if not line.strip():\n                continue  # blank\n\n"
             "        return {'ok': True, \"n\": 42}\n") * 8 + "OPS = {\n" + '    "+=",\n    "<<=",\n' * 20 + "}\n"
     for budget, overlap in ((16, 4), (7, 3), (40, 10), (5, 0)):
-        counting = _CountingCuts(chunker_module._exact_cuts)
+        counting = CountingCalls(chunker_module._exact_cuts)
         saved = chunker_module._exact_cuts
         chunker_module._exact_cuts = counting
         try:
@@ -423,11 +404,4 @@ def test_hypothesis_counted_cuts(atoms, budget, share, name, seed):
     text = "".join(atoms)
     overlap = min(budget - 1, int(share * budget))
     _same(enc, text, budget, overlap)
-    rng = random.Random(seed)
-    pieces = []
-    j = 0
-    while j < len(text):
-        k = j + rng.randint(0, 30)
-        pieces.append(text[j:k])
-        j = k
-    _same(enc, text, budget, overlap, pieces)
+    _same(enc, text, budget, overlap, _random_pieces(random.Random(seed), text, 30))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import conftest
 import pytest
-from chunk_compare import same_as_steps
+from chunk_compare import budget_cases, same_as_steps
 from conftest import examples, full_tier_only, tiktoken_oracle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -118,22 +118,13 @@ def _same(enc, text, budget, overlap, pieces=None) -> int:
     return same_as_steps(enc, text, budget, overlap, "_digit_cuts", pieces, also_off=("_digit_overlap_start",))
 
 
-def _overlaps(budget: int) -> list[int]:
-    return sorted({0, budget // 4, budget // 2, budget - 1} - {budget})
-
-
 @compiled
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @pytest.mark.parametrize("family", ["digits", "base64"])
 def test_families(name, family):
     enc = ENCODINGS[name]
-    if conftest.FULL:
-        text = family_text(family, 700)
-        cases = [(budget, overlap) for budget in (1, 2, 3, 5, 16, 64) for overlap in _overlaps(budget)]
-    else:
-        text = family_text(family, 200)
-        cases = [(1, 0), (3, 1), (16, 4)]
-    made = sum(_same(enc, text, budget, overlap) for budget, overlap in cases)
+    text = family_text(family, 700 if conftest.FULL else 200)
+    made = sum(_same(enc, text, budget, overlap) for budget, overlap in budget_cases(conftest.FULL))
     if family == "digits":
         assert made > 0  # the rule took part
 

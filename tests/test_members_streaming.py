@@ -46,40 +46,30 @@ edits = st.lists(st.tuples(st.sampled_from(["add", "cut"]), st.sampled_from(PART
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("make, at_end", [(AppendableEncoder, True), (PrependableEncoder, False)],
+                         ids=["appendable", "prependable"])
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=edits)
-def test_appendable(name, ops):
+def test_one_end_streams(name, make, at_end, ops):
+    """``ops`` on a stream that grows at its end (``append``) or at its start (``prepend``):
+    add a part, or ``truncate`` to drop k characters; its count checked after each."""
     enc = member_encoding(name)
-    ae = AppendableEncoder(enc)
+    stream = make(enc)
     text = ""
     for op, part, k in ops:
         if op == "add":
-            ae.append(part)
-            text += part
+            if at_end:
+                stream.append(part)
+                text += part
+            else:
+                stream.prepend(part)
+                text = part + text
         else:
             k = min(k, len(text))
-            ae.truncate(len(text) - k)
-            text = text[: len(text) - k]
-        assert ae.token_count == enc.count(text), (name, text)
-    assert ae.tokens() == enc.encode_ordinary(text)
-
-
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=edits)
-def test_prependable(name, ops):
-    enc = member_encoding(name)
-    pe = PrependableEncoder(enc)
-    text = ""
-    for op, part, k in ops:
-        if op == "add":
-            pe.prepend(part)
-            text = part + text
-        else:
-            k = min(k, len(text))
-            pe.truncate(len(text) - k)
-            text = text[k:]
-        assert pe.token_count == enc.count(text), (name, text)
+            stream.truncate(len(text) - k)
+            text = text[: len(text) - k] if at_end else text[k:]
+        assert stream.token_count == enc.count(text), (name, text)
+    assert stream.tokens() == enc.encode_ordinary(text)
 
 
 @pytest.mark.parametrize("name", NAMES)

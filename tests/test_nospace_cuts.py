@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import bpe_stream.chunk.chunker as chunker_module
 
-from test_chunker_native import ENCODINGS, _CountingCuts, _chunks, _member_case, _same
+from chunk_compare import CountingCalls
+from test_chunker_native import ENCODINGS, _chunks, _member_case, _same
 
 pytestmark = pytest.mark.skipif(chunker_module._exact_cuts is None, reason="compiled core not built")
 
@@ -72,7 +73,7 @@ def test_o200k_emoji_chunks_decided_in_c():
     enc = ENCODINGS["o200k_base"]
     text = family_text("emoji with ZWJ sequences", 3000)
     for budget, overlap in ((16, 0), (16, 4), (7, 0), (40, 10)):
-        counting = _CountingCuts(chunker_module._exact_cuts)
+        counting = CountingCalls(chunker_module._exact_cuts)
         saved = chunker_module._exact_cuts
         chunker_module._exact_cuts = counting
         try:

@@ -21,7 +21,8 @@ from bpe_stream.chunk.chunker import Chunker
 from bpe_stream.pretokenize.family import MEMBERS
 from bpe_stream.pretokenize.hard_boundaries import hard_rule
 
-from test_chunker_native import ENCODINGS, _CountingCuts, _same
+from chunk_compare import CountingCalls
+from test_chunker_native import ENCODINGS, _same
 
 try:
     from bpe_stream._native._core import symbol_prefixes, symbol_run
@@ -105,8 +106,8 @@ def test_emoji_chunks_need_no_recounts():
     enc = ENCODINGS["cl100k_base"]
     text = family_text("emoji with ZWJ sequences", 4000)
     for budget, overlap in ((16, 4), (7, 0), (40, 10)):
-        counting = _CountingCuts(chunker_module._exact_cuts)
-        in_runs = _CountingCuts(chunker_module._run_cuts)
+        counting = CountingCalls(chunker_module._exact_cuts)
+        in_runs = CountingCalls(chunker_module._run_cuts)
         saved = chunker_module._exact_cuts, chunker_module._run_cuts
         chunker_module._exact_cuts, chunker_module._run_cuts = counting, in_runs
         try:

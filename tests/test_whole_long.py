@@ -72,53 +72,54 @@ def _texts(L: int) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("name", PATTERN_NAMES)
-@pytest.mark.parametrize("L", LENGTHS)
-def test_appendable(L, name):
-    _tier(L)
-    enc, ref = _pair(L, name)
-    for text in _texts(L):
-        ae = AppendableEncoder(enc)
-        for i, ch in enumerate(text, 1):
-            ae.append(ch)
-            assert ae.token_count == len(ref.encode_ordinary(text[:i])), (text[:i],)
-        assert ae.tokens() == ref.encode_ordinary(text)
-        for step in (3, L):
-            ae = AppendableEncoder(enc)
-            for i in range(0, len(text), step):
-                ae.append(text[i : i + step])
-            assert ae.token_count == len(ref.encode_ordinary(text))
-            for n in (len(text) - 1, L, L - 1, 2):
-                if 0 <= n <= len(text):
-                    cut = ae.copy()
-                    cut.truncate(n)
-                    assert cut.token_count == len(ref.encode_ordinary(text[:n])), (text, n)
-                    cut.append(text[n:])
-                    assert cut.token_count == len(ref.encode_ordinary(text)), (text, n)
+def _check_one_end(enc, ref, L: int, text: str, make, at_end: bool) -> None:
+    """A stream made by ``make(enc)`` that grows ``text`` at its end (``append``) or at its
+    start (``prepend``): a character at a time, then in blocks of 3 and of L, each
+    truncated around the long piece and grown back, every count checked against ``ref``."""
 
+    def held(n):  # the text a stream holds once n characters are in
+        return text[:n] if at_end else text[len(text) - n :]
 
-@pytest.mark.parametrize("name", PATTERN_NAMES)
-@pytest.mark.parametrize("L", LENGTHS)
-def test_prependable(L, name):
-    _tier(L)
-    enc, ref = _pair(L, name)
-    for text in _texts(L):
-        pe = PrependableEncoder(enc)
-        for i in range(len(text) - 1, -1, -1):
-            pe.prepend(text[i])
-            assert pe.token_count == len(ref.encode_ordinary(text[i:])), (text[i:],)
-        assert pe.tokens() == ref.encode_ordinary(text)
+    def rest(n):  # what the stream that holds n characters is missing
+        return text[n:] if at_end else text[: len(text) - n]
+
+    def grow(stream, part):
+        (stream.append if at_end else stream.prepend)(part)
+
+    one = make(enc)
+    for i in range(1, len(text) + 1):
+        grow(one, text[i - 1] if at_end else text[len(text) - i])
+        assert one.token_count == len(ref.encode_ordinary(held(i))), (held(i),)
+    assert one.tokens() == ref.encode_ordinary(text)
+    streams = [one]
+    for step in (3, L):
+        blocks = make(enc)
+        # blocks counted from the end the stream grows at
+        parts = ([text[i : i + step] for i in range(0, len(text), step)] if at_end
+                 else [text[max(0, i - step) : i] for i in range(len(text), 0, -step)])
+        for part in parts:
+            grow(blocks, part)
+        assert blocks.token_count == len(ref.encode_ordinary(text))
+        streams.append(blocks)
+    for stream in streams:
         for n in (len(text) - 1, L, L - 1, 2):
             if 0 <= n <= len(text):
-                cut = pe.copy()
+                cut = stream.copy()
                 cut.truncate(n)
-                assert cut.token_count == len(ref.encode_ordinary(text[len(text) - n :])), (text, n)
-                cut.prepend(text[: len(text) - n])
+                assert cut.token_count == len(ref.encode_ordinary(held(n))), (text, n)
+                grow(cut, rest(n))
                 assert cut.token_count == len(ref.encode_ordinary(text)), (text, n)
-        pe = PrependableEncoder(enc)
-        for i in range(len(text), 0, -L):
-            pe.prepend(text[max(0, i - L) : i])
-        assert pe.token_count == len(ref.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+@pytest.mark.parametrize("L", LENGTHS)
+@pytest.mark.parametrize("make, at_end", [(AppendableEncoder, True), (PrependableEncoder, False)],
+                         ids=["appendable", "prependable"])
+def test_one_end_streams(make, at_end, L, name):
+    _tier(L)
+    enc, ref = _pair(L, name)
+    for text in _texts(L):
+        _check_one_end(enc, ref, L, text, make, at_end)
 
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)

@@ -131,14 +131,7 @@ Core_encode_bytes(Core *self, PyObject *arg)
         PyMem_RawFree(out);
         return bt_failed(k);
     }
-    PyObject *list = PyList_New(k);
-    for (Py_ssize_t i = 0; list != NULL && i < k; i++) {
-        PyObject *v = PyLong_FromLong(out[i]);
-        if (v == NULL)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, i, v);
-    }
+    PyObject *list = int_list(out, k);
     PyMem_RawFree(out);
     return list;
 }

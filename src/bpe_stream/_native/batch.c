@@ -190,14 +190,7 @@ batch_results(Batch *b)
         } else if (!b->encode) {
             v = PyLong_FromSsize_t(c);
         } else {
-            v = PyList_New(c);
-            for (Py_ssize_t q = 0; v != NULL && q < c; q++) {
-                PyObject *x = PyLong_FromLong(b->tokens[i][q]);
-                if (x == NULL)
-                    Py_CLEAR(v);
-                else
-                    PyList_SET_ITEM(v, q, x);
-            }
+            v = int_list(b->tokens[i], c);
         }
         if (v == NULL)
             Py_CLEAR(result);

@@ -181,9 +181,25 @@ rank_of(const Core *c, const unsigned char *p, Py_ssize_t n)
     return (r != NO_RANK && usable(c, r)) ? r : NO_RANK;
 }
 
-/* The rank of the token with the bytes of a followed by those of b, or NO_RANK. */
+/* The pair test's optional filter over the byte-hash table (pair_filter.c makes it): bits
+   NULL is no filter; a clear bit for a hash means no usable token of three bytes or more
+   has that hash, so a probe for it finds nothing.  Passed by value to the inline helpers
+   below: with a constant NULL the compiler drops the filter's test. */
+typedef struct {
+    const uint64_t *bits;
+    int shift; /* 64 - log2(number of bits) */
+} PairFilterBits;
+
+static inline uint64_t
+pair_filter_bit(int shift, uint64_t h)
+{
+    return (h * 0x9E3779B97F4A7C15ULL) >> shift;
+}
+
+/* The rank of the token with the bytes of a followed by those of b, or NO_RANK; the
+   filter (if any) is asked before the probe. */
 static inline int32_t
-concat_rank(const Core *c, int32_t a, int32_t b)
+concat_rank_filtered(const Core *c, PairFilterBits f, int32_t a, int32_t b)
 {
     Py_ssize_t la = tok_len(c, a), lb = tok_len(c, b), n = la + lb;
     if (n > c->max_token_len)
@@ -193,7 +209,13 @@ concat_rank(const Core *c, int32_t a, int32_t b)
     if (n == 2) {
         r = c->pair_rank[(pa[0] << 8) | pb[0]];
     } else {
-        uint64_t i = hash_end(hash_feed(hash_feed(hash_start(n), pa, la), pb, lb)) & c->mask;
+        uint64_t h = hash_end(hash_feed(hash_feed(hash_start(n), pa, la), pb, lb));
+        if (f.bits != NULL) {
+            uint64_t k = pair_filter_bit(f.shift, h);
+            if (!((f.bits[k >> 6] >> (k & 63)) & 1))
+                return NO_RANK;
+        }
+        uint64_t i = h & c->mask;
         for (;;) {
             r = c->slots[i];
             if (r < 0)
@@ -207,22 +229,28 @@ concat_rank(const Core *c, int32_t a, int32_t b)
     return (r != NO_RANK && usable(c, r)) ? r : NO_RANK;
 }
 
+static inline int32_t
+concat_rank(const Core *c, int32_t a, int32_t b)
+{
+    return concat_rank_filtered(c, (PairFilterBits){NULL, 0}, a, b);
+}
+
 /* Whether BPE keeps t1 and t2 adjacent in the encoding of their bytes, with only the
    tokens ranked below limit (the Python reference is bpe/pairs.py _is_valid_pair,
    which states the argument): 1 or 0; -1 (undecided) where an exceptional token takes
-   part (_unwind).  Unwinds the two merge trees from the latest merge backwards: a pair
-   across the boundary merged earlier than the merge that actually happened means BPE
-   would not produce this pair.  Terminates: every step replaces a multi-byte token by
+   part (_is_valid_pair given the exceptional tokens).  Unwinds the two merge trees from
+   the latest merge backwards: a pair across the boundary merged earlier than the merge
+   that actually happened means BPE would not produce this pair.  Terminates: every step replaces a multi-byte token by
    a strictly lower-ranked part (exceptional tokens, whose parts may rank above them,
-   are never stepped into). */
+   are never stepped into).  The filter changes no answer (concat_rank_filtered). */
 static inline int
-valid_pair_below(const Core *c, int32_t t1, int32_t t2, int32_t limit)
+valid_pair_below_filtered(const Core *c, PairFilterBits f, int32_t t1, int32_t t2, int32_t limit)
 {
     const uint8_t *exc = c->exc;
     for (;;) {
         if (exc != NULL && (exc[t1] || exc[t2]))
             return -1;
-        int32_t combined = concat_rank(c, t1, t2);
+        int32_t combined = concat_rank_filtered(c, f, t1, t2);
         if (combined != NO_RANK && exc != NULL && exc[combined])
             return -1;
         if (combined < limit)
@@ -249,22 +277,36 @@ valid_pair_below(const Core *c, int32_t t1, int32_t t2, int32_t limit)
     }
 }
 
+static inline int
+valid_pair_below(const Core *c, int32_t t1, int32_t t2, int32_t limit)
+{
+    return valid_pair_below_filtered(c, (PairFilterBits){NULL, 0}, t1, t2, limit);
+}
+
 /* vocab.c: the pair test by BPE's merge loop on the bytes of t1 followed by those of
    t2 (valid iff the loop ends in exactly t1, t2); for the pairs the unwinding leaves
    undecided.  Quadratic in the pair's bytes, at most 2 * max_token_len of them. */
 int valid_pair_by_merge_loop(const Core *c, int32_t t1, int32_t t2);
 
+/* vocab.c: a new list of the Python ints a[0:n] (NULL with the error set on failure). */
+PyObject *int_list(const int32_t *a, Py_ssize_t n);
+
 /* The pair test as the encoders use it: the continuation mask first (a clear bit is
    a valid pair without unwinding anything), then the unwinding, then (for pairs near
-   exceptional tokens) the merge loop. */
+   exceptional tokens) the merge loop.  b: the first byte of t2. */
+static inline int
+valid_pair_with_filter(const Core *c, PairFilterBits f, int32_t t1, int32_t t2, unsigned char b)
+{
+    if (!((c->mask_table[4 * (size_t)c->mask_id[t1] + (b >> 6)] >> (b & 63)) & 1))
+        return 1;
+    int v = valid_pair_below_filtered(c, f, t1, t2, (int32_t)c->n_tokens);
+    return v >= 0 ? v : valid_pair_by_merge_loop(c, t1, t2);
+}
+
 static inline int
 valid_pair(const Core *c, int32_t t1, int32_t t2)
 {
-    unsigned char b = tok_bytes(c, t2)[0];
-    if (!((c->mask_table[4 * (size_t)c->mask_id[t1] + (b >> 6)] >> (b & 63)) & 1))
-        return 1;
-    int v = valid_pair_below(c, t1, t2, (int32_t)c->n_tokens);
-    return v >= 0 ? v : valid_pair_by_merge_loop(c, t1, t2);
+    return valid_pair_with_filter(c, (PairFilterBits){NULL, 0}, t1, t2, tok_bytes(c, t2)[0]);
 }
 
 static inline uint32_t
@@ -394,6 +436,32 @@ PyObject *merges_verdict(Py_ssize_t n, const uint32_t *off, SplitPosition split_
                          const void *ctx, PyObject *unreachable, const char *who);
 /* merges_products.c: merges_agree from order_by_merges' products, no table of the pairs */
 int merges_products_init(PyObject *module);
+/* load_strings.c: GPT-2's byte-level table, code point (below 324: 256 + the 68 shifted
+   bytes) -> the byte it stands for, -1 outside the table; filled when the module loads.
+   Hidden: read in place, not through the shared object's table of addresses (that load
+   stood in json_sections.c's loop over the characters). */
+#if defined(__GNUC__)
+__attribute__((visibility("hidden")))
+#endif
+extern int16_t byte_level_table[324];
+
+/* One character c of a byte-level string (load_strings.c, json_sections.c): its byte into
+   out[*k] (*k advanced), or with split non-NULL a space that separates two sides (*split =
+   *k; a second space fails).  0, or -1 where c stands for no byte. */
+static inline int
+byte_level_put(uint32_t c, unsigned char *out, Py_ssize_t *k, Py_ssize_t *split)
+{
+    if (split != NULL && c == ' ') {
+        if (*split >= 0)
+            return -1;
+        *split = *k;
+        return 0;
+    }
+    if (c >= 324 || byte_level_table[c] < 0)
+        return -1;
+    out[(*k)++] = (unsigned char)byte_level_table[c];
+    return 0;
+}
 /* load_strings.c, for gguf_byte_level.c: the bytes of a byte-level string given as UTF-8
    (p[0:len]) into out (room for len bytes); their number, or -1 where it is not byte
    level.  pairs: *split is where the one space was (-1: none, or -1 returned for two). */

@@ -26,24 +26,6 @@ and one tuple per merge, nothing else per item.
 */
 #include "core.h"
 
-/* code point (below 324) -> byte of GPT-2's byte-level table, -1 outside it */
-static int16_t json_byte_of_char[324];
-
-static void
-json_fill_byte_table(void)
-{
-    int shifted = 0;
-    for (int c = 0; c < 324; c++)
-        json_byte_of_char[c] = -1;
-    for (int b = 0; b < 256; b++) {
-        int printable = (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-        if (printable)
-            json_byte_of_char[b] = (int16_t)b;
-        else
-            json_byte_of_char[256 + shifted++] = (int16_t)b;
-    }
-}
-
 typedef struct {
     const unsigned char *p;
     Py_ssize_t n;
@@ -78,6 +60,35 @@ next_item(Scan *s, unsigned char close)
         return 0;
     s->i++;
     skip_ws(s);
+    return 2;
+}
+
+/* Past the white space, the byte c and the white space after it: 1; 0 where c does not
+   come. */
+static int
+past(Scan *s, unsigned char c)
+{
+    skip_ws(s);
+    if (s->i >= s->n || s->p[s->i] != c)
+        return 0;
+    s->i++;
+    skip_ws(s);
+    return 1;
+}
+
+/* The container whose `open` is at s->i: past it and the white space (2: an item
+   follows), or past the whole container where it is empty (1); 0 where none opens. */
+static int
+open_container(Scan *s, unsigned char open, unsigned char close)
+{
+    if (s->i >= s->n || s->p[s->i] != open)
+        return 0;
+    s->i++;
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == close) {
+        s->i++;
+        return 1;
+    }
     return 2;
 }
 
@@ -159,12 +170,7 @@ read_key(Scan *s, const unsigned char **key, Py_ssize_t *len)
     *key = s->p + start;
     *len = i - start;
     s->i = i + 1;
-    skip_ws(s);
-    if (s->i >= s->n || s->p[s->i] != ':')
-        return -1;
-    s->i++;
-    skip_ws(s);
-    return 0;
+    return past(s, ':') ? 0 : -1;
 }
 
 static int
@@ -185,7 +191,7 @@ hex_digit(unsigned char c)
     return -1;
 }
 
-/* The byte-level string whose opening quote is at s->i, decoded into out (room for as
+/* The byte-level string whose opening quote is at s->i (-1 where none is), decoded into out (room for as
    many bytes as the string has: each character stands for one byte and takes at least
    one); its length, or -1 where it is not byte level (see the module comment).  With
    split non-NULL, one space (raw or escaped) separates two sides: *split is where the
@@ -196,6 +202,8 @@ read_byte_level(Scan *s, unsigned char *out, Py_ssize_t *split)
     Py_ssize_t i = s->i + 1, k = 0;
     if (split)
         *split = -1;
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return -1;
     while (i < s->n) {
         unsigned c = s->p[i];
         if (c == '"') {
@@ -231,15 +239,8 @@ read_byte_level(Scan *s, unsigned char *out, Py_ssize_t *split)
             return -1;  /* a raw control character: not valid JSON */
         else
             i++;
-        if (split && c == ' ') {
-            if (*split >= 0)
-                return -1;
-            *split = k;
-            continue;
-        }
-        if (c >= 324 || json_byte_of_char[c] < 0)
+        if (byte_level_put(c, out, &k, split) < 0)
             return -1;
-        out[k++] = (unsigned char)json_byte_of_char[c];
     }
     return -1;
 }
@@ -285,25 +286,13 @@ append_new(PyObject *list, PyObject *item)
 static int
 read_vocab(Scan *s, unsigned char *buf, PyObject *tokens, PyObject *ids)
 {
-    if (s->i >= s->n || s->p[s->i] != '{')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == '}') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '{', '}');
+    if (open != 2)
+        return open;
     for (;;) {
-        if (s->i >= s->n || s->p[s->i] != '"')
-            return 0;
         Py_ssize_t k = read_byte_level(s, buf, NULL);
-        if (k < 0)
+        if (k < 0 || !past(s, ':'))
             return 0;
-        skip_ws(s);
-        if (s->i >= s->n || s->p[s->i] != ':')
-            return 0;
-        s->i++;
-        skip_ws(s);
         PyObject *id = read_int(s);
         if (id == NULL)
             return PyErr_Occurred() ? -1 : 0;
@@ -341,14 +330,9 @@ append_pair(PyObject *merges, const unsigned char *a, Py_ssize_t na, const unsig
 static int
 read_merges(Scan *s, unsigned char *buf, PyObject *merges)
 {
-    if (s->i >= s->n || s->p[s->i] != '[')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == ']') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '[', ']');
+    if (open != 2)
+        return open;
     for (;;) {
         if (s->i >= s->n)
             return 0;
@@ -362,25 +346,12 @@ read_merges(Scan *s, unsigned char *buf, PyObject *merges)
         } else if (s->p[s->i] == '[') {
             s->i++;
             skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != '"')
-                return 0;
             Py_ssize_t ka = read_byte_level(s, buf, NULL);
-            if (ka < 0)
-                return 0;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != ',')
-                return 0;
-            s->i++;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != '"')
+            if (ka < 0 || !past(s, ','))
                 return 0;
             Py_ssize_t kb = read_byte_level(s, buf + ka, NULL);
-            if (kb < 0)
+            if (kb < 0 || !past(s, ']'))
                 return 0;
-            skip_ws(s);
-            if (s->i >= s->n || s->p[s->i] != ']')
-                return 0;
-            s->i++;
             if (append_pair(merges, buf, ka, buf + ka, kb) < 0)
                 return -1;
         } else
@@ -396,14 +367,9 @@ read_merges(Scan *s, unsigned char *buf, PyObject *merges)
 static int
 scan_object(Scan *s, int (*member)(Scan *, const unsigned char *, Py_ssize_t, void *), void *ctx)
 {
-    if (s->i >= s->n || s->p[s->i] != '{')
-        return 0;
-    s->i++;
-    skip_ws(s);
-    if (s->i < s->n && s->p[s->i] == '}') {
-        s->i++;
-        return 1;
-    }
+    int open = open_container(s, '{', '}');
+    if (open != 2)
+        return open;
     for (;;) {
         const unsigned char *key;
         Py_ssize_t len;
@@ -512,6 +478,5 @@ static PyMethodDef json_sections_functions[] = {
 int
 json_sections_init(PyObject *module)
 {
-    json_fill_byte_table();
     return PyModule_AddFunctions(module, json_sections_functions);
 }

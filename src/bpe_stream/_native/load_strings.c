@@ -24,21 +24,21 @@ no other Python object per item.
 */
 #include "core.h"
 
-/* code point (below 324: 256 + the 68 shifted bytes) -> byte, -1 outside the table */
-static int16_t byte_of_char[324];
+/* core.h */
+int16_t byte_level_table[324];
 
 static void
 fill_byte_table(void)
 {
     int shifted = 0;
     for (int c = 0; c < 324; c++)
-        byte_of_char[c] = -1;
+        byte_level_table[c] = -1;
     for (int b = 0; b < 256; b++) {
         int printable = (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
         if (printable)
-            byte_of_char[b] = (int16_t)b;
+            byte_level_table[b] = (int16_t)b;
         else
-            byte_of_char[256 + shifted++] = (int16_t)b;
+            byte_level_table[256 + shifted++] = (int16_t)b;
     }
 }
 
@@ -53,16 +53,8 @@ decode_str(PyObject *s, unsigned char *out, int pairs, Py_ssize_t *split)
     const void *data = PyUnicode_DATA(s);
     *split = -1;
     for (Py_ssize_t i = 0; i < len; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (pairs && c == ' ') {
-            if (*split >= 0)
-                return -1;
-            *split = k;
-            continue;
-        }
-        if (c >= 324 || byte_of_char[c] < 0)
+        if (byte_level_put(PyUnicode_READ(kind, data, i), out, &k, pairs ? split : NULL) < 0)
             return -1;
-        out[k++] = (unsigned char)byte_of_char[c];
     }
     return k;
 }
@@ -81,15 +73,9 @@ byte_level_utf8(const unsigned char *p, Py_ssize_t len, unsigned char *out, int 
             if (c < 0xc2 || c > 0xc5 || i + 1 >= len || (p[i + 1] & 0xc0) != 0x80)
                 return -1;
             c = ((c & 0x1f) << 6) | (p[++i] & 0x3f);
-        } else if (pairs && c == ' ') {
-            if (*split >= 0)
-                return -1;
-            *split = k;
-            continue;
         }
-        if (c >= 324 || byte_of_char[c] < 0)
+        if (byte_level_put(c, out, &k, pairs ? split : NULL) < 0)
             return -1;
-        out[k++] = (unsigned char)byte_of_char[c];
     }
     return k;
 }

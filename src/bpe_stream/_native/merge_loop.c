@@ -525,18 +525,7 @@ scan_ascii(Core *self, PyObject *args, int encode)
             break;
         i = j;
     }
-    if (encode) {
-        result = PyList_New(k);
-        for (Py_ssize_t q = 0; result != NULL && q < k; q++) {
-            PyObject *v = PyLong_FromLong(toks[q]);
-            if (v == NULL)
-                Py_CLEAR(result);
-            else
-                PyList_SET_ITEM(result, q, v);
-        }
-    } else {
-        result = PyLong_FromSsize_t(total);
-    }
+    result = encode ? int_list(toks, k) : PyLong_FromSsize_t(total);
 done:
     PyMem_RawFree(toks);
     PyMem_Free(buffer);

@@ -279,6 +279,46 @@ pc_prepare_for(PieceCache *pc, const uint8_t *p, Py_ssize_t n, const uint8_t *en
         pc_prepare_count(pc, p, n, end, key);
 }
 
+/* The seqlock steps shared by the two tables of entries (PieceCacheEntry, PieceCacheLong).
+
+   pc_way_candidate: a reader's first look at way `way` of a bucket, for a piece of n
+   bytes: 1 (the entry is whole and of that length: compare it, *seq its sequence number),
+   else 0, noting in *empty the first empty way. */
+static inline int
+pc_way_candidate(atomic_uint *seq_of, unsigned len, Py_ssize_t n, int way, int *empty, unsigned *seq)
+{
+    *seq = atomic_load_explicit(seq_of, memory_order_acquire);
+    if (*seq & 1)
+        return 0;
+    if ((Py_ssize_t)len != n) {
+        if (len == 0 && *empty < 0)
+            *empty = way;
+        return 0;
+    }
+    return 1;
+}
+
+/* A writer's claim of an entry (its sequence number from even to odd): 1 with *seq the
+   number before, ready to write; 0 where another writer holds it or wins the race (the
+   cache being only a cache, the store is skipped). */
+static inline int
+pc_claim(atomic_uint *seq_of, unsigned *seq)
+{
+    *seq = atomic_load_explicit(seq_of, memory_order_relaxed);
+    if ((*seq & 1) || !atomic_compare_exchange_strong_explicit(seq_of, seq, *seq + 1, memory_order_acquire,
+                                                               memory_order_relaxed))
+        return 0;
+    atomic_thread_fence(memory_order_release);
+    return 1;
+}
+
+/* The entry claimed with pc_claim(seq_of, &seq) is whole again. */
+static inline void
+pc_publish(atomic_uint *seq_of, unsigned seq)
+{
+    atomic_store_explicit(seq_of, seq + 2, memory_order_release);
+}
+
 /* count_any of the short piece p[0:n] through its line of the count table (key->s). */
 static Py_ssize_t
 cached_short_count(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t n)
@@ -309,14 +349,9 @@ cached_long_count(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize
     int empty = -1;
     for (int way = 0; way < 2; way++) {
         PieceCacheLong *e = bucket + way;
-        unsigned seq = atomic_load_explicit(&e->seq, memory_order_acquire);
-        if (seq & 1)
+        unsigned seq;
+        if (!pc_way_candidate(&e->seq, e->len, n, way, &empty, &seq))
             continue;
-        if (e->len != n) {
-            if (e->len == 0 && empty < 0)
-                empty = way;
-            continue;
-        }
         int same = memcmp(e->bytes, p, (size_t)n) == 0;
         Py_ssize_t m = e->count;
         atomic_thread_fence(memory_order_acquire);
@@ -327,15 +362,13 @@ cached_long_count(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize
     if (m < 0)
         return m;
     PieceCacheLong *e = bucket + (empty >= 0 ? empty : key->victim);
-    unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
-    if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
-                                                              memory_order_relaxed))
+    unsigned seq;
+    if (!pc_claim(&e->seq, &seq))
         return m;
-    atomic_thread_fence(memory_order_release);
     e->len = (uint16_t)n;
     memcpy(e->bytes, p, (size_t)n);
     e->count = (uint16_t)m;
-    atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    pc_publish(&e->seq, seq);
     return m;
 }
 
@@ -355,14 +388,9 @@ cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t
     int empty = -1;
     for (int way = 0; way < 2; way++) {
         PieceCacheEntry *e = bucket + way;
-        unsigned seq = atomic_load_explicit(&e->seq, memory_order_acquire);
-        if (seq & 1)
+        unsigned seq;
+        if (!pc_way_candidate(&e->seq, e->len, n, way, &empty, &seq))
             continue;
-        if (e->len != n) {
-            if (e->len == 0 && empty < 0)
-                empty = way;
-            continue;
-        }
         /* (the words compared in registers: a memcmp call was 3 % of a warm count) */
         uint64_t differ = 0;
         for (int j = 0; j < PC_WORDS; j++)
@@ -387,11 +415,9 @@ cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t
     /* an empty entry if there was one, else the hash's choice (a piece whose entry holds
        only its count, met by an encoding, may then stand twice: both are right) */
     PieceCacheEntry *e = bucket + (empty >= 0 ? empty : key->victim);
-    unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
-    if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
-                                                              memory_order_relaxed))
+    unsigned seq;
+    if (!pc_claim(&e->seq, &seq))
         return m; /* another thread is writing this entry: leave it to that one */
-    atomic_thread_fence(memory_order_release);
     e->len = (uint8_t)n;
     memcpy(e->w, key->w, sizeof(key->w));
     e->count = (uint8_t)m;
@@ -399,7 +425,7 @@ cached_piece_at(const PieceKey *key, const Core *c, const uint8_t *p, Py_ssize_t
     if (e->tokens)
         for (Py_ssize_t k = 0; k < m; k++)
             e->tok[k] = out[k];
-    atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    pc_publish(&e->seq, seq);
     return m;
 }
 
@@ -426,25 +452,21 @@ core_piece_cache_clear(const Core *c)
         return;
     for (size_t i = 0; i < PC_ENTRIES; i++) {
         PieceCacheEntry *e = &pc->e[i];
-        unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
-        if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
-                                                                  memory_order_relaxed))
+        unsigned seq;
+        if (!pc_claim(&e->seq, &seq))
             continue; /* a writer holds it: it leaves a whole entry, which may stay */
-        atomic_thread_fence(memory_order_release);
         e->len = 0;
-        atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+        pc_publish(&e->seq, seq);
     }
     for (size_t i = 0; i < PC_SHORT_ENTRIES; i++)
         atomic_store_explicit(&pc->s[i], 0, memory_order_relaxed);
     for (size_t i = 0; i < PC_LONG_ENTRIES; i++) {
         PieceCacheLong *e = &pc->l[i];
-        unsigned seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
-        if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
-                                                                  memory_order_relaxed))
+        unsigned seq;
+        if (!pc_claim(&e->seq, &seq))
             continue;
-        atomic_thread_fence(memory_order_release);
         e->len = 0;
-        atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+        pc_publish(&e->seq, seq);
     }
 }
 

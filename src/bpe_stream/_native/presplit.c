@@ -520,21 +520,27 @@ utf8_text(PyObject *text, Py_ssize_t *n, uint8_t **buffer)
     return out;
 }
 
-/* The arguments (text, spec) of presplit and presplit_count: the scan of text started
-   in *sc, the UTF-8 copy (if any) in *buffer (PyMem_RawFree).  0, or -1 with an
-   exception. */
+/* The arguments (text, spec) of presplit and presplit_count, opened: the text, its scan
+   and the UTF-8 copy the scan reads (if the text is not ASCII; PyMem_RawFree). */
+typedef struct {
+    PyObject *text;
+    Scan sc;
+    uint8_t *buffer;
+} OpenScan;
+
+/* 0, or -1 with an exception. */
 static int
-open_scan(PyObject *args, PyObject **text, Scan *sc, uint8_t **buffer)
+open_scan(PyObject *args, OpenScan *o)
 {
     long spec_value;
     Spec spec;
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "Ul", text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
+    if (!PyArg_ParseTuple(args, "Ul", &o->text, &spec_value) || unpack_spec(spec_value, &spec) < 0)
         return -1;
-    const uint8_t *s = utf8_text(*text, &n, buffer);
+    const uint8_t *s = utf8_text(o->text, &n, &o->buffer);
     if (s == NULL)
         return -1;
-    scan_init(sc, &spec, s, n);
+    scan_init(&o->sc, &spec, s, n);
     return 0;
 }
 
@@ -543,50 +549,46 @@ open_scan(PyObject *args, PyObject **text, Scan *sc, uint8_t **buffer)
 static PyObject *
 presplit(PyObject *module, PyObject *args)
 {
-    PyObject *text;
-    Scan sc;
-    uint8_t *buffer;
+    OpenScan o;
     (void)module;
-    if (open_scan(args, &text, &sc, &buffer) < 0)
+    if (open_scan(args, &o) < 0)
         return NULL;
-    const uint8_t *s = sc.s;
+    const uint8_t *s = o.sc.s;
     PyObject *out = PyList_New(0);
     ptrdiff_t a, b;
     Py_ssize_t chars = 0; /* the character index of a */
-    while (out != NULL && next_piece(&sc, &a, &b)) {
+    while (out != NULL && next_piece(&o.sc, &a, &b)) {
         Py_ssize_t k = 0;
-        if (buffer == NULL) {
+        if (o.buffer == NULL) {
             k = b - a;
         } else {
             for (ptrdiff_t q = a; q < b; q++)
                 k += (s[q] & 0xC0) != 0x80;
         }
-        PyObject *piece = PyUnicode_Substring(text, chars, chars + k);
+        PyObject *piece = PyUnicode_Substring(o.text, chars, chars + k);
         chars += k;
         if (piece == NULL || PyList_Append(out, piece) < 0)
             Py_CLEAR(out);
         Py_XDECREF(piece);
     }
-    PyMem_RawFree(buffer);
+    PyMem_RawFree(o.buffer);
     return out;
 }
 
 static PyObject *
 presplit_count(PyObject *module, PyObject *args)
 {
-    PyObject *text;
-    Scan sc;
-    uint8_t *buffer;
+    OpenScan o;
     (void)module;
-    if (open_scan(args, &text, &sc, &buffer) < 0)
+    if (open_scan(args, &o) < 0)
         return NULL;
     Py_ssize_t pieces = 0;
     ptrdiff_t a, b;
     Py_BEGIN_ALLOW_THREADS
-    while (next_piece(&sc, &a, &b))
+    while (next_piece(&o.sc, &a, &b))
         pieces++;
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(buffer);
+    PyMem_RawFree(o.buffer);
     return PyLong_FromSsize_t(pieces);
 }
 
@@ -873,18 +875,7 @@ scan_text(Core *self, PyObject *args, int encode)
                           &total) < 0)
             goto done;
     }
-    if (encode) {
-        result = PyList_New(k);
-        for (Py_ssize_t q = 0; result != NULL && q < k; q++) {
-            PyObject *v = PyLong_FromLong(toks[q]);
-            if (v == NULL)
-                Py_CLEAR(result);
-            else
-                PyList_SET_ITEM(result, q, v);
-        }
-    } else {
-        result = PyLong_FromSsize_t(total);
-    }
+    result = encode ? int_list(toks, k) : PyLong_FromSsize_t(total);
 done:
     PyMem_RawFree(toks);
     PyMem_RawFree(buffer);

@@ -574,7 +574,6 @@ finish(Core *c, int build_split_tables)
 }
 
 static int core_fill(Core *self, PyObject *tokens_arg, int build_split_tables);
-static PyObject *int_list(const int32_t *a, Py_ssize_t n);
 
 static int
 Core_init(Core *self, PyObject *args, PyObject *kwds)
@@ -983,7 +982,7 @@ ready(Core *self)
     return 1;
 }
 
-static PyObject *
+PyObject *
 int_list(const int32_t *a, Py_ssize_t n)
 {
     PyObject *out = PyList_New(n);

@@ -8,9 +8,9 @@ leftmost-first).  It takes a token's rank for the time of its merge, which holds
 every token whose parts rank below it.  Real vocabularies hold a few tokens that rank
 below one of their parts (Llama 3: 81, e.g. ``"している"``; Qwen3.5: 27), which
 BPE builds only once the later part exists: those, and the tokens built from them, are
-the vocabulary's *exceptional* tokens.  The unwinding gives up (``None``) as soon as one
-of them takes part, and the pair is then decided by BPE's merge loop on the pair's bytes
-(at most ``2 * max_token_len`` of them, memoized).  A token sequence in which every
+the vocabulary's *exceptional* tokens.  The unwinding (given them) gives up (``None``)
+as soon as one of them takes part, and the pair is then decided by BPE's merge loop on
+the pair's bytes (at most ``2 * max_token_len`` of them, memoized).  A token sequence in which every
 adjacent pair is valid *is* BPE's encoding of its bytes (``docs/design/correctness.md``):
 every encoder here relies on it.  Cost: a few steps on real text (about 3.5 on
 average), bounded by the depth of the two merge trees; the merge loop only for pairs
@@ -23,43 +23,21 @@ streaming engines (callers apply the continuation-mask pre-filter first).
 from __future__ import annotations
 
 
-def _is_valid_pair(ranks_get, tokens, split_left, split_right, token1, token2, limit) -> bool:
+def _is_valid_pair(ranks_get, tokens, split_left, split_right, token1, token2, limit, exceptional=None):
+    """True or False; None (undecided) when a token of ``exceptional`` (empty or None: no
+    token is) takes part: a spine token of the unwinding, or a token across the
+    boundary."""
     # Unwind the merges that built token1 (from the right) and token2 (from the
     # left), always undoing the most recent one.  `limit` is the rank of the merge
     # just undone: a pair across the boundary whose merged token ranks below it
     # would have been merged first, so the pair is not what BPE produces.  On the
     # right side ties break leftmost-first, hence the `+ 1`.
     while True:
-        combined = ranks_get(tokens[token1] + tokens[token2])
-        if combined is not None and combined < limit:
-            return False
-        if token1 > token2:
-            limit = token1
-            token1 = split_right[token1]
-            if token1 == limit:
-                limit = token2 + 1
-                token2 = split_left[token2]
-                if token2 + 1 == limit:
-                    return True
-        else:
-            limit = token2 + 1
-            token2 = split_left[token2]
-            if token2 + 1 == limit:
-                limit = token1
-                token1 = split_right[token1]
-                if token1 == limit:
-                    return True
-
-
-def _unwind(ranks_get, tokens, split_left, split_right, token1, token2, limit, exceptional):
-    """``_is_valid_pair`` that gives up (None) when an exceptional token takes part: a
-    spine token of the unwinding, or a token across the boundary."""
-    while True:
-        if token1 in exceptional or token2 in exceptional:
+        if exceptional and (token1 in exceptional or token2 in exceptional):
             return None
         combined = ranks_get(tokens[token1] + tokens[token2])
         if combined is not None:
-            if combined in exceptional:
+            if exceptional and combined in exceptional:
                 return None
             if combined < limit:
                 return False
@@ -111,7 +89,7 @@ def pair_test(bpe):
     exact: dict[tuple[int, int], bool] = {}
 
     def ok(a: int, b: int) -> bool:
-        v = _unwind(ranks_get, tokens, left, right, a, b, n, exceptional)
+        v = _is_valid_pair(ranks_get, tokens, left, right, a, b, n, exceptional)
         if v is None:
             v = exact.get((a, b))
             if v is None:

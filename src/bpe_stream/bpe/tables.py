@@ -24,7 +24,7 @@ the token list alone:
 
 from __future__ import annotations
 
-from .pairs import _is_valid_pair, _unwind, merge_loop_parts
+from .pairs import _is_valid_pair, merge_loop_parts
 
 
 def _latin1(data: bytes) -> str:
@@ -203,8 +203,7 @@ def _splits(tokens, ranks_get):
             right = ranks_get(token[cut:])
             if right is None or right >= rank:
                 continue
-            v = _unwind(ranks_get, tokens, split_left, split_right, left, right, rank, waiting) \
-                if waiting else _is_valid_pair(ranks_get, tokens, split_left, split_right, left, right, rank)
+            v = _is_valid_pair(ranks_get, tokens, split_left, split_right, left, right, rank, waiting)
             if v is None:
                 waiting.add(rank)
                 break

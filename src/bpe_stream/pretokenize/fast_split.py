@@ -72,6 +72,8 @@ one character at a time, against ``enc.count`` of every prefix.
 
 from __future__ import annotations
 
+from functools import partial
+
 from .family import MEMBERS
 from .patterns import PATTERNS
 from .unicode import compile_regex
@@ -112,30 +114,14 @@ O200K_FIRST_TAIL = compile_regex(r"(?r)" + O200K_FIRST + r"*\Z")
 LAST_LM_LO_MARK = compile_regex(r"(?r)[\p{Lm}\p{Lo}\p{M}]")
 
 
-def _class_cl100k(ch: str):
+def _class_gpt4(ch: str, o200k: bool):
+    """The class of ``ch`` for cl100k's pattern, or for o200k's (``"/"`` its own class,
+    letters told apart by case)."""
     if "\ud800" <= ch <= "\udfff":
         return None
     if ch == "'":
         return AP
-    if ch == " ":
-        return SP
-    if ch in "\r\n":
-        return NL
-    if _S.match(ch):
-        return WS
-    if _L.match(ch):
-        return LO  # cl100k does not distinguish letters
-    if _N.match(ch):
-        return D
-    return P  # [^\s\p{L}\p{N}] (marks included)
-
-
-def _class_o200k(ch: str):
-    if "\ud800" <= ch <= "\udfff":
-        return None
-    if ch == "'":
-        return AP
-    if ch == "/":
+    if o200k and ch == "/":
         return SL
     if ch == " ":
         return SP
@@ -143,6 +129,12 @@ def _class_o200k(ch: str):
         return NL
     if _S.match(ch):
         return WS
+    if not o200k:
+        if _L.match(ch):
+            return LO  # cl100k does not distinguish letters
+        if _N.match(ch):
+            return D
+        return P  # [^\s\p{L}\p{N}] (marks included)
     if _LU.match(ch):
         return UP
     if _LL.match(ch):
@@ -154,6 +146,10 @@ def _class_o200k(ch: str):
     if _N.match(ch):
         return D
     return P
+
+
+_class_cl100k = partial(_class_gpt4, o200k=False)
+_class_o200k = partial(_class_gpt4, o200k=True)
 
 
 _PS = compile_regex(r"[\p{P}\p{S}]")

@@ -555,30 +555,10 @@ def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) 
             y = next_pos[q]
             if x >= 0:
                 tx = token[x] * K
-                old = tx + a
-                if old != key:
-                    pair_count[old] -= w
-                fresh = tx + new
-                if fresh in pair_count:
-                    pair_count[fresh] += w
-                    pair_positions[fresh].append(x)
-                else:
-                    pair_count[fresh] = w
-                    pair_positions[fresh] = array(code, (x,))
-                    created.add(fresh)
+                _replace_pair(pair_count, pair_positions, created, code, key, tx + a, tx + new, w, x)
             if y >= 0:
                 ty = token[y]
-                old = b * K + ty
-                if old != key:
-                    pair_count[old] -= w
-                fresh = new_times_k + ty
-                if fresh in pair_count:
-                    pair_count[fresh] += w
-                    pair_positions[fresh].append(p)
-                else:
-                    pair_count[fresh] = w
-                    pair_positions[fresh] = array(code, (p,))
-                    created.add(fresh)
+                _replace_pair(pair_count, pair_positions, created, code, key, b * K + ty, new_times_k + ty, w, p)
                 prev_pos[y] = p
             token[p] = new
             token[q] = -1
@@ -593,6 +573,21 @@ def _learn(data, vocab_size: int, pat_str: str | None, min_frequency: int, bar) 
                 del pair_positions[fresh]
         bar.update(len(merges))
     return merges
+
+
+def _replace_pair(pair_count, pair_positions, created, code, key, old, fresh, w, at) -> None:
+    """A merge (of the pair ``key``) made the pair ``old`` the pair ``fresh`` at position
+    ``at``, ``w`` times: their counts move, and ``fresh``'s positions take ``at``
+    (``created`` takes it if it is new)."""
+    if old != key:
+        pair_count[old] -= w
+    if fresh in pair_count:
+        pair_count[fresh] += w
+        pair_positions[fresh].append(at)
+    else:
+        pair_count[fresh] = w
+        pair_positions[fresh] = array(code, (at,))
+        created.add(fresh)
 
 
 def _dec(counter: Counter[int], a: int, b: int, little: bool) -> None:
