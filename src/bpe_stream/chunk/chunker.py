@@ -149,6 +149,8 @@ from .counts import NEED_MORE, ChunkView, SuffixView, TextCounts
 from ..bpe.native import digit_cuts as _digit_cuts
 from ..bpe.native import digit_overlap_start as _digit_overlap_start
 from .digit_runs import digits_one_token
+from .digit_runs import digit_groups_member
+from .digit_runs import digit_overlap_start as _py_digit_overlap_start
 # ----
 from .headings import HeadingTracker, format_context
 from .member_runs import member_runs_mode
@@ -1147,6 +1149,19 @@ class Chunker(Generic[T]):
                 return i0
             i0 = None
         # ----
+        # ---- members' digit groups: the same start by rule for every member whose digits
+        # are \p{N}{1,3} groups that nothing else takes (chunk/digit_runs.py,
+        # digit_groups_member), in every mode: exact mode takes it, semantic mode moves on
+        # from it to a level's cut (instead of re-splitting the suffix of every candidate)
+        digit_i0 = None
+        if (self._is_text and k > 0 and "0" <= text[e - 1] <= "9"
+                and digit_groups_member(self.encoding.pretokenizer) and digits_one_token(self.encoding)):
+            p = (_digit_overlap_start or _py_digit_overlap_start)(text, s, e, k)
+            if p >= 0:
+                if not self._semantic:
+                    return p
+                digit_i0 = p
+        # ----
         if (self._bulk_exact and _exact_cuts is not None and _run_cuts is not None
                 and self._runs_mode is not None):
             # a chunk ending in a one-piece run: the exact start from chunk_runs.c (as the
@@ -1160,13 +1175,15 @@ class Chunker(Generic[T]):
         if self._use_scan:
             suffix = SuffixView(window.text_counts(), e)
             count_to_e = suffix.count
-            i0 = suffix.earliest_start(s, k)
+            i0 = digit_i0 if digit_i0 is not None else suffix.earliest_start(s, k)
         else:
             enc = self.encoding
 
             def count_to_e(p: int) -> int:
                 return enc.count(text[p:e])
 
+        if i0 is None:
+            i0 = digit_i0
         if i0 is None:
             part = text[s:e]
             if self._is_text:

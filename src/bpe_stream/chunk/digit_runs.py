@@ -20,17 +20,43 @@ docs/design/chunker.md ("Digit runs"):
 start inside a digit run for as long as the rule decides them, and says where the
 Python steps take over; ``digit_overlap_start`` is the overlap start alone.  O(run)
 per call: one scan to the run's end, then O(1) per chunk.
+
+Members' digit groups.  The overlap start needs less than the cuts: only that every
+``\\p{N}`` character lies in a ``\\p{N}{1,3}`` piece grouped from its run's first
+character, and that no piece holds a digit and anything else.  ``digit_groups_member``
+says which members split so (argued from their choices in docs/design/chunker.md,
+"Digit runs"): the single-regex members with ``digits="one-to-three"`` and no digit lead
+(cl100k, Llama 3, o200k: their letter leads, punctuation and whitespace classes all
+exclude ``\\p{N}``), and DeepSeek-V3, whose chain isolates ``\\p{N}{1,3}`` first (its
+later splits find no letter, punctuation or whitespace in a digit piece, so they keep it
+whole).  For them a suffix ``text[i:e]`` with ``i < e - 3k`` and ``text[e - 3k : e]`` ASCII
+digits holds more than ``k`` pieces: either ``i`` is inside the run (more than ``3k``
+digits to ``e``, more than ``k`` groups), or before it (``k`` groups at least, plus a
+piece before the run); so ``e - 3k`` (``k`` groups of three, ``k`` tokens) is the
+earliest start, in every boundary mode.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["digit_cuts", "digit_overlap_start", "digits_one_token"]
+from ..pretokenize.family import _DEEPSEEK_V3_MAIN
+
+__all__ = ["digit_cuts", "digit_groups_member", "digit_overlap_start", "digits_one_token"]
 
 _DIGIT_RUN = re.compile(r"[0-9]*")
 _ALL_SHORT_DIGITS = [str(i).zfill(width) for width in (1, 2, 3) for i in range(10**width)]
 _ONE_TOKEN: dict[int, tuple[object, bool]] = {}  # id(encoding) -> (encoding, answer)
+
+
+def digit_groups_member(member) -> bool:
+    r"""Whether ``member`` splits every ``\p{N}`` run into ``\p{N}{1,3}`` groups from its first
+    character, each a piece of its own (see the module docstring; cached on the member)."""
+    if member is None or not member.known:
+        return False
+    if member.pre_splits:
+        return member.pre_splits[0] == r"\p{N}{1,3}" and member.main == _DEEPSEEK_V3_MAIN
+    return member.main is None and member.digits == "one-to-three" and not member.digit_lead
 
 
 def digits_one_token(enc) -> bool:
