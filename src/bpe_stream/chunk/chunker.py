@@ -116,6 +116,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 import regex
@@ -625,7 +626,12 @@ class Chunker(Generic[T]):
 
     def chunks(self, text: T) -> list[Chunk[T]]:
         """All chunks of ``text`` (str for an Encoding, bytes for a BytePairEncoding)."""
-        return list(self.iter_chunks(text))
+        if self._context is not None or self._markdown:
+            return list(self.iter_chunks(text))
+        out: list[Chunk[T]] = []
+        for batch in self._plain_batches(self._check_input(text)):
+            out.extend(batch)
+        return out
 
     def iter_chunks(self, text: T) -> Iterator[Chunk[T]]:
         """Like :meth:`chunks`, lazily.
@@ -638,7 +644,7 @@ class Chunker(Generic[T]):
         if self._context is not None:
             blocks = (text[i : i + _BLOCK_CHARS] for i in range(0, len(text), _BLOCK_CHARS))
             return self._context_run(blocks)
-        chunks = self._iter_plain(text)
+        chunks = chain.from_iterable(self._plain_batches(text))
         return _with_headings(chunks) if self._markdown else chunks
 
     def chunk_batch(self, texts: Iterable[T], *, workers: int | None = None,
@@ -666,14 +672,19 @@ class Chunker(Generic[T]):
         checked = (self._check_input(p) for p in pieces)
         if self._context is not None:
             return self._context_run(checked)
-        chunks = self._chunk_stream_checked(checked)
+        chunks = chain.from_iterable(self._stream_batches(checked))
         return _with_headings(chunks) if self._markdown else chunks
 
-    def _iter_plain(self, text):
+    # The layers below hand over lists of chunks (batches), not single chunks: a compiled
+    # call makes many chunks at once, and one generator step per batch per layer, instead of
+    # one per chunk, keeps the Python cost per chunk to building it.  A batch is handed over
+    # as soon as all its chunks are final, so iter_chunks and chunk_stream stay as lazy as
+    # the calls that decide the chunks; chunks() just extends one list.
+    def _plain_batches(self, text) -> Iterator[list[Chunk]]:
         if self._normal_form is not None:
             text = normalize(self._normal_form, fix_surrogates(text))
         elif self._is_text and _SURROGATE.search(text) is not None:
-            yield from self._chunk_stream_checked([text])
+            yield from self._stream_batches([text])
             return
         if len(text) > 2 * _BLOCK_CHARS:
             blocks = (text[i : i + _BLOCK_CHARS] for i in range(0, len(text), _BLOCK_CHARS))
@@ -796,7 +807,7 @@ class Chunker(Generic[T]):
             raise TypeError("this Chunker uses a BytePairEncoding and chunks bytes; encode the str first")
         raise TypeError(f"expected bytes, got {type(text).__name__}")
 
-    def _chunk_stream_checked(self, pieces: Iterable) -> Iterator[Chunk]:
+    def _stream_batches(self, pieces: Iterable) -> Iterator[list[Chunk]]:
         if self._normal_form is not None:
             yield from self._stream_clean(_normalized_pieces(pieces, self._normal_form), "")
             return
@@ -805,8 +816,9 @@ class Chunker(Generic[T]):
             return
         yield from self._stream_clean(pieces, b"")
 
-    def _stream_clean(self, pieces: Iterable, empty) -> Iterator[Chunk]:
-        """Chunk clean pieces (no surrogates in str); global offsets into their concatenation."""
+    def _stream_clean(self, pieces: Iterable, empty) -> Iterator[list[Chunk]]:
+        """Chunk clean pieces (no surrogates in str); global offsets into their concatenation.
+        Yields batches of chunks (lists, in order)."""
         state = _State()
         held = empty  # text from global offset `base`
         base = 0
@@ -851,8 +863,9 @@ class Chunker(Generic[T]):
         return lambda unit: unit_horizon(enc, unit, max_tokens, token_bytes, LOOKAHEAD)
     # ---- end of periodic text
 
-    def _run(self, window: _Window, state: _State) -> Iterator[Chunk]:
-        """Emit every chunk the window decides; stop when it needs more text or the input ends."""
+    def _run(self, window: _Window, state: _State) -> Iterator[list[Chunk]]:
+        """Emit every chunk the window decides, in batches (lists, in order); stop when it
+        needs more text or the input ends."""
         text = window.text
         base = window.base
         n = len(text)
@@ -891,7 +904,7 @@ class Chunker(Generic[T]):
                     repeated = replay.at(text, n, s, state.min_end - base)
                 if repeated is not None:
                     cuts, next_start, min_end = repeated
-                    yield from self._cut_chunks(text, base, cuts)
+                    yield self._cut_chunks(text, base, cuts)
                     state.start = base + next_start
                     state.min_end = base + min_end
                     if replay.reaches_end(n, next_start) and not window.final:
@@ -905,7 +918,7 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # the run reaches the held text's end: more digits may follow
                 if cuts:
-                    yield from self._cut_chunks(text, base, cuts)
+                    yield self._cut_chunks(text, base, cuts)
                     if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
                     continue
@@ -922,7 +935,7 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # as _plan would: the chunk from s needs more text
                 if cuts:
-                    yield from self._cut_chunks(text, base, cuts)
+                    yield self._cut_chunks(text, base, cuts)
                     if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
                     if need_more:
@@ -943,7 +956,7 @@ class Chunker(Generic[T]):
                 if need_more and not cuts:
                     return  # as _plan would: the chunk from s needs more text
                 if cuts:
-                    yield from self._cut_chunks(text, base, cuts)
+                    yield self._cut_chunks(text, base, cuts)
                     if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
                     continue
@@ -961,7 +974,7 @@ class Chunker(Generic[T]):
                                                  self.max_tokens, self.overlap, self._byte_horizon, window.final,
                                                  LOOKAHEAD, self._hard_rule.flags, whole, spec)
                 if cuts:
-                    yield from self._cut_chunks(text, base, cuts)
+                    yield self._cut_chunks(text, base, cuts)
                     if self._past_cuts(window, state, replay, cuts, next_start, min_end):
                         return
                     continue
@@ -984,7 +997,7 @@ class Chunker(Generic[T]):
             end, token_count = planned
             if replay is not None and replay.p >= 0:
                 replay.made([s, end, token_count])
-            yield _plain_chunk(text[s:end], base + s, base + end, token_count)
+            yield [_plain_chunk(text[s:end], base + s, base + end, token_count)]
             if end >= n and window.final:
                 state.done = True
                 return
@@ -1319,11 +1332,12 @@ class _SurrogateMapper:
         while held and self.held_base + len(held[0]) <= start:
             self.held_base += len(held.popleft())
 
-    def run(self, pieces: Iterable[str]) -> Iterator[Chunk]:
-        chunks = self.chunker._stream_clean(self._clean(pieces), "")
+    def run(self, pieces: Iterable[str]) -> Iterator[list[Chunk]]:
+        """The batches of chunks of ``"".join(pieces)``, offsets and texts the input's own."""
+        batches = self.chunker._stream_clean(self._clean(pieces), "")
         while True:
             try:
-                chunk = next(chunks)
+                batch = next(batches)
             except StopIteration:
                 return
             except CharacterOverBudget as e:
@@ -1331,19 +1345,24 @@ class _SurrogateMapper:
                 pos = self._to_input(e.position)
                 message = str(e).replace(f"position {e.position} ", f"position {pos} ", 1)
                 raise CharacterOverBudget(message, e.character, pos, e.tokens, e.budget) from None
+            # (dirty changes only while the pieces are read, inside next(batches): one
+            # answer for the whole batch; releases are monotone, so the last start does)
             if not self.dirty:
-                self._release_before(chunk.start)
-                yield chunk
+                self._release_before(batch[-1].start)
+                yield batch
                 continue
-            start = self._to_input(chunk.start)
-            end = self._to_input(chunk.end)
-            self._release_before(start)
-            if len(self.held) > 1:
-                joined = "".join(self.held)
-                self.held.clear()
-                self.held.append(joined)
-            text = self.held[0][start - self.held_base : end - self.held_base]
-            yield _plain_chunk(text, start, end, chunk.token_count)
+            mapped = []
+            for chunk in batch:
+                start = self._to_input(chunk.start)
+                end = self._to_input(chunk.end)
+                self._release_before(start)
+                if len(self.held) > 1:
+                    joined = "".join(self.held)
+                    self.held.clear()
+                    self.held.append(joined)
+                text = self.held[0][start - self.held_base : end - self.held_base]
+                mapped.append(_plain_chunk(text, start, end, chunk.token_count))
+            yield mapped
 
 
 def _normalized_pieces(pieces: Iterable[str], form: str) -> Iterator[str]:
