@@ -374,7 +374,7 @@ prefix_counts(const Core *c, const uint8_t *data, Py_ssize_t n, int32_t *counts)
         while (k > 0) {
             t = cand[--k];
             start = p - tok_len(c, t);
-            if (start == 0 || valid_pair(c, last[start], t))
+            if (start == 0 || valid_pair_memo(c, last[start], t))
                 break;
             t = -1;
         }

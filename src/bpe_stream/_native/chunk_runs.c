@@ -441,7 +441,7 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
                 cnt[q] = 1;
                 break;
             }
-            if (valid_pair(core, t, first[rest])) {
+            if (valid_pair_memo(core, t, first[rest])) {
                 cnt[q] = cnt[rest] + 1;
                 break;
             }

@@ -104,7 +104,7 @@ prefix_counts_until(const Core *c, const uint8_t *data, Py_ssize_t n, Py_ssize_t
         while (k > 0) {
             tok = cand[--k];
             start = p - tok_len(c, tok);
-            if (start == 0 || valid_pair(c, last[start], tok))
+            if (start == 0 || valid_pair_memo(c, last[start], tok))
                 break;
             tok = -1;
         }

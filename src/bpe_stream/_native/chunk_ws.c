@@ -380,7 +380,7 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
                 cnt[q] = 1;
                 break;
             }
-            if (valid_pair(core, t, first[rest])) {
+            if (valid_pair_memo(core, t, first[rest])) {
                 cnt[q] = cnt[rest] + 1;
                 break;
             }

@@ -36,8 +36,12 @@ own buffers, so one Core is shared safely by all threads.
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+
+/* log2 of the number of entries of a Core's pair memo (valid_pair_memo): 128 KB */
+#define PAIR_MEMO_BITS 14
 
 #define NO_RANK INT32_MAX
 
@@ -77,6 +81,9 @@ typedef struct {
     /* ---- the piece cache (piece_cache.h): the one part that changes after construction,
        shared by the threads through its own protocol; NULL until first used */
     void *piece_cache;
+    /* ---- the pair test's memo (valid_pair_memo): recent answers, one word each; zero
+       (empty) when the object is allocated and whenever the tables are (re)built */
+    _Atomic uint64_t pair_memo[1 << PAIR_MEMO_BITS];
 } Core;
 
 extern PyTypeObject CoreType;
@@ -307,6 +314,35 @@ static inline int
 valid_pair(const Core *c, int32_t t1, int32_t t2)
 {
     return valid_pair_with_filter(c, (PairFilterBits){NULL, 0}, t1, t2, tok_bytes(c, t2)[0]);
+}
+
+/* valid_pair(c, t1, t2) through the Core's memo of recent answers, for the table passes
+   (prefix_table.c's table_fill, the chunkers' backward passes), which ask the same few
+   pairs again and again (whitespace: the unwinding of two long runs of spaces hashes
+   their concatenation at every step, hundreds of instructions a pair).  Exact: valid_pair
+   is a function of (t1, t2) for the Core's tables, which do not change once built (the
+   memo is cleared when they are), and an entry answers only for the pair it names.
+   An entry is one 64-bit word, (t1 << 31 | t2) << 2 | 2 | answer (ranks are below 2^31),
+   read and written whole (atomic, relaxed: nothing else is published with it), so
+   threads sharing the Core without the GIL see an old entry, a new one or none, never a
+   mix; a collision just replaces the entry.  The continuation mask is asked first, as
+   valid_pair does: a clear bit needs neither the memo nor the unwinding.  O(1) on a hit. */
+static inline int
+valid_pair_memo(const Core *c, int32_t t1, int32_t t2)
+{
+    unsigned char b = tok_bytes(c, t2)[0];
+    if (!((c->mask_table[4 * (size_t)c->mask_id[t1] + (b >> 6)] >> (b & 63)) & 1))
+        return 1;
+    uint64_t key = ((uint64_t)(uint32_t)t1 << 31) | (uint32_t)t2;
+    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> (64 - PAIR_MEMO_BITS);
+    _Atomic uint64_t *slot = (_Atomic uint64_t *)&c->pair_memo[h];
+    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+    if ((e & 2) && (e >> 2) == key)
+        return (int)(e & 1);
+    int v = valid_pair(c, t1, t2);
+    if (v == 0 || v == 1)
+        atomic_store_explicit(slot, (key << 2) | 2 | (uint64_t)v, memory_order_relaxed);
+    return v;
 }
 
 static inline uint32_t

@@ -69,7 +69,7 @@ table_fill(const Core *c, const unsigned char *data, int32_t *last, int32_t *cou
         while (k > 0) {
             t = cand[--k];
             start = p - tok_len(c, t);
-            if (start == 0 || valid_pair(c, last[start], t))
+            if (start == 0 || valid_pair_memo(c, last[start], t))
                 break;
             t = -1;
         }

@@ -52,6 +52,14 @@ trie_free(Trie *t)
     t->n_nodes = 0;
 }
 
+/* Empties the pair memo (core.h valid_pair_memo): its answers are the tables'. */
+static void
+pair_memo_clear(Core *c)
+{
+    for (size_t i = 0; i < (size_t)1 << PAIR_MEMO_BITS; i++)
+        atomic_store_explicit(&c->pair_memo[i], 0, memory_order_relaxed);
+}
+
 static void
 core_free_tables(Core *self)
 {
@@ -79,6 +87,7 @@ core_free_tables(Core *self)
     trie_free(&self->rev);
     free(self->piece_cache); /* (its entries belong to the tables just freed) */
     self->piece_cache = NULL;
+    pair_memo_clear(self);
 }
 
 static void
@@ -533,6 +542,7 @@ max_len_of(Core *c)
 static int
 finish_tables(Core *c, int build_split_tables, Py_ssize_t *dup_rank, Py_ssize_t *dup_of)
 {
+    pair_memo_clear(c);
     max_len_of(c);
     int rc = build_hash(c, dup_rank, dup_of);
     if (rc < 0)
