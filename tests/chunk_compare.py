@@ -9,6 +9,17 @@ import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
 
 
+def random_pieces(rng, text, longest: int) -> list:
+    """``text`` cut into pieces of 0 to ``longest`` characters (``rng``: a random.Random),
+    for the streams whose chunks must be the whole text's."""
+    pieces, j = [], 0
+    while j < len(text):
+        k = j + rng.randint(0, longest)
+        pieces.append(text[j:k])
+        j = k
+    return pieces
+
+
 class CountingCalls:
     """A compiled cuts routine (flat ``[s, e, count, ...]`` first in its result), counting
     the chunks it makes."""

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from chunk_compare import random_pieces
 
 import bpe_stream
 from bpe_stream import Chunker
@@ -38,13 +39,7 @@ def _with_surrogates(text: str, seed: int) -> str:
 
 
 def _pieces(text: str, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        j = i + rng.randint(1, 700)
-        out.append(text[i:j])
-        i = j
-    return out
+    return random_pieces(random.Random(seed), text, 700)
 
 
 def _tuples(chunks):

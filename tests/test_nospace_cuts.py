@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import bpe_stream.chunk.chunker as chunker_module
 
 from chunk_compare import CountingCalls
+from chunk_compare import random_pieces as _pieces
 from test_chunker_native import ENCODINGS, _chunks, _member_case, _same
 
 pytestmark = pytest.mark.skipif(chunker_module._exact_cuts is None, reason="compiled core not built")
@@ -43,15 +44,6 @@ def _text(rng: random.Random, atoms: int, space: float = 0.05) -> str:
             atom = rng.choice(_EMOJI)
         out.append(atom)
     return "".join(out)
-
-
-def _pieces(rng: random.Random, text: str, longest: int) -> list[str]:
-    pieces, j = [], 0
-    while j < len(text):
-        k = j + rng.randint(0, longest)
-        pieces.append(text[j:k])
-        j = k
-    return pieces
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
