@@ -410,11 +410,37 @@ class ChunkView:
         self.hb = hb
         self.hc = hc
         if self.over is None and self.kg is not None:
-            cum = tc.cum
-            k = bisect_right(cum, max_tokens - self.delta, self.kg)
-            if k < len(cum):
-                self.over = len(hb) - 1 + (k - self.kg)
-                self.over_count = cum[k] + self.delta
+            self._over_in_global()
+
+    def _over_in_global(self) -> None:
+        """``over``: the first global boundary past the head whose count exceeds the budget."""
+        cum = self.tc.cum
+        k = bisect_right(cum, self.max_tokens - self.delta, self.kg)
+        if k < len(cum):
+            self.over = len(self.hb) - 1 + (k - self.kg)
+            self.over_count = cum[k] + self.delta
+
+    @classmethod
+    def synced(cls, tc: TextCounts, gi: int, max_tokens: int, scan_floor: int = -1) -> ChunkView:
+        """``ChunkView(tc, tc.bounds[gi], max_tokens, scan_floor)`` without its probes: from a
+        global boundary the view has no run mode and is not far (the next boundary is ``s``
+        itself), and its head is ``s`` alone, synced at ``gi`` (``_build_head``'s first case)."""
+        view = cls.__new__(cls)
+        s = tc.bounds[gi]
+        view.tc = tc
+        view.scan_floor = scan_floor
+        view.s = s
+        view.max_tokens = max_tokens
+        view.run_end = -1
+        view.far = False
+        view.hb = [s]
+        view.hc = [0]
+        view.kg = gi
+        view.delta = -tc.cum[gi]
+        view.over = None
+        view.over_count = 0
+        view._over_in_global()
+        return view
 
     def _run_cut(self, final: bool, byte_horizon: int):
         """``cut`` in run mode: ``text[s:j]`` is one piece for every candidate ``j``, so its
