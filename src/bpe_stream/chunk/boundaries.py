@@ -48,7 +48,7 @@ Complexity: each level costs one ``regex`` scan of the slice it is asked about.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import regex
@@ -153,24 +153,20 @@ _HEADING_START = regex.compile(r" {0,3}#{1,6}(?:[ \t]|\r?\n)")
 _HEADING_START_BYTES = regex.compile(rb" {0,3}#{1,6}(?:[ \t]|\r?\n)")
 
 
-def _paragraph_kept(text: str | bytes, lo: int, hi: int) -> Iterator[int]:
-    """Ends of the runs of blank lines in ``text[lo:hi]`` that do not follow a heading line,
-    in order (lazily: chunk/level_walk.py stops at the first end past its chunk)."""
+def _paragraph_ends(text: str | bytes, lo: int, hi: int) -> list[int]:
+    """Ends of the runs of blank lines in ``text[lo:hi]`` that do not follow a heading line."""
     if isinstance(text, str):
         run, heading, nl = _BLANK_RUN, _HEADING_START, "\n"
     else:
         run, heading, nl = _BLANK_RUN_BYTES, _HEADING_START_BYTES, b"\n"
+    out = []
     for m in run.finditer(text, lo, hi):
         line_start = text.rfind(nl, lo, m.start()) + 1  # type: ignore[arg-type]
         if line_start == 0:
             line_start = lo
         if heading.match(text, line_start, m.start() + 1) is None:  # type: ignore[call-overload]
-            yield m.end()
-
-
-def _paragraph_ends(text: str | bytes, lo: int, hi: int) -> list[int]:
-    """Ends of the runs of blank lines in ``text[lo:hi]`` that do not follow a heading line."""
-    return list(_paragraph_kept(text, lo, hi))
+            out.append(m.end())
+    return out
 
 
 PARAGRAPH = BoundaryLevel("paragraph", finder=_paragraph_ends)

@@ -1252,7 +1252,19 @@ class Chunker(Generic[T]):
             best = None
             lo = max(s, i0 - _OVERLAP_CONTEXT)
             for level in self.levels:
-                for p in level.positions(text, lo, e):
+                if self._level_walk:
+                    # the level's positions in [i0, e) from the walk (level_walk.py: those of
+                    # the scan of text[lo:e] up to e - 1; the loop below stops before e)
+                    ups = []
+                    if e - 1 > lo:
+                        for p in _descending(level, text, lo, e, e - 1):
+                            if p < i0:
+                                break
+                            ups.append(p)
+                        ups.reverse()
+                else:
+                    ups = level.positions(text, lo, e)
+                for p in ups:
                     if p < i0 or not self._is_cut(text, p):
                         continue
                     if p >= e:

@@ -30,22 +30,36 @@ nothing from ``hi`` on; every position used is at most ``stop < hi``):
 * ``markdown``: every match holds one of its ``required`` literals, which the level
   itself looks for in ``text[lo:hi]`` first; when none is there the answer is empty, as
   ``positions`` finds it, else ``positions`` runs.
-* ``paragraph``: its finder reads ``text[lo:hi]`` through ``pos``/``endpos`` already and
-  returns the ends of the kept runs in order (rising: the runs do not overlap); the walk
-  runs the same loop and stops at the first end past ``stop`` instead of finding the
-  rest and sorting.
+* ``paragraph``: its finder scans ``text[lo:hi]`` (``pos``/``endpos``) for
+  ``\\n(?:[^\\S\\n]*+\\n)++``.  The scan tries each newline at or after ``lo`` that no
+  earlier match took; a match goes on over every following blank line (whitespace but
+  newlines, then a newline before ``hi``).  So the matches are the maximal chains of at
+  least two newlines ``n0 < ... < nk`` in ``[lo, hi)`` with only blank lines between
+  them, and a match ends at ``nk + 1``.  The walk reads the newlines below ``stop``
+  from the top: a newline whose next line (up to the next newline before ``hi``) is no
+  blank line ends a chain, the chain's first newline is found by going back over blank
+  lines (not below ``lo``), and the chain is a match when it has two newlines or more.
+  The heading test is the finder's: the line before ``n0``, from the last newline in
+  ``[lo, n0)`` or from ``lo``.  Each newline below ``stop`` is read once.
 
-Complexity: one ``rfind`` per line position visited; words in blocks of 16, 32, ...
-characters below ``stop``; sentence and paragraph one regex scan of ``text[lo:stop]``
-(plus up to the next match), as before but without copying the slice or sorting.
+Complexity: one ``rfind`` per line position visited (paragraph: and a blank-line test
+of the lines around it); words in blocks of 16, 32, ... characters below ``stop``;
+sentence one regex scan of ``text[lo:stop]`` (plus up to the next match), as before but
+without copying the slice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import regex
+
 from .boundaries import LINE, MARKDOWN, PARAGRAPH, SENTENCE, WORD, BoundaryLevel
-from .boundaries import _paragraph_kept
+from .boundaries import _HEADING_START
+
+# the characters of a blank line (whitespace but the newline), as the paragraph level's
+# run pattern classes them
+_BLANKS = regex.compile(r"[^\S\n]*+")
 
 __all__ = ["descending"]
 
@@ -92,13 +106,33 @@ def _markdown_desc(text: str, lo: int, hi: int, stop: int) -> Iterable[int]:
     return ()
 
 
+def _blank(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is all ``[^\\S\\n]``.  Every character of that class is one
+    ``str.isspace`` accepts (the tests check all code points), so a line whose first
+    character is none is no blank line without running the pattern."""
+    return a == b or (text[a].isspace() and _BLANKS.fullmatch(text, a, b) is not None)
+
+
 def _paragraph_desc(text: str, lo: int, hi: int, stop: int) -> Iterable[int]:
-    found = []
-    for p in _paragraph_kept(text, lo, hi):
-        if p > stop:
-            break
-        found.append(p)
-    return reversed(found)
+    blank = _blank
+    j = text.rfind("\n", lo, stop)
+    while j >= 0:
+        # j: the last newline of a chain of blank lines when the line after it is no
+        # complete blank line (text up to the next newline before hi: blanks only)
+        q = text.find("\n", j + 1, hi)
+        chain_end = q < 0 or not blank(text, j + 1, q)
+        # the chain's first newline n0 >= lo: back over the blank lines before j
+        n0 = j
+        p = text.rfind("\n", lo, n0)
+        while p >= 0 and blank(text, p + 1, n0):
+            n0 = p
+            p = text.rfind("\n", lo, n0)
+        if chain_end and n0 < j:
+            # a run: kept unless the line before it (from lo at most) is a heading line
+            line_start = p + 1 if p >= 0 else lo
+            if _HEADING_START.match(text, line_start, n0 + 1) is None:
+                yield j + 1
+        j = p
 
 
 _WALKS = {id(LINE): (LINE, _line_desc), id(WORD): (WORD, _word_desc), id(SENTENCE): (SENTENCE, _sentence_desc),
