@@ -51,7 +51,9 @@ def test_walk_equals_each_levels_scan(text, data):
 
 @settings(max_examples=examples(400), deadline=None)
 @given(text=st.lists(st.sampled_from(["a", " ", "\r", "\n", "\r\n", "\x00", "\x1c", "e\u0301", "\u0301",
-                                      "\U0001F1E6", "\u200d", "\u1100", "\u0915\u094d"]), min_size=2,
+                                      "\U0001F1E6", "\U0001F1E8", "\u200d", "\U0001F468", "\ufe0f", "\u1100",
+                                      "\u1161", "\u11a8", "\uac00", "\u0915", "\u094d", "\u0924", "\u0600",
+                                      "\u0e33", "\u4e2d", "\U0001F3FB"]), min_size=2,
                      max_size=40).map("".join), data=st.data())
 def test_ascii_grapheme_ends_equal_the_scan(text, data):
     n = len(text)

@@ -114,6 +114,7 @@ import functools
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
+from itertools import accumulate
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
@@ -361,11 +362,21 @@ def _grapheme_before(text: str, lo: int, hi: int, e_max: int) -> int:
     ASCII, and ``text[e_max]`` is read, the one character after ``e_max`` that could join
     the cluster before it), so ``e_max`` is an end unless ``\r`` precedes it and ``\n``
     follows, and then the end before it is ``e_max - 1`` (a break before ``\r``, GB5) when
-    that is past ``lo``."""
-    if not text[lo : e_max + 1].isascii():
-        return _grapheme_before_scan(text, lo, hi, e_max)
-    if text[e_max] == "\n" and text[e_max - 1] == "\r" and e_max - 1 > lo:
-        return e_max - 1
+    that is past ``lo``.  Otherwise the clusters of ``text[lo : e_max + 1]`` in one
+    ``findall``: a cluster boundary at ``p`` is decided by the characters before ``p``
+    and the one at ``p`` (the rules of UAX #29 look back, never further ahead), so the
+    ends up to ``e_max`` are those of the longer slice, whose scan stops there."""
+    part = text[lo : e_max + 1]
+    if part.isascii():
+        if text[e_max] == "\n" and text[e_max - 1] == "\r" and e_max - 1 > lo:
+            return e_max - 1
+        return -1
+    top = e_max - lo
+    last = -1
+    for end in accumulate(map(len, _GRAPHEME.findall(part))):
+        if end >= top:
+            return last + lo if end > top and last > 0 else -1
+        last = end
     return -1
 
 
