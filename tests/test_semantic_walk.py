@@ -161,3 +161,20 @@ def test_blank_line_characters_are_python_whitespace():
     blank = regex.compile(r"[^\S\n]")
     chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and blank.match(chr(c))]
     assert chars and all(ch.isspace() for ch in chars)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, data=st.data())
+def test_suffix_counts(name, text, data):
+    # SuffixView.count answers a start on a global boundary from the prefix sums alone
+    from bpe_stream.chunk.counts import SuffixView, TextCounts
+
+    enc = _encoding(name)
+    if not text:
+        return
+    tc = TextCounts(enc, text)
+    e = data.draw(st.integers(1, len(text)))
+    view = SuffixView(tc, e)
+    for i in range(e + 1):
+        assert view.count(i) == enc.count(text[i:e]), (text, i, e)

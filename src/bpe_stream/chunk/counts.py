@@ -846,6 +846,10 @@ class SuffixView:
             return 0
         text = tc.text
         if tc.hard:
+            if self.kb >= 0 and i <= tc.bounds[self.kb]:
+                rest = self._global_count(i)  # i a global boundary <= b_e: from the sums alone
+                if rest is not None:
+                    return rest
             m = tc.hard_at.search(text, i, e)
             if m is not None:
                 g = m.start() + 1  # rule 5 with start i: a letter at g - 1 >= i
