@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import random
+from unittest import mock
 
 import conftest
 import pytest
@@ -76,18 +77,14 @@ def _encoding(name: str):
 
 
 def _chunks(enc, text, budget, walk: bool, *, compiled=True, pieces=None, **kwargs):
-    saved = chunker_module._exact_cuts
-    if not compiled:
-        chunker_module._exact_cuts = None
-    try:
-        chunker = Chunker(enc, budget, **kwargs)
-        chunker._level_walk = walk
-        found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
-        return [(c.start, c.end, c.token_count, c.headings) for c in found]
-    except CharacterOverBudget as e:
-        return ("refused", e.position, e.tokens)
-    finally:
-        chunker_module._exact_cuts = saved
+    chunker = Chunker(enc, budget, **kwargs)
+    chunker._level_walk = walk
+    with mock.patch.object(chunker_module, "_exact_cuts", chunker_module._exact_cuts if compiled else None):
+        try:
+            found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
+        except CharacterOverBudget as e:
+            return ("refused", e.position, e.tokens)
+    return [(c.start, c.end, c.token_count, c.headings) for c in found]
 
 
 def _same(enc, text, budget, *, compiled=True, pieces=None, **kwargs):

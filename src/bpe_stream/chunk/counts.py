@@ -322,17 +322,11 @@ class ChunkView:
                  "run_end", "far")
 
     def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
-        self.tc = tc
-        self.scan_floor = scan_floor
-        self.s = s
-        self.max_tokens = max_tokens
-        self.hb = None
+        self._start(tc, s, max_tokens, scan_floor)
         # Run mode: the text from s starts with a one-piece run (_ONE_PIECE_RUN), so every
         # candidate text[s:j] inside it is one piece; the head (a re-split from s that would
         # read the whole run, often the rest of the window, once per chunk) is built only if
         # the run turns out too short.  run_end: the run is known to reach this far.
-        self.run_end = -1
-        self.far = False
         if tc.run is not None and s < tc.n:
             gi = bisect_left(tc.bounds, s)
             if tc.bounds[gi] != s:
@@ -346,6 +340,16 @@ class ChunkView:
             return
         # ----
         self._build_head()
+
+    def _start(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int) -> None:
+        """The fields of a view from ``s`` before its head (none yet, no run, not far)."""
+        self.tc = tc
+        self.scan_floor = scan_floor
+        self.s = s
+        self.max_tokens = max_tokens
+        self.hb = None
+        self.run_end = -1
+        self.far = False
 
     def _build_head(self) -> None:
         tc = self.tc
@@ -427,12 +431,7 @@ class ChunkView:
         itself), and its head is ``s`` alone, synced at ``gi`` (``_build_head``'s first case)."""
         view = cls.__new__(cls)
         s = tc.bounds[gi]
-        view.tc = tc
-        view.scan_floor = scan_floor
-        view.s = s
-        view.max_tokens = max_tokens
-        view.run_end = -1
-        view.far = False
+        view._start(tc, s, max_tokens, scan_floor)
         view.hb = [s]
         view.hc = [0]
         view.kg = gi
