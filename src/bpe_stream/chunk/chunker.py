@@ -225,6 +225,7 @@ _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
 
 _SCAN_SLACK = 8  # tokens under the floor where semantic levels start scanning
+_C_SIZES = 1 << 48  # byte horizons below this take e_max from exact_cuts (no C overflow)
 _BLOCK_CHARS = 1 << 16  # long texts are chunked through the streaming path in blocks this long
 _OVERLAP_CONTEXT = 32  # characters before the earliest overlap start that levels see
 _NEED_MORE = object()  # planner: the held text cannot decide this chunk yet
@@ -928,8 +929,9 @@ class Chunker(Generic[T]):
         # ----
         digit_mode = self._digit_runs(bulk is not None)
         if (self._semantic and self._use_scan and self._hard_boundaries and _exact_cuts is not None
-                and self._bpe._core is not None):
+                and self._bpe._core is not None and self._byte_horizon < _C_SIZES):
             # semantic steps: e_max from exact_cuts (see _plan), with exact mode's arguments
+            # (budgets whose sums stay far inside a C size; larger ones take ChunkView.cut)
             window.semantic_cut = (self._bpe._core, self._hard_rule.flags, _whole_tokens(self.encoding),
                                    _split_spec(self.encoding) if self._counted_cuts else -1)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
