@@ -1,7 +1,7 @@
 /* The exact chunker's cuts that the prefix sums alone decide, many chunks per call.
 
 exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,
-           final, lookahead, rule, whole=None, spec=-1) -> (cuts, start, min_end, need_more)
+           final, lookahead, rule, whole=None, spec=-1, limit=0) -> (cuts, start, min_end, need_more)
 
 ``bounds`` / ``cum`` are a TextCounts of ``text`` (piece starts plus the end, and the
 prefix counts at them, lists or array('q')) under a family member whose hard-boundary rule
@@ -13,7 +13,9 @@ chunk is one of the cases below, and returns the chunks found as a flat list
 chunk (the caller's state); it stops, leaving the rest to the Python path, at the first
 chunk that is not such a case, or with need_more true at a chunk whose cut it found but
 that the held text cannot decide yet (not ``final``: the Python path would ask for more
-text too).  With ``spec`` (the compiled split, ``_native_split``'s first item) and the
+text too).  With ``limit`` > 0 it stops after that many chunks (the semantic chunker takes
+the first one's cut as its ``e_max``, the largest end that fits, and chooses its own cut at
+or before it).  With ``spec`` (the compiled split, ``_native_split``'s first item) and the
 sums as arrays, the chunks the cases below leave open are tried by exact recounts of
 short slices (``chunk_counted_cuts.c``) before stopping.  Every answer is the one the Python path gives (the
 tests compare them); the cases are the ones that path reaches on ordinary text, where
@@ -400,10 +402,11 @@ exact_cuts(PyObject *module, PyObject *args)
     Py_ssize_t s, min_end, max_tokens, overlap, horizon, lookahead;
     int final, rule;
     long spec = -1;
+    Py_ssize_t limit = 0;  /* stop after this many chunks (0: no limit) */
     const void *whole;
-    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpni|Ol", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
+    if (!PyArg_ParseTuple(args, "O!UOOnnnnnpni|Oln", &CoreType, &core_obj, &text, &bounds_obj, &cum_obj, &s,
                           &min_end, &max_tokens, &overlap, &horizon, &final, &lookahead, &rule, &whole_arg,
-                          &spec) ||
+                          &spec, &limit) ||
         presplit_whole_of(whole_arg, &whole) < 0)
         return NULL;
     const Core *core = (const Core *)core_obj;
@@ -579,6 +582,10 @@ exact_cuts(PyObject *module, PyObject *args)
             s = e;
             break;
         }
+        if (limit > 0 && PyList_GET_SIZE(out) >= 3 * limit) {
+            s = overlap == 0 ? e : -1;  /* the caller finds the next start */
+            break;
+        }
         if (overlap == 0) {
             s = e;
             continue;
@@ -648,11 +655,12 @@ static PyMethodDef chunk_cuts_functions[] = {
      "position and its letter-run test on the whole text (for the tests)."},
     {"exact_cuts", (PyCFunction)exact_cuts, METH_VARARGS,
      "exact_cuts(core, text, bounds, cum, start, min_end, max_tokens, overlap, byte_horizon,\n"
-     "final, lookahead, rule, whole=None, spec=-1) -> (cuts, start, min_end, need_more): the exact\n"
+     "final, lookahead, rule, whole=None, spec=-1, limit=0) -> (cuts, start, min_end, need_more): the exact\n"
      "chunker's chunks that the prefix sums decide, as a flat list [start, end, count, ...], and the\n"
      "state after them (start -1: the overlap start after the last chunk is left to the caller;\n"
      "need_more: the next chunk needs more text).  whole: the whole-piece tokens (whole_set) or\n"
-     "None; rule: the member's hard-boundary bits; spec: the compiled split, for exact recounts of the chunks the prefix sums leave open."},
+     "None; rule: the member's hard-boundary bits; spec: the compiled split, for exact recounts of the chunks the prefix sums leave open;\n"
+     "limit: at most this many chunks (0: no limit)."},
     {NULL, NULL, 0, NULL},
 };
 

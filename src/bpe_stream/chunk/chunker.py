@@ -58,7 +58,11 @@ most others do too, by exact recounts of short slices with the member's compiled
 margin every member has), and for the cl100k and o200k members the chunks inside
 long one-piece runs of letters or punctuation (CJK without spaces, one endless word) one
 compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk after chunk);
-the steps above run for the rest and are the reference (the tests compare both).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+the steps above run for the rest and are the reference (the tests compare both).  Semantic
+steps from a piece boundary take ``e_max`` from the same call limited to one chunk, and walk
+each level's positions from the last one down (:mod:`bpe_stream.chunk.level_walk`: the
+positions of the level's scan of the slice, without the scan); ``_level_walk = False``
+turns both off (the reference the tests compare with).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
 (str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
@@ -112,8 +116,9 @@ from __future__ import annotations
 
 import functools
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
+from itertools import accumulate
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -154,6 +159,7 @@ from .digit_runs import digit_groups_member
 from .digit_runs import digit_overlap_start as _py_digit_overlap_start
 # ----
 from .headings import HeadingTracker, format_context
+from .level_walk import descending as _descending
 from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
 from .periodic_reach import unit_horizon
@@ -220,6 +226,7 @@ _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME_LOOKBACK = 64  # characters before e_max searched for a grapheme boundary
 
 _SCAN_SLACK = 8  # tokens under the floor where semantic levels start scanning
+_C_SIZES = 1 << 48  # byte horizons below this take e_max from exact_cuts (no C overflow)
 _BLOCK_CHARS = 1 << 16  # long texts are chunked through the streaming path in blocks this long
 _OVERLAP_CONTEXT = 32  # characters before the earliest overlap start that levels see
 _NEED_MORE = object()  # planner: the held text cannot decide this chunk yet
@@ -334,6 +341,51 @@ _CHUNK_FIELDS = (Chunk.text, Chunk.start, Chunk.end, Chunk.token_count,  # type:
                  Chunk.headings, Chunk.context, Chunk.token_count_with_context)  # type: ignore[attr-defined]
 
 
+def _positions_descending(level: BoundaryLevel, text, lo: int, hi: int, stop: int):
+    """The level's positions in ``(lo, stop]`` from its scan of ``text[lo:hi]``, last first:
+    the reference for ``level_walk.descending`` (``Chunker._level_walk = False``)."""
+    return reversed(level.positions(text, lo, hi, stop))
+
+
+def _grapheme_before_scan(text: str, lo: int, hi: int, e_max: int) -> int:
+    """The last grapheme cluster end of ``text[lo:hi]`` before ``e_max`` when ``e_max`` is
+    none (a cluster crosses it), else -1.  The slice is segmented from ``lo``."""
+    ends = []
+    for m in _GRAPHEME.finditer(text[lo:hi]):
+        ends.append(lo + m.end())
+        if ends[-1] >= e_max:
+            break  # later clusters cannot change the ends up to here
+    i = bisect_right(ends, e_max)
+    if i and ends[i - 1] < e_max:
+        return ends[i - 1]
+    return -1
+
+
+def _grapheme_before(text: str, lo: int, hi: int, e_max: int) -> int:
+    """``_grapheme_before_scan`` (``lo < e_max < hi``), without the scan when
+    ``text[lo : e_max + 1]`` is ASCII: there every character is a cluster of its own except
+    ``\r\n`` (rule GB3; extenders, prepends, joiners and regional indicators are not
+    ASCII, and ``text[e_max]`` is read, the one character after ``e_max`` that could join
+    the cluster before it), so ``e_max`` is an end unless ``\r`` precedes it and ``\n``
+    follows, and then the end before it is ``e_max - 1`` (a break before ``\r``, GB5) when
+    that is past ``lo``.  Otherwise the clusters of ``text[lo : e_max + 1]`` in one
+    ``findall``: a cluster boundary at ``p`` is decided by the characters before ``p``
+    and the one at ``p`` (the rules of UAX #29 look back, never further ahead), so the
+    ends up to ``e_max`` are those of the longer slice, whose scan stops there."""
+    part = text[lo : e_max + 1]
+    if part.isascii():
+        if text[e_max] == "\n" and text[e_max - 1] == "\r" and e_max - 1 > lo:
+            return e_max - 1
+        return -1
+    top = e_max - lo
+    last = -1
+    for end in accumulate(map(len, _GRAPHEME.findall(part))):
+        if end >= top:
+            return last + lo if end > top and last > 0 else -1
+        last = end
+    return -1
+
+
 class CharacterOverBudget(ValueError):
     """A character (or a UTF-8 sequence of bytes input) alone needs more tokens than the budget.
 
@@ -352,7 +404,7 @@ class CharacterOverBudget(ValueError):
 class _Window:
     """Text held in memory: ``text`` starts at global offset ``base``; ``final`` if input ended."""
 
-    __slots__ = ("text", "base", "final", "_counter", "_owner", "_text_counts")
+    __slots__ = ("text", "base", "final", "_counter", "_owner", "_text_counts", "semantic_cut")
 
     def __init__(self, owner, text, base: int, final: bool):
         self._owner = owner
@@ -361,6 +413,8 @@ class _Window:
         self.final = final
         self._counter = None
         self._text_counts = None
+        # (core, rule flags, whole, spec) when the semantic steps take e_max from exact_cuts
+        self.semantic_cut = None
 
     def text_counts(self) -> TextCounts:
         """The pre-split of the held text with prefix counts, built once per window."""
@@ -436,6 +490,8 @@ class Chunker(Generic[T]):
     _ws_member = False
     _run_mode: int | None = None
     _runs_mode: int | None = None
+    # semantic levels walked lazily (level_walk.py); False: each level's scan, the reference
+    _level_walk = True
 
     encoding: Encoding | BytePairEncoding
     max_tokens: int
@@ -885,6 +941,12 @@ class Chunker(Generic[T]):
             whole_max = whole_longer_than(self.encoding, 0)
         # ----
         digit_mode = self._digit_runs(bulk is not None)
+        if (self._semantic and self._use_scan and self._hard_boundaries and _exact_cuts is not None
+                and self._bpe._core is not None and self._byte_horizon < _C_SIZES):
+            # semantic steps: e_max from exact_cuts (see _plan), with exact mode's arguments
+            # (budgets whose sums stay far inside a C size; larger ones take ChunkView.cut)
+            window.semantic_cut = (self._bpe._core, self._hard_rule.flags, _whole_tokens(self.encoding),
+                                   _split_spec(self.encoding) if self._counted_cuts else -1)
         # periodic text (a run of one character or of a short unit): steps repeat, replayed
         replay = state.replay
         if replay is not None:
@@ -1043,8 +1105,25 @@ class Chunker(Generic[T]):
         text = window.text
         n = len(text)
         if self._use_scan:
-            view = ChunkView(window.text_counts(), s, self.max_tokens, self._scan_floor)
-            cut = view.cut(window.final, self._byte_horizon)
+            tc = window.text_counts()
+            view = None
+            semantic_cut = window.semantic_cut
+            if semantic_cut is not None and self._level_walk:
+                # From a piece boundary, e_max is the exact chunker's cut (exact_cuts for one
+                # chunk: the cut ChunkView.cut finds, compiled; when it leaves the chunk open,
+                # as for an end not past min_end or text not held yet, the view decides).
+                bounds = tc.bounds
+                gi = bisect_left(bounds, s)
+                if gi < len(bounds) and bounds[gi] == s:
+                    core, flags, whole, spec = semantic_cut
+                    cuts = _exact_cuts(core, text, bounds, tc.cum, s, min_end, self.max_tokens, 0,
+                                       self._byte_horizon, window.final, LOOKAHEAD, flags, whole, spec, 1)[0]
+                    if cuts:
+                        view = ChunkView.synced(tc, gi, self.max_tokens, self._scan_floor)
+                        cut = cuts[1], cuts[2]
+            if view is None:
+                view = ChunkView(tc, s, self.max_tokens, self._scan_floor)
+                cut = view.cut(window.final, self._byte_horizon)
             if cut is NEED_MORE:
                 return _NEED_MORE
             e_max, e_count = cut
@@ -1070,12 +1149,11 @@ class Chunker(Generic[T]):
         floor = self._floor_tokens
         max_tokens = self.max_tokens
         lo = scan_from(e_max) if scan_from is not None else s
+        # each level's positions in (lo, e_max], last first (level_walk.py: the same
+        # positions as the level's scan of text[lo:hi], read lazily)
+        walk = _descending if self._level_walk else _positions_descending
         for level in self.levels:
-            positions = level.positions(text, lo, hi, e_max)
-            i = len(positions)
-            while i > 0:
-                i -= 1
-                c = positions[i]
+            for c in walk(level, text, lo, hi, e_max):
                 if c <= min_end:
                     break
                 if not self._is_cut(text, c):
@@ -1089,14 +1167,8 @@ class Chunker(Generic[T]):
         # Character level: the last grapheme boundary that fits, else the exact cut.
         if self._is_text:
             lo = max(s, e_max - _GRAPHEME_LOOKBACK)
-            ends = []
-            for m in _GRAPHEME.finditer(text[lo:hi]):
-                ends.append(lo + m.end())
-                if ends[-1] >= e_max:
-                    break  # later clusters cannot change the ends up to here
-            i = bisect_right(ends, e_max)
-            if i and ends[i - 1] < e_max and ends[i - 1] > min_end and ends[i - 1] > s:
-                c = ends[i - 1]
+            c = (_grapheme_before if self._level_walk else _grapheme_before_scan)(text, lo, hi, e_max)
+            if c > min_end and c > s:
                 k = count_from_s(c)
                 if k <= max_tokens:
                     return c, k
@@ -1210,7 +1282,19 @@ class Chunker(Generic[T]):
             best = None
             lo = max(s, i0 - _OVERLAP_CONTEXT)
             for level in self.levels:
-                for p in level.positions(text, lo, e):
+                if self._level_walk:
+                    # the level's positions in [i0, e) from the walk (level_walk.py: those of
+                    # the scan of text[lo:e] up to e - 1; the loop below stops before e)
+                    ups = []
+                    if e - 1 > lo:
+                        for p in _descending(level, text, lo, e, e - 1):
+                            if p < i0:
+                                break
+                            ups.append(p)
+                        ups.reverse()
+                else:
+                    ups = level.positions(text, lo, e)
+                for p in ups:
                     if p < i0 or not self._is_cut(text, p):
                         continue
                     if p >= e:

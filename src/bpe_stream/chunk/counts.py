@@ -322,17 +322,11 @@ class ChunkView:
                  "run_end", "far")
 
     def __init__(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int = -1):
-        self.tc = tc
-        self.scan_floor = scan_floor
-        self.s = s
-        self.max_tokens = max_tokens
-        self.hb = None
+        self._start(tc, s, max_tokens, scan_floor)
         # Run mode: the text from s starts with a one-piece run (_ONE_PIECE_RUN), so every
         # candidate text[s:j] inside it is one piece; the head (a re-split from s that would
         # read the whole run, often the rest of the window, once per chunk) is built only if
         # the run turns out too short.  run_end: the run is known to reach this far.
-        self.run_end = -1
-        self.far = False
         if tc.run is not None and s < tc.n:
             gi = bisect_left(tc.bounds, s)
             if tc.bounds[gi] != s:
@@ -346,6 +340,16 @@ class ChunkView:
             return
         # ----
         self._build_head()
+
+    def _start(self, tc: TextCounts, s: int, max_tokens: int, scan_floor: int) -> None:
+        """The fields of a view from ``s`` before its head (none yet, no run, not far)."""
+        self.tc = tc
+        self.scan_floor = scan_floor
+        self.s = s
+        self.max_tokens = max_tokens
+        self.hb = None
+        self.run_end = -1
+        self.far = False
 
     def _build_head(self) -> None:
         tc = self.tc
@@ -410,11 +414,32 @@ class ChunkView:
         self.hb = hb
         self.hc = hc
         if self.over is None and self.kg is not None:
-            cum = tc.cum
-            k = bisect_right(cum, max_tokens - self.delta, self.kg)
-            if k < len(cum):
-                self.over = len(hb) - 1 + (k - self.kg)
-                self.over_count = cum[k] + self.delta
+            self._over_in_global()
+
+    def _over_in_global(self) -> None:
+        """``over``: the first global boundary past the head whose count exceeds the budget."""
+        cum = self.tc.cum
+        k = bisect_right(cum, self.max_tokens - self.delta, self.kg)
+        if k < len(cum):
+            self.over = len(self.hb) - 1 + (k - self.kg)
+            self.over_count = cum[k] + self.delta
+
+    @classmethod
+    def synced(cls, tc: TextCounts, gi: int, max_tokens: int, scan_floor: int = -1) -> ChunkView:
+        """``ChunkView(tc, tc.bounds[gi], max_tokens, scan_floor)`` without its probes: from a
+        global boundary the view has no run mode and is not far (the next boundary is ``s``
+        itself), and its head is ``s`` alone, synced at ``gi`` (``_build_head``'s first case)."""
+        view = cls.__new__(cls)
+        s = tc.bounds[gi]
+        view._start(tc, s, max_tokens, scan_floor)
+        view.hb = [s]
+        view.hc = [0]
+        view.kg = gi
+        view.delta = -tc.cum[gi]
+        view.over = None
+        view.over_count = 0
+        view._over_in_global()
+        return view
 
     def _run_cut(self, final: bool, byte_horizon: int):
         """``cut`` in run mode: ``text[s:j]`` is one piece for every candidate ``j``, so its
@@ -820,6 +845,10 @@ class SuffixView:
             return 0
         text = tc.text
         if tc.hard:
+            if self.kb >= 0 and i <= tc.bounds[self.kb]:
+                rest = self._global_count(i)  # i a global boundary <= b_e: from the sums alone
+                if rest is not None:
+                    return rest
             m = tc.hard_at.search(text, i, e)
             if m is not None:
                 g = m.start() + 1  # rule 5 with start i: a letter at g - 1 >= i
