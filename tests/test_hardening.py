@@ -24,7 +24,11 @@ def test_any_int_budget_works(text, budget):
         assert enc.count_till_limit(text, budget) == enc.count(text)
         assert enc.truncate(text, budget) == text and enc.truncate_start(text, budget) == text
         assert enc.bpe.count_till_limit(text.encode(), budget) == enc.bpe.count(text.encode())
-    assert [c.text for c in Chunker("cl100k_base", budget).chunks(text)] == ([text] if text else [])
+    for mode in ("semantic", "exact"):
+        for overlap in (0, 3):
+            # the exact mode's compiled cuts took the budget as a C size (OverflowError)
+            chunks = Chunker("cl100k_base", budget, overlap=overlap, boundaries=mode).chunks(text)
+            assert [c.text for c in chunks] == ([text] if text else [])
 
 
 def test_refusal_offsets_are_the_callers():

@@ -622,8 +622,10 @@ class Chunker(Generic[T]):
         self._use_scan = self._is_text and enc_or_bpe.pat_str is not None
         # exact cuts in bulk (chunk_cuts.c) need rule 5 of chunk/counts.py: every member of the
         # family, with the rule its choices give (its HB_* flags)
+        # (budgets whose byte horizon passes a C size take the Python steps: a budget that
+        # large cuts the same chunks, and the compiled routines keep their sums in ssize_t)
         self._bulk_exact = (not self._semantic and self._use_scan and self._hard_boundaries
-                            and self._bpe._core is not None)
+                            and self._bpe._core is not None and self._byte_horizon < _C_SIZES)
         # a pre-tokenizer that normalizes (Qwen's NFC): the chunks are of the text the model
         # sees, normalize(text), and their offsets are into it (the same as the input's
         # wherever the input is already normalized, as most text is)
