@@ -201,7 +201,7 @@ run_start(RunBytes *r, Py_ssize_t s)
    start re-reads up to overlap tokens; the table is then resumed, table_meet.c).
    O(bytes kept) moves, against the table steps they save. */
 static int
-run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
+run_restart(RunBytes *r, Py_ssize_t s)
 {
     Py_ssize_t c = s - r->s;
     if (r->filled <= 0 || c <= 0 || c >= r->nchars)
@@ -225,42 +225,6 @@ run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
     return r->cls;
 }
 /* ---- */
-
-/* The length of the longest token prefix data[r:r + len] (the forward trie walked from r),
-   -1 when it reaches the end n of the bytes held (longer ones may follow). */
-static inline Py_ssize_t
-fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
-{
-    const Trie *t = &c->fwd;
-    uint32_t v = t->root[data[r]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (r + len == n)
-            return -1;
-        v = trie_child(t, v, data[r + len]);
-    }
-    return len;
-}
-
-/* The length of the longest reversed token prefix ending at data[d] (the reversed trie
-   walked back from d), at most d. */
-static inline Py_ssize_t
-rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
-{
-    const Trie *t = &c->rev;
-    if (d == 0)
-        return 0;
-    uint32_t v = t->root[data[d - 1]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (len == d)
-            break;
-        v = trie_child(t, v, data[d - 1 - len]);
-    }
-    return len;
-}
 
 /* The cut from r->s: the end (a character index) and its count into *count; 0 when the
    rules above leave it to the Python steps, -1 out of memory. */
@@ -291,7 +255,7 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
     Py_ssize_t fit_char = 0;   /* the same among character boundaries (characters) */
     Py_ssize_t chars_at = 0;   /* characters before position p */
     Py_ssize_t walked = 0;     /* positions r < walked have their forward walks in reach */
-    Py_ssize_t reach = 0;      /* max of r + fwd_walk(r) over them */
+    Py_ssize_t reach = 0;      /* max of r + trie_fwd_walk(r) over them */
     r->counts[0] = r->last[0] = 0;
     TableMeet meet;  /* table_meet.c: where this chunk's table meets the previous one */
     table_meet_start(&meet);
@@ -353,7 +317,7 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (walked < p - W + 1)
                 walked = p - W + 1;  /* a token from r <= p - W ends by p: no walk needed */
             while (walked <= fit_any) {
-                Py_ssize_t w = fwd_walk(core, r->buf, walked, r->nbytes);
+                Py_ssize_t w = trie_fwd_walk(core, r->buf, walked, r->nbytes);
                 if (w < 0) {
                     blocked = 1;  /* the walk reads past the bytes held: decided later */
                     break;
@@ -416,23 +380,13 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
     }
     cnt[0] = 0;
     Py_ssize_t q, fit_any = 0, read = L;
-    /* the mirrored stop: lowest = min of d - rev_walk(d) over the ends d > lowed (every end
+    /* the mirrored stop: lowest = min of d - trie_rev_walk(d) over the ends d > lowed (every end
        of a token that a fitting suffix's chain may cross into) */
     Py_ssize_t lowed = L, lowest = L;
-    const Trie *fwd = &core->fwd;
     for (q = 1; q <= L; q++) {
         Py_ssize_t pos = L - q;
         /* tokens starting at pos within the suffix, longest last */
-        int nt = 0;
-        uint32_t v = fwd->root[d[pos]];
-        Py_ssize_t i = pos + 1;
-        while (v) {
-            if (fwd->node[v].token >= 0)
-                toks[nt++] = fwd->node[v].token;
-            if (i == L)
-                break;
-            v = trie_child(fwd, v, d[i++]);
-        }
+        int nt = tokens_starting_at(core, d, pos, L, toks);
         int32_t t = -1;
         while (nt > 0) {
             t = toks[--nt];
@@ -460,7 +414,7 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
         if (q == L)
             break;
         while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - rev_walk(core, d, lowed);
+            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
             if (low < lowest)
                 lowest = low;
             lowed--;
@@ -519,7 +473,7 @@ run_cuts(PyObject *module, PyObject *args)
     }
     int need_more = 0;
     Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
-    while (run_restart(&r, s, core->max_token_len)) {
+    while (run_restart(&r, s)) {
         Py_ssize_t count = 0;
         Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
         if (e == RUN_NEED_MORE) {

@@ -162,39 +162,6 @@ stretch_extend(Stretch *w, Py_ssize_t want)
     return 0;
 }
 
-/* The longest token prefix of data[r:], -1 when the walk reaches n (bytes not held yet). */
-static inline Py_ssize_t
-ws_fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
-{
-    const Trie *t = &c->fwd;
-    uint32_t v = t->root[data[r]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (r + len == n)
-            return -1;
-        v = trie_child(t, v, data[r + len]);
-    }
-    return len;
-}
-
-static inline Py_ssize_t
-ws_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
-{
-    const Trie *t = &c->rev;
-    if (d == 0)
-        return 0;
-    uint32_t v = t->root[data[d - 1]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (len == d)
-            break;
-        v = trie_child(t, v, data[d - 1 - len]);
-    }
-    return len;
-}
-
 /* piece(x): 1 for a whole-piece token, else the table count. */
 static inline Py_ssize_t
 piece_count(const void *whole, Py_ssize_t whole_max, const unsigned char *x, Py_ssize_t len, int32_t table_count)
@@ -297,7 +264,7 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
         if (walked < p - W)
             walked = p - W;  /* a token from before p - W ends before p (and before any later p) */
         while (walked <= fit_tab) {
-            Py_ssize_t wl = ws_fwd_walk(core, d, walked, w->nbytes - b0);
+            Py_ssize_t wl = trie_fwd_walk(core, d, walked, w->nbytes - b0);
             if (wl < 0) {
                 blocked = 1;
                 break;
@@ -359,19 +326,9 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
     Py_ssize_t W = core->max_token_len;
     Py_ssize_t q, fit_any = 0, read = L;
     Py_ssize_t lowed = L, lowest = L;
-    const Trie *fwd = &core->fwd;
     for (q = 1; q <= L; q++) {
         Py_ssize_t pos = L - q;
-        int nt = 0;
-        uint32_t v = fwd->root[d[pos]];
-        Py_ssize_t i = pos + 1;
-        while (v) {
-            if (fwd->node[v].token >= 0)
-                toks[nt++] = fwd->node[v].token;
-            if (i == L)
-                break;
-            v = trie_child(fwd, v, d[i++]);
-        }
+        int nt = tokens_starting_at(core, d, pos, L, toks);
         int32_t t = -1;
         while (nt > 0) {
             t = toks[--nt];
@@ -398,7 +355,7 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
         if (lowed > L - q + W)
             lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
         while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - ws_rev_walk(core, d, lowed);
+            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
             if (low < lowest)
                 lowest = low;
             lowed--;

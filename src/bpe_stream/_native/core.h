@@ -370,6 +370,62 @@ tokens_ending_at(const Core *c, const unsigned char *data, Py_ssize_t lo, Py_ssi
     return k;
 }
 
+/* The tokens starting at data[pos] (not reaching past n), shortest first, into out
+   (max_token_len entries); their number.  The mirror of tokens_ending_at. */
+static inline int
+tokens_starting_at(const Core *c, const unsigned char *data, Py_ssize_t pos, Py_ssize_t n, int32_t *out)
+{
+    const Trie *t = &c->fwd;
+    int k = 0;
+    uint32_t v = t->root[data[pos]];
+    Py_ssize_t i = pos + 1;
+    while (v) {
+        if (t->node[v].token >= 0)
+            out[k++] = t->node[v].token;
+        if (i == n)
+            break;
+        v = trie_child(t, v, data[i++]);
+    }
+    return k;
+}
+
+/* The length of the longest forward-trie path data[r:r + len] (a prefix of some token, so
+   at least the longest token starting at r), -1 when the walk reaches the end n of the
+   bytes held (longer ones may follow).  At most max_token_len steps. */
+static inline Py_ssize_t
+trie_fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
+{
+    const Trie *t = &c->fwd;
+    uint32_t v = t->root[data[r]];
+    Py_ssize_t len = 0;
+    while (v) {
+        len++;
+        if (r + len == n)
+            return -1;
+        v = trie_child(t, v, data[r + len]);
+    }
+    return len;
+}
+
+/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
+   suffix of some token, so at least the longest token ending at d), at most d. */
+static inline Py_ssize_t
+trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
+{
+    const Trie *t = &c->rev;
+    if (d == 0)
+        return 0;
+    uint32_t v = t->root[data[d - 1]];
+    Py_ssize_t len = 0;
+    while (v) {
+        len++;
+        if (len == d)
+            break;
+        v = trie_child(t, v, data[d - 1 - len]);
+    }
+    return len;
+}
+
 /* The first byte of data[0:n] that is no token (and so in no token), or -1. */
 static inline Py_ssize_t
 first_missing_byte(const Core *c, const unsigned char *data, Py_ssize_t n)
@@ -637,18 +693,12 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
 
-/* ---- table_resume.c, for chunk_runs.c: the table pass resumed from an earlier start's
-   table (positions done + 1 .. target; old_filled positions of the earlier table in place;
-   *synced: they met and every old position was taken; the last position filled, which is
-   old_filled when that is past target and they met) */
-Py_ssize_t table_fill_resume(const Core *c, const unsigned char *data, int32_t *last, int32_t *counts,
-                             Py_ssize_t done, Py_ssize_t target, Py_ssize_t old_filled, Py_ssize_t *per_io,
-                             Py_ssize_t *eq_io, int32_t *cand, int *synced);
-
 /* ---- table_meet.c, for chunk_runs.c: the table pass resumed from an earlier start's
-   table at the first position no token crosses (as table_fill_resume; meet carries the
-   agreement and the walks between calls, reset by table_meet_start for each chunk; n the
-   bytes held, which the walks do not pass) */
+   table at the first position no token crosses (positions done + 1 .. target; old_filled
+   positions of the earlier table in place; *synced: they met and every old position was
+   taken; the last position filled, which is old_filled when that is past target and they
+   met; meet carries the agreement and the walks between calls, reset by table_meet_start
+   for each chunk; n the bytes held, which the walks do not pass) */
 typedef struct {
     Py_ssize_t a;       /* start of the agreeing stretch ending at the last position, -1: none */
     int32_t delta;      /* old count - new count on it */
