@@ -86,31 +86,6 @@ run_class(int mode, Py_UCS4 cp)
     return 0;
 }
 
-static inline Py_ssize_t
-utf8_put(Py_UCS4 cp, unsigned char *o)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 63));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-        o[2] = (unsigned char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-    o[3] = (unsigned char)(0x80 | (cp & 63));
-    return 4;
-}
-
 /* The bytes of one chunk's run from its start: buf[0:nbytes] holds the characters
    s .. s + nchars - 1, all of class cls, boff[c] the byte offset of character s + c. */
 typedef struct {
@@ -378,51 +353,11 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
         PyMem_RawFree(cnt);
         return -1;
     }
-    cnt[0] = 0;
-    Py_ssize_t q, fit_any = 0, read = L;
-    /* the mirrored stop: lowest = min of d - trie_rev_walk(d) over the ends d > lowed (every end
-       of a token that a fitting suffix's chain may cross into) */
-    Py_ssize_t lowed = L, lowest = L;
-    for (q = 1; q <= L; q++) {
-        Py_ssize_t pos = L - q;
-        /* tokens starting at pos within the suffix, longest last */
-        int nt = tokens_starting_at(core, d, pos, L, toks);
-        int32_t t = -1;
-        while (nt > 0) {
-            t = toks[--nt];
-            Py_ssize_t rest = q - tok_len(core, t);
-            if (rest == 0) {
-                cnt[q] = 1;
-                break;
-            }
-            if (valid_pair(core, t, first[rest])) {
-                cnt[q] = cnt[rest] + 1;
-                break;
-            }
-            t = -1;
-        }
-        if (t < 0) {
-            PyMem_RawFree(first);
-            PyMem_RawFree(cnt);
-            return -2;
-        }
-        first[q] = t;
-        if (cnt[q] <= k) {
-            fit_any = q;
-            continue;
-        }
-        if (q == L)
-            break;
-        while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
-            if (low < lowest)
-                lowest = low;
-            lowed--;
-        }
-        if (lowest >= L - q) {
-            read = q;  /* no suffix longer than fit_any fits */
-            break;
-        }
+    Py_ssize_t read = suffix_counts(core, d, L, k, first, cnt, toks);
+    if (read < 0) {
+        PyMem_RawFree(first);
+        PyMem_RawFree(cnt);
+        return read;
     }
     Py_ssize_t e_bytes = r->boff[ce];
     Py_ssize_t answer = ce;

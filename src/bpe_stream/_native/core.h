@@ -370,6 +370,32 @@ tokens_ending_at(const Core *c, const unsigned char *data, Py_ssize_t lo, Py_ssi
     return k;
 }
 
+/* The UTF-8 of cp into o (room for 4 bytes); its length. */
+static inline Py_ssize_t
+utf8_put(Py_UCS4 cp, unsigned char *o)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 63));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+        o[2] = (unsigned char)(0x80 | (cp & 63));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+    o[3] = (unsigned char)(0x80 | (cp & 63));
+    return 4;
+}
+
 /* The tokens starting at data[pos] (not reaching past n), shortest first, into out
    (max_token_len entries); their number.  The mirror of tokens_ending_at. */
 static inline int
@@ -424,6 +450,61 @@ trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
         v = trie_child(t, v, data[d - 1 - len]);
     }
     return len;
+}
+
+/* The suffix counts of d[0:L] (cnt[q]: the count of its last q bytes, raw BPE; first[q] the
+   first token of that encoding) for q up to the returned length, past which no suffix has k
+   tokens or fewer (the mirrored pass and stop of chunk_runs.c, also chunk_ws.c's); -2 a
+   byte that is no token.  toks: room for max_token_len tokens.  The stop: lowest = min of
+   d - trie_rev_walk(d) over the ends d > lowed (every end of a token that a fitting
+   suffix's chain may cross into); ends past L - q + W are skipped, their tokens starting
+   after L - q (so past every later L - q' too).  O(bytes read * trie steps). */
+static inline Py_ssize_t
+suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t k, int32_t *first, int32_t *cnt,
+              int32_t *toks)
+{
+    cnt[0] = 0;
+    Py_ssize_t W = core->max_token_len;
+    Py_ssize_t q, fit_any = 0, read = L;
+    Py_ssize_t lowed = L, lowest = L;
+    for (q = 1; q <= L; q++) {
+        Py_ssize_t pos = L - q;
+        int nt = tokens_starting_at(core, d, pos, L, toks);
+        int32_t t = -1;
+        while (nt > 0) {
+            t = toks[--nt];
+            Py_ssize_t rest = q - tok_len(core, t);
+            if (rest == 0) {
+                cnt[q] = 1;
+                break;
+            }
+            if (valid_pair(core, t, first[rest])) {
+                cnt[q] = cnt[rest] + 1;
+                break;
+            }
+            t = -1;
+        }
+        if (t < 0)
+            return -2;
+        first[q] = t;
+        if (cnt[q] <= k) {
+            fit_any = q;
+            continue;
+        }
+        if (q == L)
+            break;
+        if (lowed > L - q + W)
+            lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
+        while (lowed >= L - fit_any) {
+            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
+            if (low < lowest)
+                lowest = low;
+            lowed--;
+        }
+        if (lowest >= L - q)
+            return q;  /* no suffix longer than fit_any fits */
+    }
+    return read;
 }
 
 /* The first byte of data[0:n] that is no token (and so in no token), or -1. */
