@@ -425,15 +425,8 @@ run_cuts(PyObject *module, PyObject *args)
         }
         if (e == 0 || e <= min_end)
             break;
-        Py_ssize_t triple[3] = {s, e, count};
-        for (int q = 0; q < 3; q++) {
-            PyObject *t = PyLong_FromSsize_t(triple[q]);
-            if (t == NULL || PyList_Append(out, t) < 0) {
-                Py_XDECREF(t);
-                goto error;
-            }
-            Py_DECREF(t);
-        }
+        if (append_cut(out, s, e, count) < 0)
+            goto error;
         min_end = e;
         prev_chars = e - s;
         if (e >= r.n || overlap == 0) {

@@ -396,6 +396,24 @@ utf8_put(Py_UCS4 cp, unsigned char *o)
     return 4;
 }
 
+/* Appends the cut (s, e, count) to the flat list cuts ([s, e, count, ...], as the chunking
+   routines answer); -1 with an exception set. */
+static inline int
+append_cut(PyObject *cuts, Py_ssize_t s, Py_ssize_t e, Py_ssize_t count)
+{
+    Py_ssize_t values[3] = {s, e, count};
+    for (int k = 0; k < 3; k++) {
+        PyObject *v = PyLong_FromSsize_t(values[k]);
+        if (v == NULL)
+            return -1;
+        int rc = PyList_Append(cuts, v);
+        Py_DECREF(v);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The tokens starting at data[pos] (not reaching past n), shortest first, into out
    (max_token_len entries); their number.  The mirror of tokens_ending_at. */
 static inline int
