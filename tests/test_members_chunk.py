@@ -99,6 +99,9 @@ def test_which_members_take_the_routines():
         assert chunker_module._ws_member(member) == (member.whitespace == "newlines")
     assert not chunker_module._ws_member(MEMBERS["gpt2"]) and not chunker_module._ws_member(MEMBERS["starcoder"])
     assert not chunker_module._counted_member(None)
+    # and the chunker takes the recounts for every member, not only cl100k's and o200k's
+    for name in MEMBERS:
+        assert chunker_module.Chunker(_member_encoding(name), 16, boundaries="exact")._counted_cuts, name
 
 
 STRETCH_ATOMS = [" ", "\t", "\n", "\r\n", "  ", "\u00a0", "\u3000", " " * 70, "\t \n" * 25, "x", "!", "1", "'s",

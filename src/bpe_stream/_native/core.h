@@ -1,5 +1,6 @@
 /* The compiled BPE core: the vocabulary object every C part works on, and the
-inline helpers they share (hashing token bytes, the pair test, trie steps).
+inline helpers they share (hashing token bytes, the pair test, trie steps and walks,
+the chunkers' suffix counts, UTF-8 of a character, a cut appended to an answer).
 
 Core (the Python type bpe_stream._native._core.Core) holds, for a vocabulary whose
 token id == rank:
