@@ -66,7 +66,7 @@ _NATIVE = "src/bpe_stream/_native/"
 _PARTS = ["module.c", "vocab.c", "backtracking.c", "merge_loop.c", "prefix_table.c", "search.c", "batch.c", "pool.c", "presplit.c",
           "text_intervals.c", "periodic_runs.c", "pair_filter.c",
           "load_strings.c", "holding.c", "merges.c",
-          "chunk_cuts.c", "chunk_objects.c", "chunk_counted_cuts.c", "chunk_runs.c", "table_resume.c",
+          "chunk_cuts.c", "chunk_objects.c", "chunk_counted_cuts.c", "chunk_runs.c",
           "digit_runs.c",
           "json_sections.c", "dropping.c", "waiting.c", "merges_products.c",
           "gguf_byte_level.c", "normalization_check.c",

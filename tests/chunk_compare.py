@@ -1,12 +1,52 @@
 """The harness the compiled chunking routines' tests share: the exact chunker's chunks with
 some of the chunker module's compiled routines replaced (None turns one off, so the
 Python steps, the reference, find those chunks), and the check that a routine's chunks
-equal the reference's, join back and count exactly."""
+equal the reference's, join back and count exactly; for the members' tests, a real
+vocabulary with its HF count, and the check that a rule's chunks (either mode) equal
+those without it and count as HF does."""
 
 from __future__ import annotations
 
+import functools
+from contextlib import contextmanager
+
+import pytest
+import real_vocabularies as rv
+
+import bpe_stream
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
+
+# real vocabularies whose folder under the test vocabularies is not their name
+_FOLDERS = {"deepseek_v3": "deepseek_v3_layout"}
+
+
+@functools.lru_cache(maxsize=None)
+def real_vocabulary(name: str):
+    """(encoding, HF count) of the real vocabulary ``name`` (its tokenizer.json, built from
+    the test vocabularies), or a skip (a failure where BPE_STREAM_REQUIRE_VOCABS is set)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    try:
+        path = rv.built(f"{_FOLDERS.get(name, name)}/tokenizer.json")
+    except rv.Unavailable as e:
+        if rv.REQUIRE:
+            pytest.fail(f"BPE_STREAM_REQUIRE_VOCABS is set and {e}")
+        pytest.skip(str(e))
+    tok = tokenizers.Tokenizer.from_file(str(path))
+    return bpe_stream.load(path), lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+@contextmanager
+def _replacing(replaced: dict):
+    """Sets each ``(module, name)`` of ``replaced`` to its value, restored on exit."""
+    saved = {key: getattr(*key) for key in replaced}
+    for (module, name), value in replaced.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for (module, name), value in saved.items():
+            setattr(module, name, value)
 
 
 def random_pieces(rng, text, longest: int) -> list:
@@ -52,18 +92,13 @@ def chunk_triples(enc, text, budget, overlap, replaced: dict, pieces=None):
     boundaries="exact")`` over ``text`` (or the stream ``pieces``), or ``("refused",
     position, tokens)``, with the chunker module's attributes named in ``replaced`` set
     to its values for the call."""
-    saved = {name: getattr(chunker_module, name) for name in replaced}
-    for name, value in replaced.items():
-        setattr(chunker_module, name, value)
-    try:
-        chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
-        found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
-        return [(c.start, c.end, c.token_count) for c in found]
-    except CharacterOverBudget as e:
-        return ("refused", e.position, e.tokens)
-    finally:
-        for name, value in saved.items():
-            setattr(chunker_module, name, value)
+    with _replacing({(chunker_module, name): value for name, value in replaced.items()}):
+        try:
+            chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
+            found = chunker.chunks(text) if pieces is None else list(chunker.chunk_stream(pieces))
+            return [(c.start, c.end, c.token_count) for c in found]
+        except CharacterOverBudget as e:
+            return ("refused", e.position, e.tokens)
 
 
 def same_as_steps(enc, text, budget, overlap, routine: str, pieces=None, also_off=()) -> int:
@@ -82,3 +117,36 @@ def same_as_steps(enc, text, budget, overlap, routine: str, pieces=None, also_of
         for s, e, k in compiled[:: max(1, len(compiled) // 40)]:
             assert k == enc.count(text[s:e])
     return counting.chunks
+
+
+def assert_counts(chunks, seen: str, count, budget: int, what=()) -> None:
+    """Asserts that ``chunks`` (``(start, end, tokens, ...)``, a text last where given)
+    cover ``seen`` (the text as the encoding sees it) from 0 to its end and that each one
+    fits ``budget`` and has ``count`` (the reference count: HF's, tiktoken's) tokens."""
+    assert chunks[0][0] == 0 and chunks[-1][1] == len(seen), what
+    for s, e, k, *t in chunks:
+        assert t in ([], [seen[s:e]]) and k <= budget, (*what, s, e)
+        assert k == count(seen[s:e]), (*what, s, e)
+
+
+def mode_chunks(enc, text, budget, overlap, mode, replaced: dict):
+    """``[(start, end, count, text), ...]`` of ``Chunker(enc, budget, overlap=overlap,
+    boundaries=mode)`` over ``text``, or ``("refused", position, tokens)``, with each
+    ``(module, name)`` of ``replaced`` set to its value for the call."""
+    with _replacing(replaced):
+        try:
+            chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).chunks(text)
+            return [(c.start, c.end, c.token_count, c.text) for c in chunks]
+        except CharacterOverBudget as e:
+            return ("refused", e.position, e.tokens)
+
+
+def same_without_rule(enc, count, text, budget, overlap, mode, reference: dict) -> None:
+    """Asserts that the chunks of ``text`` in ``mode`` equal those with the rule under test
+    turned off (``reference``: ``(module, name)`` -> value, as :func:`mode_chunks`), and,
+    unless refused, cover the text and count as ``count`` within the budget."""
+    found = mode_chunks(enc, text, budget, overlap, mode, {})
+    what = (enc.name, budget, overlap, mode)
+    assert found == mode_chunks(enc, text, budget, overlap, mode, reference), (*what, text[:40])
+    if found[0] != "refused":
+        assert_counts(found, enc._text(text), count, budget, what)

@@ -14,14 +14,14 @@ import random
 import conftest
 import pytest
 import regex
+from chunk_compare import real_vocabulary, same_without_rule
 from conftest import examples, full_tier_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_member_long_runs import _real
 
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.chunk import digit_runs
-from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker
+from bpe_stream.chunk.chunker import Chunker
 from bpe_stream.pretokenize.family import MEMBERS
 
 GROUPED = {"cl100k_base", "o200k_base", "llama3", "deepseek_v3"}
@@ -51,30 +51,12 @@ def test_premise_on_the_members_split(name):
         assert digit_pieces == expected, (name, text)
 
 
-def _triples(enc, text, budget, overlap, mode, reference: bool):
-    saved = chunker_module.digit_groups_member
-    if reference:
-        chunker_module.digit_groups_member = lambda member: False
-    try:
-        chunks = Chunker(enc, budget, overlap=overlap, boundaries=mode).chunks(text)
-        return [(c.start, c.end, c.token_count, c.text) for c in chunks]
-    except CharacterOverBudget as e:
-        return ("refused", e.position, e.tokens)
-    finally:
-        chunker_module.digit_groups_member = saved
+# the rule under test off: the Python steps find the chunks
+NO_DIGIT_GROUPS = {(chunker_module, "digit_groups_member"): lambda member: False}
 
 
 def _check(enc, count, text, budget, overlap, mode):
-    found = _triples(enc, text, budget, overlap, mode, reference=False)
-    assert found == _triples(enc, text, budget, overlap, mode, reference=True), (enc.name, budget, overlap, mode,
-                                                                                 text[:40])
-    if found[0] == "refused":
-        return
-    seen = enc._text(text)
-    assert found[0][0] == 0 and found[-1][1] == len(seen)
-    for s, e, k, t in found:
-        assert t == seen[s:e] and k <= budget
-        assert k == count(t), (enc.name, budget, overlap, mode, s, e)
+    same_without_rule(enc, count, text, budget, overlap, mode, NO_DIGIT_GROUPS)
 
 
 def _digits(rng: random.Random, n: int, other_share: float) -> str:
@@ -87,7 +69,7 @@ def _digits(rng: random.Random, n: int, other_share: float) -> str:
 def test_real_vocabulary_digit_overlaps(key, mode):
     if key != "deepseek_v3":
         full_tier_only()  # loading a second real vocabulary costs half a second
-    enc, count = _real(key)
+    enc, count = real_vocabulary(key)
     rng = random.Random(11)
     if conftest.FULL:
         texts = [_digits(rng, 600, 0.0), _digits(rng, 500, 0.05), _digits(rng, 400, 0.3), "ab " + "7" * 400 + "."]
@@ -109,7 +91,7 @@ def test_hypothesis_digit_overlaps(key, seed, length, share, budget, overlap, mo
         if key != "deepseek_v3":
             return
         length = min(length, 120)
-    enc, count = _real(key)
+    enc, count = real_vocabulary(key)
     _check(enc, count, _digits(random.Random(seed), length, share), budget, min(overlap, budget - 1), mode)
 
 
@@ -120,7 +102,7 @@ def test_long_digit_run_overlap_starts(key):
     and, in the full tier, the same chunks as without the rule."""
     if key != "deepseek_v3":
         full_tier_only()
-    enc, count = _real(key)
+    enc, count = real_vocabulary(key)
     rng = random.Random(3)
     texts = [_digits(rng, 2400, 0.0)] + ([_digits(rng, 2400, 0.002), "x " + _digits(rng, 3000, 0.0)]
                                          if conftest.FULL else [])

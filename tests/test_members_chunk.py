@@ -15,13 +15,11 @@ from pathlib import Path
 
 import conftest
 import pytest
-import real_vocabularies as rv
-from chunk_compare import CountingCalls, chunk_triples, same_as_steps
+from chunk_compare import CountingCalls, assert_counts, chunk_triples, real_vocabulary, same_as_steps
 from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bpe_stream
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream import Encoding, get_encoding
 from bpe_stream.pretokenize.family import MEMBERS
@@ -41,20 +39,6 @@ OFF = ("_ws_cuts", "_run_cuts", "_digit_cuts")
 
 
 @functools.lru_cache(maxsize=None)
-def _real(name: str):
-    """(encoding, HF count) of a real vocabulary's tokenizer.json, or a skip."""
-    tokenizers = pytest.importorskip("tokenizers")
-    try:
-        path = rv.built(f"{name}/tokenizer.json")
-    except rv.Unavailable as e:
-        if rv.REQUIRE:
-            pytest.fail(f"BPE_STREAM_REQUIRE_VOCABS is set and {e}")
-        pytest.skip(str(e))
-    tok = tokenizers.Tokenizer.from_file(str(path))
-    return bpe_stream.load(path), lambda text: len(tok.encode(text, add_special_tokens=False).ids)
-
-
-@functools.lru_cache(maxsize=None)
 def _member_encoding(name: str) -> Encoding:
     member = MEMBERS[name]
     base = "o200k_base" if member.letters == "cased" else "cl100k_base"
@@ -65,10 +49,8 @@ def _check(enc, hf_count, text, budget, overlap) -> None:
     text = enc.pretokenizer.normalize(text)  # (Qwen's NFC: the chunks are of the text the model sees)
     same_as_steps(enc, text, budget, overlap, "_exact_cuts", also_off=OFF)
     chunks = chunk_triples(enc, text, budget, overlap, {})
-    if chunks and chunks[0] == "refused":
-        return
-    for s, e, k in chunks:
-        assert k == hf_count(text[s:e]) <= budget, (enc.name, budget, overlap, text[s:e])
+    if chunks and chunks[0] != "refused":
+        assert_counts(chunks, text, hf_count, budget, (enc.name, budget, overlap))
 
 
 @needs_compiled
@@ -76,7 +58,7 @@ def _check(enc, hf_count, text, budget, overlap) -> None:
 def test_families_against_steps_and_hf(name):
     if name != FAST_REAL:
         conftest.full_tier_only()
-    enc, hf_count = _real(name)
+    enc, hf_count = real_vocabulary(name)
     size = 300 if conftest.FULL else 160
     budgets = (1, 3, 16, 64) if conftest.FULL else (16,)
     for family in FAMILIES if conftest.FULL else ("emoji with ZWJ sequences", "tabs and mixed whitespace"):
@@ -91,7 +73,7 @@ def test_counted_cuts_take_gpt2_emoji():
     conftest.full_tier_only()
     # gpt2's emoji run is one long punctuation piece between keycaps: without the recounts
     # the compiled routine stopped at every cut inside it (1063x count on 100 KB)
-    enc, _ = _real("gpt2")
+    enc, _ = real_vocabulary("gpt2")
     text = family_text("emoji with ZWJ sequences", 3000)
     counting = CountingCalls(chunker_module._exact_cuts)
     found = chunk_triples(enc, text, 16, 0, {"_exact_cuts": counting})
@@ -103,7 +85,7 @@ def test_counted_cuts_take_gpt2_emoji():
 def test_ws_cuts_take_member_stretches(name):
     if name != FAST_REAL:
         conftest.full_tier_only()
-    enc, hf_count = _real(name)
+    enc, hf_count = real_vocabulary(name)
     text = family_text("tabs and mixed whitespace", 3000 if conftest.FULL else 600)
     counting = CountingCalls(chunker_module._ws_cuts)
     found = chunk_triples(enc, text, 16, 4, {"_ws_cuts": counting})
@@ -117,6 +99,9 @@ def test_which_members_take_the_routines():
         assert chunker_module._ws_member(member) == (member.whitespace == "newlines")
     assert not chunker_module._ws_member(MEMBERS["gpt2"]) and not chunker_module._ws_member(MEMBERS["starcoder"])
     assert not chunker_module._counted_member(None)
+    # and the chunker takes the recounts for every member, not only cl100k's and o200k's
+    for name in MEMBERS:
+        assert chunker_module.Chunker(_member_encoding(name), 16, boundaries="exact")._counted_cuts, name
 
 
 STRETCH_ATOMS = [" ", "\t", "\n", "\r\n", "  ", "\u00a0", "\u3000", " " * 70, "\t \n" * 25, "x", "!", "1", "'s",
@@ -141,5 +126,5 @@ def test_hypothesis_members(atoms, budget, share, name):
 def test_hypothesis_real_vocabularies(atoms, budget, share, name):
     text = "".join(atoms)
     overlap = 0 if not share else (budget - 1 if share == 1 else budget // share)
-    enc, hf_count = _real(name)
+    enc, hf_count = real_vocabulary(name)
     _check(enc, hf_count, text, budget, overlap)

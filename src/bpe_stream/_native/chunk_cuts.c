@@ -567,16 +567,8 @@ exact_cuts(PyObject *module, PyObject *args)
     cut_found:
         if (e <= min_end)
             break;
-        PyObject *t;
-        Py_ssize_t triple[3] = {s, e, count};
-        for (int q = 0; q < 3; q++) {
-            t = PyLong_FromSsize_t(triple[q]);
-            if (t == NULL || PyList_Append(out, t) < 0) {
-                Py_XDECREF(t);
-                goto error;
-            }
-            Py_DECREF(t);
-        }
+        if (append_cut(out, s, e, count) < 0)
+            goto error;
         min_end = e;
         if (e >= n) {
             s = e;

@@ -86,31 +86,6 @@ run_class(int mode, Py_UCS4 cp)
     return 0;
 }
 
-static inline Py_ssize_t
-utf8_put(Py_UCS4 cp, unsigned char *o)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 63));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-        o[2] = (unsigned char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-    o[3] = (unsigned char)(0x80 | (cp & 63));
-    return 4;
-}
-
 /* The bytes of one chunk's run from its start: buf[0:nbytes] holds the characters
    s .. s + nchars - 1, all of class cls, boff[c] the byte offset of character s + c. */
 typedef struct {
@@ -163,10 +138,7 @@ run_extend(RunBytes *r, Py_ssize_t want)
 {
     if (r->ended || r->nchars >= want)
         return 0;
-    /* (room for the characters the text holds, not for all of want: a huge budget's
-       horizon asks for more than any text has) */
-    Py_ssize_t room = r->n - r->s > 1 ? r->n - r->s : 1;
-    if (run_grow(r, want < room ? want : room) < 0)
+    if (run_grow(r, want) < 0)
         return -1;
     while (r->nchars < want) {
         Py_ssize_t i = r->s + r->nchars;
@@ -204,7 +176,7 @@ run_start(RunBytes *r, Py_ssize_t s)
    start re-reads up to overlap tokens; the table is then resumed, table_meet.c).
    O(bytes kept) moves, against the table steps they save. */
 static int
-run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
+run_restart(RunBytes *r, Py_ssize_t s)
 {
     Py_ssize_t c = s - r->s;
     if (r->filled <= 0 || c <= 0 || c >= r->nchars)
@@ -228,42 +200,6 @@ run_restart(RunBytes *r, Py_ssize_t s, Py_ssize_t core_max_len)
     return r->cls;
 }
 /* ---- */
-
-/* The length of the longest token prefix data[r:r + len] (the forward trie walked from r),
-   -1 when it reaches the end n of the bytes held (longer ones may follow). */
-static inline Py_ssize_t
-fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
-{
-    const Trie *t = &c->fwd;
-    uint32_t v = t->root[data[r]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (r + len == n)
-            return -1;
-        v = trie_child(t, v, data[r + len]);
-    }
-    return len;
-}
-
-/* The length of the longest reversed token prefix ending at data[d] (the reversed trie
-   walked back from d), at most d. */
-static inline Py_ssize_t
-rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
-{
-    const Trie *t = &c->rev;
-    if (d == 0)
-        return 0;
-    uint32_t v = t->root[data[d - 1]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (len == d)
-            break;
-        v = trie_child(t, v, data[d - 1 - len]);
-    }
-    return len;
-}
 
 /* The cut from r->s: the end (a character index) and its count into *count; 0 when the
    rules above leave it to the Python steps, -1 out of memory. */
@@ -294,7 +230,7 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
     Py_ssize_t fit_char = 0;   /* the same among character boundaries (characters) */
     Py_ssize_t chars_at = 0;   /* characters before position p */
     Py_ssize_t walked = 0;     /* positions r < walked have their forward walks in reach */
-    Py_ssize_t reach = 0;      /* max of r + fwd_walk(r) over them */
+    Py_ssize_t reach = 0;      /* max of r + trie_fwd_walk(r) over them */
     r->counts[0] = r->last[0] = 0;
     TableMeet meet;  /* table_meet.c: where this chunk's table meets the previous one */
     table_meet_start(&meet);
@@ -356,7 +292,7 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (walked < p - W + 1)
                 walked = p - W + 1;  /* a token from r <= p - W ends by p: no walk needed */
             while (walked <= fit_any) {
-                Py_ssize_t w = fwd_walk(core, r->buf, walked, r->nbytes);
+                Py_ssize_t w = trie_fwd_walk(core, r->buf, walked, r->nbytes);
                 if (w < 0) {
                     blocked = 1;  /* the walk reads past the bytes held: decided later */
                     break;
@@ -417,61 +353,11 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
         PyMem_RawFree(cnt);
         return -1;
     }
-    cnt[0] = 0;
-    Py_ssize_t q, fit_any = 0, read = L;
-    /* the mirrored stop: lowest = min of d - rev_walk(d) over the ends d > lowed (every end
-       of a token that a fitting suffix's chain may cross into) */
-    Py_ssize_t lowed = L, lowest = L;
-    const Trie *fwd = &core->fwd;
-    for (q = 1; q <= L; q++) {
-        Py_ssize_t pos = L - q;
-        /* tokens starting at pos within the suffix, longest last */
-        int nt = 0;
-        uint32_t v = fwd->root[d[pos]];
-        Py_ssize_t i = pos + 1;
-        while (v) {
-            if (fwd->node[v].token >= 0)
-                toks[nt++] = fwd->node[v].token;
-            if (i == L)
-                break;
-            v = trie_child(fwd, v, d[i++]);
-        }
-        int32_t t = -1;
-        while (nt > 0) {
-            t = toks[--nt];
-            Py_ssize_t rest = q - tok_len(core, t);
-            if (rest == 0) {
-                cnt[q] = 1;
-                break;
-            }
-            if (valid_pair_memo(core, t, first[rest])) {
-                cnt[q] = cnt[rest] + 1;
-                break;
-            }
-            t = -1;
-        }
-        if (t < 0) {
-            PyMem_RawFree(first);
-            PyMem_RawFree(cnt);
-            return -2;
-        }
-        first[q] = t;
-        if (cnt[q] <= k) {
-            fit_any = q;
-            continue;
-        }
-        if (q == L)
-            break;
-        while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - rev_walk(core, d, lowed);
-            if (low < lowest)
-                lowest = low;
-            lowed--;
-        }
-        if (lowest >= L - q) {
-            read = q;  /* no suffix longer than fit_any fits */
-            break;
-        }
+    Py_ssize_t read = suffix_counts(core, d, L, k, first, cnt, toks);
+    if (read < 0) {
+        PyMem_RawFree(first);
+        PyMem_RawFree(cnt);
+        return read;
     }
     Py_ssize_t e_bytes = r->boff[ce];
     Py_ssize_t answer = ce;
@@ -522,7 +408,7 @@ run_cuts(PyObject *module, PyObject *args)
     }
     int need_more = 0;
     Py_ssize_t prev_chars = 0;  /* the length of the last chunk made */
-    while (run_restart(&r, s, core->max_token_len)) {
+    while (run_restart(&r, s)) {
         Py_ssize_t count = 0;
         Py_ssize_t e = run_cut(core, &r, max_tokens, whole_max, whole, final, prev_chars, cand, &count);
         if (e == RUN_NEED_MORE) {
@@ -539,15 +425,8 @@ run_cuts(PyObject *module, PyObject *args)
         }
         if (e == 0 || e <= min_end)
             break;
-        Py_ssize_t triple[3] = {s, e, count};
-        for (int q = 0; q < 3; q++) {
-            PyObject *t = PyLong_FromSsize_t(triple[q]);
-            if (t == NULL || PyList_Append(out, t) < 0) {
-                Py_XDECREF(t);
-                goto error;
-            }
-            Py_DECREF(t);
-        }
+        if (append_cut(out, s, e, count) < 0)
+            goto error;
         min_end = e;
         prev_chars = e - s;
         if (e >= r.n || overlap == 0) {

@@ -50,31 +50,6 @@ is_ws(Py_UCS4 cp)
     return (presplit_flags(cp) & PF_WS) != 0;
 }
 
-static inline Py_ssize_t
-ws_utf8_put(Py_UCS4 cp, unsigned char *o)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 63));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-        o[2] = (unsigned char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 63));
-    o[3] = (unsigned char)(0x80 | (cp & 63));
-    return 4;
-}
-
 /* The stretch's bytes from character s0: buf[0:nbytes] holds characters s0 .. s0 + nchars - 1,
    boff[c] the byte offset of character s0 + c; tables (last/counts, seg_last/seg_counts)
    have room for every byte held. */
@@ -155,44 +130,11 @@ stretch_extend(Stretch *w, Py_ssize_t want)
                 return -1;
             w->cap_b = cb;
         }
-        w->nbytes += ws_utf8_put(cp, w->buf + w->nbytes);
+        w->nbytes += utf8_put(cp, w->buf + w->nbytes);
         w->nchars++;
         w->boff[w->nchars] = w->nbytes;
     }
     return 0;
-}
-
-/* The longest token prefix of data[r:], -1 when the walk reaches n (bytes not held yet). */
-static inline Py_ssize_t
-ws_fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
-{
-    const Trie *t = &c->fwd;
-    uint32_t v = t->root[data[r]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (r + len == n)
-            return -1;
-        v = trie_child(t, v, data[r + len]);
-    }
-    return len;
-}
-
-static inline Py_ssize_t
-ws_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
-{
-    const Trie *t = &c->rev;
-    if (d == 0)
-        return 0;
-    uint32_t v = t->root[data[d - 1]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (len == d)
-            break;
-        v = trie_child(t, v, data[d - 1 - len]);
-    }
-    return len;
 }
 
 /* piece(x): 1 for a whole-piece token, else the table count. */
@@ -297,7 +239,7 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
         if (walked < p - W)
             walked = p - W;  /* a token from before p - W ends before p (and before any later p) */
         while (walked <= fit_tab) {
-            Py_ssize_t wl = ws_fwd_walk(core, d, walked, w->nbytes - b0);
+            Py_ssize_t wl = trie_fwd_walk(core, d, walked, w->nbytes - b0);
             if (wl < 0) {
                 blocked = 1;
                 break;
@@ -346,67 +288,6 @@ ws_cut(const Core *core, Stretch *w, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssi
         }
     }
     return WS_LEAVE;
-}
-
-/* The suffix counts of d[0:L] (cnt[q]: the count of its last q bytes, raw BPE) for q up to
-   the returned length, past which no suffix has k tokens or fewer (chunk_runs.c's mirrored
-   pass and stop); -2 a byte that is no token. */
-static Py_ssize_t
-suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t k, int32_t *first, int32_t *cnt,
-              int32_t *toks)
-{
-    cnt[0] = 0;
-    Py_ssize_t W = core->max_token_len;
-    Py_ssize_t q, fit_any = 0, read = L;
-    Py_ssize_t lowed = L, lowest = L;
-    const Trie *fwd = &core->fwd;
-    for (q = 1; q <= L; q++) {
-        Py_ssize_t pos = L - q;
-        int nt = 0;
-        uint32_t v = fwd->root[d[pos]];
-        Py_ssize_t i = pos + 1;
-        while (v) {
-            if (fwd->node[v].token >= 0)
-                toks[nt++] = fwd->node[v].token;
-            if (i == L)
-                break;
-            v = trie_child(fwd, v, d[i++]);
-        }
-        int32_t t = -1;
-        while (nt > 0) {
-            t = toks[--nt];
-            Py_ssize_t rest = q - tok_len(core, t);
-            if (rest == 0) {
-                cnt[q] = 1;
-                break;
-            }
-            if (valid_pair_memo(core, t, first[rest])) {
-                cnt[q] = cnt[rest] + 1;
-                break;
-            }
-            t = -1;
-        }
-        if (t < 0)
-            return -2;
-        first[q] = t;
-        if (cnt[q] <= k) {
-            fit_any = q;
-            continue;
-        }
-        if (q == L)
-            break;
-        if (lowed > L - q + W)
-            lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
-        while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - ws_rev_walk(core, d, lowed);
-            if (low < lowest)
-                lowest = low;
-            lowed--;
-        }
-        if (lowest >= L - q)
-            return q;  /* no suffix longer than fit_any fits */
-    }
-    return read;
 }
 
 /* The smallest character ci in [lo, hi) (characters from s0) with piece(text[ci:end]) <= k,
@@ -561,15 +442,8 @@ ws_cuts(PyObject *module, PyObject *args)
         }
         if (e == 0 || e <= min_end)
             break;
-        Py_ssize_t triple[3] = {s, e, count};
-        for (int q = 0; q < 3; q++) {
-            PyObject *t = PyLong_FromSsize_t(triple[q]);
-            if (t == NULL || PyList_Append(out, t) < 0) {
-                Py_XDECREF(t);
-                goto error;
-            }
-            Py_DECREF(t);
-        }
+        if (append_cut(out, s, e, count) < 0)
+            goto error;
         min_end = e;
         prev_chars = e - s;
         if (e >= w.n || overlap == 0) {

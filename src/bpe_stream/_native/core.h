@@ -1,5 +1,6 @@
 /* The compiled BPE core: the vocabulary object every C part works on, and the
-inline helpers they share (hashing token bytes, the pair test, trie steps).
+inline helpers they share (hashing token bytes, the pair test, trie steps and walks,
+the chunkers' suffix counts, UTF-8 of a character, a cut appended to an answer).
 
 Core (the Python type bpe_stream._native._core.Core) holds, for a vocabulary whose
 token id == rank:
@@ -406,6 +407,161 @@ tokens_ending_at(const Core *c, const unsigned char *data, Py_ssize_t lo, Py_ssi
     return k;
 }
 
+/* The UTF-8 of cp into o (room for 4 bytes); its length. */
+static inline Py_ssize_t
+utf8_put(Py_UCS4 cp, unsigned char *o)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 63));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+        o[2] = (unsigned char)(0x80 | (cp & 63));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+    o[3] = (unsigned char)(0x80 | (cp & 63));
+    return 4;
+}
+
+/* Appends the cut (s, e, count) to the flat list cuts ([s, e, count, ...], as the chunking
+   routines answer); -1 with an exception set. */
+static inline int
+append_cut(PyObject *cuts, Py_ssize_t s, Py_ssize_t e, Py_ssize_t count)
+{
+    Py_ssize_t values[3] = {s, e, count};
+    for (int k = 0; k < 3; k++) {
+        PyObject *v = PyLong_FromSsize_t(values[k]);
+        if (v == NULL)
+            return -1;
+        int rc = PyList_Append(cuts, v);
+        Py_DECREF(v);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The tokens starting at data[pos] (not reaching past n), shortest first, into out
+   (max_token_len entries); their number.  The mirror of tokens_ending_at. */
+static inline int
+tokens_starting_at(const Core *c, const unsigned char *data, Py_ssize_t pos, Py_ssize_t n, int32_t *out)
+{
+    const Trie *t = &c->fwd;
+    int k = 0;
+    uint32_t v = t->root[data[pos]];
+    Py_ssize_t i = pos + 1;
+    while (v) {
+        if (t->node[v].token >= 0)
+            out[k++] = t->node[v].token;
+        if (i == n)
+            break;
+        v = trie_child(t, v, data[i++]);
+    }
+    return k;
+}
+
+/* The length of the longest forward-trie path data[r:r + len] (a prefix of some token, so
+   at least the longest token starting at r), -1 when the walk reaches the end n of the
+   bytes held (longer ones may follow).  At most max_token_len steps. */
+static inline Py_ssize_t
+trie_fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
+{
+    const Trie *t = &c->fwd;
+    uint32_t v = t->root[data[r]];
+    Py_ssize_t len = 0;
+    while (v) {
+        len++;
+        if (r + len == n)
+            return -1;
+        v = trie_child(t, v, data[r + len]);
+    }
+    return len;
+}
+
+/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
+   suffix of some token, so at least the longest token ending at d), at most d. */
+static inline Py_ssize_t
+trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
+{
+    const Trie *t = &c->rev;
+    if (d == 0)
+        return 0;
+    uint32_t v = t->root[data[d - 1]];
+    Py_ssize_t len = 0;
+    while (v) {
+        len++;
+        if (len == d)
+            break;
+        v = trie_child(t, v, data[d - 1 - len]);
+    }
+    return len;
+}
+
+/* The suffix counts of d[0:L] (cnt[q]: the count of its last q bytes, raw BPE; first[q] the
+   first token of that encoding) for q up to the returned length, past which no suffix has k
+   tokens or fewer (the mirrored pass and stop of chunk_runs.c, also chunk_ws.c's); -2 a
+   byte that is no token.  toks: room for max_token_len tokens.  The stop: lowest = min of
+   d - trie_rev_walk(d) over the ends d > lowed (every end of a token that a fitting
+   suffix's chain may cross into); ends past L - q + W are skipped, their tokens starting
+   after L - q (so past every later L - q' too).  O(bytes read * trie steps). */
+static inline Py_ssize_t
+suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t k, int32_t *first, int32_t *cnt,
+              int32_t *toks)
+{
+    cnt[0] = 0;
+    Py_ssize_t W = core->max_token_len;
+    Py_ssize_t q, fit_any = 0, read = L;
+    Py_ssize_t lowed = L, lowest = L;
+    for (q = 1; q <= L; q++) {
+        Py_ssize_t pos = L - q;
+        int nt = tokens_starting_at(core, d, pos, L, toks);
+        int32_t t = -1;
+        while (nt > 0) {
+            t = toks[--nt];
+            Py_ssize_t rest = q - tok_len(core, t);
+            if (rest == 0) {
+                cnt[q] = 1;
+                break;
+            }
+            if (valid_pair_memo(core, t, first[rest])) {
+                cnt[q] = cnt[rest] + 1;
+                break;
+            }
+            t = -1;
+        }
+        if (t < 0)
+            return -2;
+        first[q] = t;
+        if (cnt[q] <= k) {
+            fit_any = q;
+            continue;
+        }
+        if (q == L)
+            break;
+        if (lowed > L - q + W)
+            lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
+        while (lowed >= L - fit_any) {
+            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
+            if (low < lowest)
+                lowest = low;
+            lowed--;
+        }
+        if (lowest >= L - q)
+            return q;  /* no suffix longer than fit_any fits */
+    }
+    return read;
+}
+
 /* The first byte of data[0:n] that is no token (and so in no token), or -1. */
 static inline Py_ssize_t
 first_missing_byte(const Core *c, const unsigned char *data, Py_ssize_t n)
@@ -673,18 +829,12 @@ Py_ssize_t prefix_table_fill(const Core *c, const unsigned char *data, int32_t *
                              Py_ssize_t done, Py_ssize_t target, Py_ssize_t *per_io, Py_ssize_t *eq_io,
                              int32_t *cand);
 
-/* ---- table_resume.c, for chunk_runs.c: the table pass resumed from an earlier start's
-   table (positions done + 1 .. target; old_filled positions of the earlier table in place;
-   *synced: they met and every old position was taken; the last position filled, which is
-   old_filled when that is past target and they met) */
-Py_ssize_t table_fill_resume(const Core *c, const unsigned char *data, int32_t *last, int32_t *counts,
-                             Py_ssize_t done, Py_ssize_t target, Py_ssize_t old_filled, Py_ssize_t *per_io,
-                             Py_ssize_t *eq_io, int32_t *cand, int *synced);
-
 /* ---- table_meet.c, for chunk_runs.c: the table pass resumed from an earlier start's
-   table at the first position no token crosses (as table_fill_resume; meet carries the
-   agreement and the walks between calls, reset by table_meet_start for each chunk; n the
-   bytes held, which the walks do not pass) */
+   table at the first position no token crosses (positions done + 1 .. target; old_filled
+   positions of the earlier table in place; *synced: they met and every old position was
+   taken; the last position filled, which is old_filled when that is past target and they
+   met; meet carries the agreement and the walks between calls, reset by table_meet_start
+   for each chunk; n the bytes held, which the walks do not pass) */
 typedef struct {
     Py_ssize_t a;       /* start of the agreeing stretch ending at the last position, -1: none */
     int32_t delta;      /* old count - new count on it */

@@ -37,22 +37,6 @@ digit_run_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n)
     return i;
 }
 
-static int
-append_cut(PyObject *cuts, Py_ssize_t s, Py_ssize_t e, Py_ssize_t count)
-{
-    Py_ssize_t values[3] = {s, e, count};
-    for (int k = 0; k < 3; k++) {
-        PyObject *v = PyLong_FromSsize_t(values[k]);
-        if (v == NULL)
-            return -1;
-        int rc = PyList_Append(cuts, v);
-        Py_DECREF(v);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
 static PyObject *
 digit_cuts(PyObject *module, PyObject *args)
 {

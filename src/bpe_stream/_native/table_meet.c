@@ -1,7 +1,7 @@
 /* The table pass of a chunk that starts inside the previous chunk's table, resumed from
 that table at the first position no token crosses (a sharper meeting rule than
-table_resume.c's max_token_len agreeing positions, so an overlap of a few tokens, budget
-16, is not read forward twice).
+max_token_len agreeing positions, so an overlap of a few tokens, budget 16, is not read
+forward twice).
 
 table_fill_meet(c, data, n, last, counts, done, target, old_filled, per, eq, cand, meet, synced)
 
@@ -23,8 +23,8 @@ by assumption, later ones by induction) and choose the same one, whose start lie
 after a, where the counts differ by the delta.  The old table may also weigh tokens
 from before data's start (only at q < max_token_len); they are longer, so weighed first,
 and where one of them is the old last token the old table is not taken from q on.
-One position (a = p) is enough where no token crosses p; table_resume.c's rule
-(max_token_len agreeing positions) is the case where no walk is needed.  Once met, every
+One position (a = p) is enough where no token crosses p; agreement on max_token_len
+consecutive positions is the case where no walk is needed.  Once met, every
 old position is taken (*synced = 1; the answer old_filled if that is past target, or the
 last position taken) with one subtraction each.
 
@@ -44,23 +44,6 @@ table_meet_start(TableMeet *m)
     m->delta = 0;
     m->walked = 0;
     m->reach = 0;
-}
-
-/* The length of the longest token prefix data[r:r + len] (the forward trie walked from r),
-   -1 when it reaches the end n of the bytes held (longer ones may follow). */
-static inline Py_ssize_t
-meet_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n)
-{
-    const Trie *t = &c->fwd;
-    uint32_t v = t->root[data[r]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (r + len == n)
-            return -1;
-        v = trie_child(t, v, data[r + len]);
-    }
-    return len;
 }
 
 Py_ssize_t
@@ -90,7 +73,7 @@ table_fill_meet(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t 
             m->walked = p - M + 1;
         int blocked = 0;
         while (m->walked < m->a) {
-            Py_ssize_t w = meet_walk(c, data, m->walked, n);
+            Py_ssize_t w = trie_fwd_walk(c, data, m->walked, n);
             if (w < 0) {
                 blocked = 1;  /* the walk reads past the bytes held: no meeting decided here */
                 break;

@@ -176,9 +176,6 @@ Boundaries: TypeAlias = "Literal['semantic', 'exact'] | Sequence[BoundaryLevel |
 #: path that returns the prefix itself.
 ContextArg: TypeAlias = "str | Callable[[tuple[str, ...]], str]"
 
-# Members whose chunks exact_cuts may also settle by recounting short slices
-# (chunk_counted_cuts.c: its stability margin is theirs); Llama 3's spelling is cl100k's.
-_COUNTED_MEMBERS = frozenset(["cl100k_base", "llama3", "o200k_base"])
 # The character classes run_cuts (chunk_runs.c) takes for one-piece runs: cl100k's (1) or
 # o200k's (2), for every member that splits letter, punctuation and digit runs as one of
 # them does.  How whitespace at the text's end splits (end_whitespace_whole) is the one
@@ -546,11 +543,10 @@ class Chunker(Generic[T]):
             # rule 5 of chunk/counts.py for the member's choices (None: a pattern outside the family)
             self._hard_rule = hard_rule(enc_or_bpe.pretokenizer)
             self._hard_boundaries = self._hard_rule is not None
-            # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the stability
-            # margin of the cl100k and o200k members' choices
-            self._counted_cuts = self._hard_boundaries and enc_or_bpe.pretokenizer.name in _COUNTED_MEMBERS
-            # ---- members' counted cuts and whitespace stretches (see _counted_member, _ws_member)
-            self._counted_cuts = self._counted_cuts or _counted_member(enc_or_bpe.pretokenizer)
+            # ---- members' counted cuts and whitespace stretches (see _counted_member, _ws_member):
+            # exact recounts of short slices in C (chunk_counted_cuts.c) rest on the member's
+            # stability margin, the same for every known member
+            self._counted_cuts = _counted_member(enc_or_bpe.pretokenizer)
             self._ws_member = self._hard_boundaries and _ws_member(enc_or_bpe.pretokenizer)
             # ----
             self._run_mode = _run_mode_of(enc_or_bpe.pretokenizer)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from itertools import accumulate
 
 from ..bpe.table import PrefixTable
-from .intervals import _LONG, _TextIntervals
+from .intervals import _TextIntervals
 
 __all__ = ["DescentIntervals"]
 
@@ -45,16 +45,7 @@ class DescentIntervals(_TextIntervals):
         table.extend_to(p)
         return table.counts[p]
 
-    def _count_direct(self, i: int, j: int) -> int:
-        pieces = self.enc._pieces
-        whole_max = self.whole_max
-        c = 0
-        for m in self.pattern.finditer(self.text, i, j):
-            a, b = m.span()
-            if b - a <= _LONG:
-                c += len(pieces[m.group()])
-            elif b - a <= whole_max:
-                c += self._long_count(m.group())
-            else:
-                c += self._prefix_count(a, b)
-        return c
+    def _long_piece_count(self, a: int, b: int) -> int:
+        if b - a <= self.whole_max:  # may be a whole-piece token: the index's own count
+            return super()._long_piece_count(a, b)
+        return self._prefix_count(a, b)

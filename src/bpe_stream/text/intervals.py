@@ -490,8 +490,13 @@ class _TextIntervals:
         c = 0
         for m in self.pattern.finditer(self.text, i, j):
             a, b = m.span()
-            c += len(pieces[m.group()]) if b - a <= _LONG else self._long_count(m.group())
+            c += len(pieces[m.group()]) if b - a <= _LONG else self._long_piece_count(a, b)
         return c
+
+    def _long_piece_count(self, a: int, b: int) -> int:
+        """Count of the long piece ``text[a:b]`` that a query's re-split finds (the hook
+        :class:`~bpe_stream.text.descent.DescentIntervals` overrides to share tables)."""
+        return self._long_count(self.text[a:b])
 
     def _is_word(self, s: int, t: int) -> bool:
         """Whole-text piece [s, t) is a word (letters after an optional prefix) without apostrophe."""
