@@ -138,7 +138,10 @@ run_extend(RunBytes *r, Py_ssize_t want)
 {
     if (r->ended || r->nchars >= want)
         return 0;
-    if (run_grow(r, want) < 0)
+    /* (room for the characters the text holds, not for all of want: a huge budget's
+       horizon asks for more than any text has) */
+    Py_ssize_t room = r->n - r->s > 1 ? r->n - r->s : 1;
+    if (run_grow(r, want < room ? want : room) < 0)
         return -1;
     while (r->nchars < want) {
         Py_ssize_t i = r->s + r->nchars;
