@@ -155,6 +155,7 @@ from .digit_runs import digit_overlap_start as _py_digit_overlap_start
 from .headings import HeadingTracker, format_context
 from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
+from .periodic_counts import periodic_cut, periodic_overlap_start
 from .periodic_reach import unit_horizon
 from .periodic_step import step_end
 
@@ -1029,7 +1030,17 @@ class Chunker(Generic[T]):
         """
         text = window.text
         n = len(text)
-        if self._use_scan:
+        # ---- periodic text: in exact mode, a final text periodic from s to its end (a step on
+        # its unit's reach, or the text's last chunks) is cut from its unit's period when it
+        # splits into a short head and one long piece (chunk/periodic_counts.py)
+        cut = None
+        if self._use_scan and window.final and not self._semantic and periodic_probe(text, s):
+            cut = periodic_cut(self.encoding, text, s, self.max_tokens)
+        if cut is not None:
+            e_max, e_count = cut
+            count_from_s = scan_from = None
+        # ---- end of periodic text
+        elif self._use_scan:
             view = ChunkView(window.text_counts(), s, self.max_tokens, self._scan_floor)
             cut = view.cut(window.final, self._byte_horizon)
             if cut is NEED_MORE:
@@ -1184,6 +1195,11 @@ class Chunker(Generic[T]):
 
         if i0 is None:
             i0 = digit_i0
+        # ---- periodic text: the chunk splits into a short head and one long piece per phase
+        # of its unit; the start from the unit's period (chunk/periodic_counts.py)
+        if i0 is None and self._use_scan:
+            i0 = periodic_overlap_start(self.encoding, text, s, e, k)
+        # ----
         if i0 is None:
             part = text[s:e]
             if self._is_text:
