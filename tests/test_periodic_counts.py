@@ -37,7 +37,7 @@ def test_one_piece_units_against_the_split(name):
     """Every unit shape claimed one piece is: each prefix of each rotation, as split."""
     enc = ENCODINGS[name]
     rng = random.Random(3)
-    chars = list("a!/ \n\r\t.\u0301\u0302\u3000,'7Z\u02b0\u4e00") + ["\U0001F600"]
+    chars = list("a!/ \n\r\t\x0b\x1c\x85\xa0.\u0301\u0302\u3000,'7Z\u02b0\u4e00") + ["\U0001F600"]
     claimed = 0
     for _ in range(3000 if conftest.FULL else 600):
         unit = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 5)))

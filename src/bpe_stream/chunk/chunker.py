@@ -1183,6 +1183,14 @@ class Chunker(Generic[T]):
             if i0 >= 0:
                 return i0
             i0 = None
+        # ---- periodic text: a chunk that splits into a short head and one long piece per phase
+        # of its unit, the start from the unit's period (chunk/periodic_counts.py), before the
+        # suffix view (whose set-up reads the window; semantic mode needs its counts below)
+        if self._use_scan and not self._semantic and digit_i0 is None:
+            i0 = periodic_overlap_start(self.encoding, text, s, e, k)
+            if i0 is not None and i0 > s:
+                return i0
+        # ----
         if self._use_scan:
             suffix = SuffixView(window.text_counts(), e)
             count_to_e = suffix.count
@@ -1195,9 +1203,8 @@ class Chunker(Generic[T]):
 
         if i0 is None:
             i0 = digit_i0
-        # ---- periodic text: the chunk splits into a short head and one long piece per phase
-        # of its unit; the start from the unit's period (chunk/periodic_counts.py)
-        if i0 is None and self._use_scan:
+        # ---- periodic text (semantic mode; see above)
+        if i0 is None and self._use_scan and self._semantic:
             i0 = periodic_overlap_start(self.encoding, text, s, e, k)
         # ----
         if i0 is None:

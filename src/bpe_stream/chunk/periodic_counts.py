@@ -41,9 +41,9 @@ from __future__ import annotations
 import functools
 
 from ..bpe.intervals import _periodic_run
+from ..pretokenize.fast_split import _L, _LL, _LOTHER, _N, _S, MARK
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
-from ..pretokenize.unicode import compile_regex
 from ..text.piece_encoder import whole_longer_than
 from .periodic import periodic_stretch
 
@@ -51,31 +51,31 @@ __all__ = ["largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_st
 
 _HEAD_MAX = 16  # longest head (characters) before the long piece
 
-_PUNCT = compile_regex(r"[^\s\p{L}\p{N}]")
-_NON_MARK_PUNCT = compile_regex(r"[^\s\p{L}\p{N}\p{M}]")
-_LETTER = compile_regex(r"\p{L}")
-_O200K_WORD_TAIL = compile_regex(r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]")
-_SPACE = compile_regex(r"\s")  # as the patterns read it (str.isspace differs on a few controls)
+# ASCII classes as the patterns read them (``\s`` is Unicode White_Space: not ``\x1c``-``\x1f``)
+_ASCII_SPACE = "\t\n\x0b\x0c\r "
 
 
 @functools.lru_cache(maxsize=4096)
 def _char_classes(ch: str) -> int:
     """Bits: 1 punctuation (``[^\\s\\p{L}\\p{N}]``), 2 non-mark punctuation, 4 letter,
-    8 o200k word tail (``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``), 16 whitespace, 32 ``\\r``/``\\n``."""
-    bits = 0
-    if _PUNCT.fullmatch(ch):
-        bits |= 1
-    if _NON_MARK_PUNCT.fullmatch(ch):
-        bits |= 2
-    if _LETTER.fullmatch(ch):
-        bits |= 4
-    if _O200K_WORD_TAIL.fullmatch(ch):
-        bits |= 8
-    if _SPACE.fullmatch(ch):
-        bits |= 16
-    if ch in "\r\n":
-        bits |= 32
-    return bits
+    8 o200k word tail (``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``), 16 whitespace, 32 ``\\r``/``\\n``.
+    ASCII without regular expressions (the corrected classes cost a compilation each)."""
+    if ch < "\x80":
+        if ch in _ASCII_SPACE:
+            return 16 | (32 if ch in "\r\n" else 0)
+        if ch.isalpha():
+            return 4 | (8 if ch.islower() else 0)
+        if ch.isdigit():
+            return 0
+        return 1 | 2
+    if _S.match(ch):
+        return 16
+    mark = MARK.match(ch) is not None
+    if _L.match(ch):
+        return 4 | (8 if _LL.match(ch) or _LOTHER.match(ch) else 0)
+    if _N.match(ch):
+        return 0
+    return 1 | (8 if mark else 2)
 
 
 # Unit shapes whose every non-empty prefix of ``unit * infinity`` (unit: the periodic
