@@ -39,11 +39,12 @@ of ``T[s + c : e]`` per class (compiled where the encoding has it); then O(P) pe
 from __future__ import annotations
 
 import functools
+from bisect import bisect_right
 
 from ..bpe.intervals import _periodic_run
-from ..pretokenize.fast_split import _L, _LL, _LOTHER, _N, _S, MARK
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
+from ..pretokenize.unicode import reference_ranges
 from ..text.piece_encoder import whole_longer_than
 from .periodic import periodic_stretch
 
@@ -51,31 +52,27 @@ __all__ = ["largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_st
 
 _HEAD_MAX = 16  # longest head (characters) before the long piece
 
-# ASCII classes as the patterns read them (``\s`` is Unicode White_Space: not ``\x1c``-``\x1f``)
-_ASCII_SPACE = "\t\n\x0b\x0c\r "
+
+def _in(name: str, cp: int) -> bool:
+    ranges = reference_ranges(name)
+    k = bisect_right(ranges, (cp, 0x110000)) - 1
+    return k >= 0 and ranges[k][0] <= cp <= ranges[k][1]
 
 
 @functools.lru_cache(maxsize=4096)
 def _char_classes(ch: str) -> int:
     """Bits: 1 punctuation (``[^\\s\\p{L}\\p{N}]``), 2 non-mark punctuation, 4 letter,
-    8 o200k word tail (``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``), 16 whitespace, 32 ``\\r``/``\\n``.
-    ASCII without regular expressions (the corrected classes cost a compilation each)."""
-    if ch < "\x80":
-        if ch in _ASCII_SPACE:
-            return 16 | (32 if ch in "\r\n" else 0)
-        if ch.isalpha():
-            return 4 | (8 if ch.islower() else 0)
-        if ch.isdigit():
-            return 0
-        return 1 | 2
-    if _S.match(ch):
-        return 16
-    mark = MARK.match(ch) is not None
-    if _L.match(ch):
-        return 4 | (8 if _LL.match(ch) or _LOTHER.match(ch) else 0)
-    if _N.match(ch):
+    8 o200k word tail (``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``), 16 whitespace, 32 ``\\r``/``\\n``;
+    from the reference engines' classes (``pretokenize/unicode.py``'s tables: no regular
+    expression to compile)."""
+    cp = ord(ch)
+    if _in("White_Space", cp):
+        return 16 | (32 if ch in "\r\n" else 0)
+    if _in("L", cp):
+        return 4 | (8 if _in("Ll", cp) or _in("Lm", cp) or _in("Lo", cp) else 0)
+    if _in("N", cp):
         return 0
-    return 1 | (8 if mark else 2)
+    return 1 | (8 if _in("M", cp) else 2)
 
 
 # Unit shapes whose every non-empty prefix of ``unit * infinity`` (unit: the periodic
