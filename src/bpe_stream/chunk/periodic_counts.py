@@ -46,7 +46,7 @@ from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import reference_ranges
 from ..text.piece_encoder import whole_longer_than
-from .periodic import periodic_stretch
+from ..text.periodic_tokens import MAX_PERIOD, text_period
 
 __all__ = ["largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_start"]
 
@@ -200,6 +200,15 @@ def _shape(enc, y: str, p: int):
     return _Shape(y, g, head, lmin, _periodic_run(enc.bpe, data), p, len(data), pre)
 
 
+def _period(text: str, s: int, e: int) -> int:
+    """The smallest period ``p <= MAX_PERIOD`` of ``text[s:e]`` (at least ``2 * MAX_PERIOD``
+    characters), else 0; most text fails the first comparisons, before any copy."""
+    head = text[s : s + MAX_PERIOD]
+    if e - s < 2 * MAX_PERIOD or all(text[s + p : s + p + MAX_PERIOD] != head for p in range(1, MAX_PERIOD + 1)):
+        return 0
+    return text_period(text[s:e])
+
+
 def _applies(enc) -> bool:
     return (getattr(enc, "pat_str", None) in _RULES and getattr(enc, "_normalize", None) is None
             and getattr(enc, "bpe", None) is not None and not whole_longer_than(enc, 0))
@@ -236,10 +245,9 @@ def periodic_cut(enc, text: str, s: int, budget: int):
     n = len(text)
     if not _applies(enc):
         return None
-    found = periodic_stretch(text, s, n, n - s)
-    if found is None:
+    p = _period(text, s, n)
+    if not p:
         return None
-    p = found[0]
     shape = _shape(enc, text[s:], p)
     if shape is None:
         return None
@@ -254,10 +262,9 @@ def periodic_overlap_start(enc, text: str, s: int, e: int, k: int) -> int | None
     periodic of the shape above; else None."""
     if not _applies(enc):
         return None
-    found = periodic_stretch(text, s, e, e - s)
-    if found is None:
+    p = _period(text, s, e)
+    if not p:
         return None
-    p = found[0]
     best = 0  # the longest suffix that fits (0: the empty one)
     for c in range(p):
         shape = _shape(enc, text[s + c : e], p)
