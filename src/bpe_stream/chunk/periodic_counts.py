@@ -31,7 +31,8 @@ Write ``F(l) = enc.count(Y[:l])`` for ``l <= N`` (``Y[:N]`` the longest one need
    and, for an overlap class, at the lengths of that class.
 
 Complexity: O(e - s) character comparisons and, when the head is not empty, one split
-of ``T[s + c : e]`` per class (compiled where the encoding has it); then O(P) per class
+of ``T[s + c : e]`` per class (after a split of its first few dozen characters, which
+rejects most text of other shapes) (compiled where the encoding has it); then O(P) per class
 (one periodic run per rotation of the unit, cached by the vocabulary), plus at most
 ``margin + g`` direct counts of short prefixes.
 """
@@ -183,6 +184,12 @@ def _shape(enc, y: str, p: int):
     head = 0
     lmin = 1
     if not one_piece_unit(pat, y, p):
+        # most periodic text that is not of this shape (many short pieces) shows it in its
+        # first characters: rejected there, before the split of all of y
+        probe = y[: _HEAD_MAX + 4 * p + 8]
+        g = len(probe) - len(enc._split(probe)[-1])
+        if g > _HEAD_MAX or len(probe) - g < 2 or not one_piece_unit(pat, probe[g:], p):
+            return None
         pieces = enc._split(y)
         g = len(y) - len(pieces[-1])
         if len(pieces) < 2 or g > _HEAD_MAX or len(y) - g < 2 or _char_classes(y[g]) & 16:
