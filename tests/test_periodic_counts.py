@@ -160,3 +160,22 @@ def test_chunker_hypothesis(unit, reps, budget, overlap_share, lead, semantic, n
     enc = ENCODINGS[name]
     overlap = min(budget - 1, budget * overlap_share // 4)
     _same(enc, lead + unit * reps, budget, overlap, "semantic" if semantic else "exact")
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_streams(name):
+    """Held windows shorter than the unit's reach wait (periodic_cut's WAIT), longer ones are
+    cut from the period: streamed in pieces, the chunks of the whole text, with and without."""
+    enc = ENCODINGS[name]
+    rng = random.Random(7)
+    for unit in ("!\u0301/", "/\n", "\u3000 ", "\n") if not conftest.FULL else UNITS:
+        for budget, overlap in ((4, 1), (16, 4), (64, 0)):
+            text = "Lead, " + unit * rng.randrange(200, 2000) + rng.choice(["", " end."])
+            cuts = sorted(rng.sample(range(1, len(text)), 12))
+            pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+            chunker = Chunker(enc, budget, overlap=overlap, boundaries="exact")
+            got = [(c.start, c.end, c.token_count) for c in chunker.chunk_stream(pieces)]
+            assert got == _chunks(enc, text, budget, overlap, "exact"), (name, unit, budget, overlap)
+            with _without_periodic_counts():
+                want = [(c.start, c.end, c.token_count) for c in chunker.chunk_stream(pieces)]
+            assert got == want, (name, unit, budget, overlap)

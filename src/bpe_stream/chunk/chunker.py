@@ -155,6 +155,7 @@ from .digit_runs import digit_overlap_start as _py_digit_overlap_start
 from .headings import HeadingTracker, format_context
 from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
+from .periodic_counts import WAIT as PERIODIC_WAIT
 from .periodic_counts import periodic_cut, periodic_overlap_start
 from .periodic_reach import unit_horizon
 from .periodic_step import step_end
@@ -1030,12 +1031,17 @@ class Chunker(Generic[T]):
         """
         text = window.text
         n = len(text)
-        # ---- periodic text: in exact mode, a final text periodic from s to its end (a step on
-        # its unit's reach, or the text's last chunks) is cut from its unit's period when it
-        # splits into a short head and one long piece (chunk/periodic_counts.py)
+        # ---- periodic text: in exact mode, a text periodic from s to its end (a step on its
+        # unit's reach, the text's last chunks, a held window) is cut from its unit's period
+        # when it splits into a short head and one long piece (chunk/periodic_counts.py); a
+        # held window shorter than the unit's reach waits for more text
         cut = None
-        if self._use_scan and window.final and not self._semantic and periodic_probe(text, s):
-            cut = periodic_cut(self.encoding, text, s, self.max_tokens)
+        if self._use_scan and not self._semantic and periodic_probe(text, s):
+            reach = None if window.final else self._periodic_reach()
+            if window.final or reach is not None:
+                cut = periodic_cut(self.encoding, text, s, self.max_tokens, reach)
+                if cut is PERIODIC_WAIT:
+                    return _NEED_MORE
         if cut is not None:
             e_max, e_count = cut
             count_from_s = scan_from = None

@@ -49,7 +49,7 @@ from ..pretokenize.unicode import reference_ranges
 from ..text.piece_encoder import whole_longer_than
 from ..text.periodic_tokens import MAX_PERIOD, text_period
 
-__all__ = ["largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_start"]
+__all__ = ["WAIT", "largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_start"]
 
 _HEAD_MAX = 16  # longest head (characters) before the long piece
 
@@ -245,10 +245,16 @@ def _largest(enc, shape: _Shape, l_hi: int, budget: int, step: int):
     return None
 
 
-def periodic_cut(enc, text: str, s: int, budget: int):
+WAIT = object()  # periodic_cut: the held text cannot decide the cut yet
+
+
+def periodic_cut(enc, text: str, s: int, budget: int, reach=None):
     """``(j, count(text[s:j]))`` for the largest ``j`` with ``count(text[s:j]) <= budget``,
-    when ``text[s:]`` is periodic of the shape above (the end of the text is the end of
-    the input); else None."""
+    when ``text[s:]`` is periodic of the shape above; else None.  ``reach`` None: the end
+    of the text is the end of the input.  Else more text may follow: ``reach(unit)`` is the
+    unit's horizon (:mod:`.periodic_reach`), past which no end fits while the periodic
+    text reaches it, so with that much held the cut is the held text's, and with less
+    the answer is ``WAIT``."""
     n = len(text)
     if not _applies(enc):
         return None
@@ -258,6 +264,8 @@ def periodic_cut(enc, text: str, s: int, budget: int):
     shape = _shape(enc, text[s:], p)
     if shape is None:
         return None
+    if reach is not None and n - s < reach(text[s : s + p]):
+        return WAIT
     best = _largest(enc, shape, n - s, budget, 1)
     if best is None:
         return None
