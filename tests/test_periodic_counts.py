@@ -179,3 +179,18 @@ def test_streams(name):
             with _without_periodic_counts():
                 want = [(c.start, c.end, c.token_count) for c in chunker.chunk_stream(pieces)]
             assert got == want, (name, unit, budget, overlap)
+
+
+def test_ascii_classes_against_the_tables():
+    """The ASCII shortcut of the character classes against the reference tables."""
+    from bpe_stream.chunk import periodic_counts as pc
+
+    for cp in range(128):
+        want = 0
+        if pc._in("White_Space", cp):
+            want = 16 | (32 if chr(cp) in "\r\n" else 0)
+        elif pc._in("L", cp):
+            want = 4 | (8 if pc._in("Ll", cp) or pc._in("Lm", cp) or pc._in("Lo", cp) else 0)
+        elif not pc._in("N", cp):
+            want = 1 | (8 if pc._in("M", cp) else 2)
+        assert pc._char_classes(chr(cp)) == want, cp

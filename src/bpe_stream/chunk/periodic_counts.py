@@ -47,11 +47,14 @@ from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
 from ..pretokenize.unicode import reference_ranges
 from ..text.piece_encoder import whole_longer_than
-from ..text.periodic_tokens import MAX_PERIOD, text_period
+from ..text.periodic_tokens import MAX_PERIOD
 
 __all__ = ["WAIT", "largest_fit", "one_piece_unit", "periodic_cut", "periodic_overlap_start"]
 
 _HEAD_MAX = 16  # longest head (characters) before the long piece
+
+
+_ASCII_SPACE = "\t\n\x0b\x0c\r "  # White_Space in ASCII (not \x1c-\x1f, which str.isspace takes)
 
 
 def _in(name: str, cp: int) -> bool:
@@ -67,6 +70,12 @@ def _char_classes(ch: str) -> int:
     from the reference engines' classes (``pretokenize/unicode.py``'s tables: no regular
     expression to compile)."""
     cp = ord(ch)
+    if cp < 0x80:  # (the tables agree: tests/test_periodic_counts.py)
+        if ch in _ASCII_SPACE:
+            return 16 | (32 if ch in "\r\n" else 0)
+        if ch.isalpha():
+            return 4 | (8 if ch.islower() else 0)
+        return 0 if ch.isdigit() else 1 | 2
     if _in("White_Space", cp):
         return 16 | (32 if ch in "\r\n" else 0)
     if _in("L", cp):
@@ -158,12 +167,13 @@ def largest_fit(prun, low: int, top: int, budget: int, unit: int = 1, residues=(
 
 
 class _Shape:
-    """``F(l) = count(y[:l])`` for the prefixes of one periodic string ``y`` (module docstring)."""
+    """``F(l) = count(y[:l])`` for the prefixes of one periodic string ``y = text[a:]``
+    (module docstring)."""
 
-    __slots__ = ("y", "g", "head", "lmin", "run", "p", "ubytes", "pre")
+    __slots__ = ("text", "a", "g", "head", "lmin", "run", "p", "ubytes", "pre")
 
-    def __init__(self, y, g, head, lmin, run, p, ubytes, pre):
-        self.y, self.g, self.head, self.lmin, self.run = y, g, head, lmin, run
+    def __init__(self, text, a, g, head, lmin, run, p, ubytes, pre):
+        self.text, self.a, self.g, self.head, self.lmin, self.run = text, a, g, head, lmin, run
         self.p, self.ubytes, self.pre = p, ubytes, pre
 
     def nbytes(self, m: int) -> int:
@@ -177,43 +187,52 @@ class _Shape:
         return q * self.p + self.pre.index(r)
 
 
-def _shape(enc, y: str, p: int):
-    """The :class:`_Shape` of ``y`` (period ``p``), or None."""
+def _shape(enc, text: str, a: int, b: int, p: int):
+    """The :class:`_Shape` of ``y = text[a:b]`` (taken to have period ``p``: the callers
+    check it), or None."""
     pat = enc.pat_str
     g = 0
     head = 0
     lmin = 1
-    if not one_piece_unit(pat, y, p):
+    if not one_piece_unit(pat, text[a : a + p + 2], p):
         # most periodic text that is not of this shape (many short pieces) shows it in its
         # first characters: rejected there, before the split of all of y
-        probe = y[: _HEAD_MAX + 4 * p + 8]
+        probe = text[a : min(b, a + _HEAD_MAX + 4 * p + 8)]
         g = len(probe) - len(enc._split(probe)[-1])
-        if g > _HEAD_MAX or len(probe) - g < 2 or not one_piece_unit(pat, probe[g:], p):
+        if g > _HEAD_MAX or len(probe) - g < 2 or not one_piece_unit(pat, probe[g : g + p + 2], p):
             return None
-        pieces = enc._split(y)
-        g = len(y) - len(pieces[-1])
-        if len(pieces) < 2 or g > _HEAD_MAX or len(y) - g < 2 or _char_classes(y[g]) & 16:
+        pieces = enc._split(text[a:b])
+        g = b - a - len(pieces[-1])
+        if len(pieces) < 2 or g > _HEAD_MAX or b - a - g < 2 or _char_classes(text[a + g]) & 16:
             return None
-        if not one_piece_unit(pat, y[g:], p):
+        if not one_piece_unit(pat, text[a + g : a + g + p + 2], p):
             return None
         head = sum(enc._piece_count_list(pieces[:-1]))
         lmin = g + stable_margin(enc.pretokenizer)
-    unit = y[g : g + p]
+    unit = text[a + g : a + g + p]
     data = unit.encode("utf-8")
     pre = [0]
     for ch in unit:
         pre.append(pre[-1] + len(ch.encode("utf-8")))
     pre.pop()
-    return _Shape(y, g, head, lmin, _periodic_run(enc.bpe, data), p, len(data), pre)
+    return _Shape(text, a, g, head, lmin, _periodic_run(enc.bpe, data), p, len(data), pre)
 
 
-def _period(text: str, s: int, e: int) -> int:
-    """The smallest period ``p <= MAX_PERIOD`` of ``text[s:e]`` (at least ``2 * MAX_PERIOD``
-    characters), else 0; most text fails the first comparisons, before any copy."""
-    head = text[s : s + MAX_PERIOD]
-    if e - s < 2 * MAX_PERIOD or all(text[s + p : s + p + MAX_PERIOD] != head for p in range(1, MAX_PERIOD + 1)):
+def _head_period(text: str, s: int, e: int) -> int:
+    """The smallest ``p <= MAX_PERIOD`` with which ``text[s:e]`` (at least ``2 *
+    MAX_PERIOD`` characters) starts periodic for ``2 * MAX_PERIOD`` characters, else 0."""
+    if e - s < 2 * MAX_PERIOD:
         return 0
-    return text_period(text[s:e])
+    head = text[s : s + MAX_PERIOD]
+    for p in range(1, MAX_PERIOD + 1):
+        if text[s + p : s + p + MAX_PERIOD] == head:
+            return p
+    return 0
+
+
+def _periodic(text: str, s: int, e: int, p: int) -> bool:
+    """Whether all of ``text[s:e]`` has period ``p``."""
+    return text[s + p : e] == text[s : e - p]
 
 
 def _applies(enc) -> bool:
@@ -237,9 +256,9 @@ def _largest(enc, shape: _Shape, l_hi: int, budget: int, step: int):
         if b >= 0:
             return g + shape.chars(b), shape.head + shape.run.count(b)
         l_hi = shape.lmin - 1 - ((shape.lmin - 1 - l_hi) % step)  # the largest one below lmin in the class
-    y = shape.y
+    text, a = shape.text, shape.a
     for length in range(l_hi, 0, -step):
-        c = enc.count(y[:length])
+        c = enc.count(text[a : a + length])
         if c <= budget:
             return length, c
     return None
@@ -258,11 +277,11 @@ def periodic_cut(enc, text: str, s: int, budget: int, reach=None):
     n = len(text)
     if not _applies(enc):
         return None
-    p = _period(text, s, n)
+    p = _head_period(text, s, n)
     if not p:
         return None
-    shape = _shape(enc, text[s:], p)
-    if shape is None:
+    shape = _shape(enc, text, s, n, p)
+    if shape is None or not _periodic(text, s, n, p):
         return None
     if reach is not None and n - s < reach(text[s : s + p]):
         return WAIT
@@ -277,14 +296,19 @@ def periodic_overlap_start(enc, text: str, s: int, e: int, k: int) -> int | None
     periodic of the shape above; else None."""
     if not _applies(enc):
         return None
-    p = _period(text, s, e)
+    p = _head_period(text, s, e)
     if not p:
         return None
-    best = 0  # the longest suffix that fits (0: the empty one)
+    shapes = []
     for c in range(p):
-        shape = _shape(enc, text[s + c : e], p)
+        shape = _shape(enc, text, s + c, e, p)
         if shape is None:
             return None
+        shapes.append(shape)
+    if not _periodic(text, s, e, p):
+        return None
+    best = 0  # the longest suffix that fits (0: the empty one)
+    for c, shape in enumerate(shapes):
         got = _largest(enc, shape, e - s - c, k, p)
         if got is not None and got[0] > best:
             best = got[0]
