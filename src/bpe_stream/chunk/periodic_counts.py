@@ -194,13 +194,15 @@ def _shape(enc, text: str, a: int, b: int, p: int):
     g = 0
     head = 0
     lmin = 1
-    if not one_piece_unit(pat, text[a : a + p + 2], p):
-        # most periodic text that is not of this shape (many short pieces) shows it in its
-        # first characters: rejected there, before the split of all of y
-        probe = text[a : min(b, a + _HEAD_MAX + 4 * p + 8)]
-        g = len(probe) - len(enc._split(probe)[-1])
-        if g > _HEAD_MAX or len(probe) - g < 2 or not one_piece_unit(pat, probe[g : g + p + 2], p):
-            return None
+    # most periodic text that is not of this shape (many short pieces) shows it in its first
+    # characters: rejected there, before the split of all of y
+    probe = text[a : min(b, a + _HEAD_MAX + 4 * p + 8)]
+    g = len(probe) - len(enc._split(probe)[-1])
+    if g > _HEAD_MAX or len(probe) - g < 2 or not one_piece_unit(pat, probe[g : g + p + 2], p):
+        return None
+    if g and one_piece_unit(pat, text[a : a + p + 2], p):
+        return None  # (not seen: every prefix of such a y is one piece)
+    if g:
         pieces = enc._split(text[a:b])
         g = b - a - len(pieces[-1])
         if len(pieces) < 2 or g > _HEAD_MAX or b - a - g < 2 or _char_classes(text[a + g]) & 16:
