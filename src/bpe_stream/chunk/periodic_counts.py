@@ -5,7 +5,10 @@ normalizer, no whole-piece tokens), ``periodic_overlap_start(enc, T, s, e, k)`` 
 smallest ``i`` in ``[s, e]`` with ``enc.count(T[i:e]) <= k`` and ``periodic_cut(enc, T,
 s, B)`` (``T[s:]`` of period ``p``) the largest ``j`` in ``[s, len(T)]`` with
 ``enc.count(T[s:j]) <= B``, with that count -- or None, when the text is not of the
-shape below (the caller then takes its general path; nothing here is a guess).
+shape below (the caller then takes its general path; nothing here is a guess).  With
+more text to come, ``periodic_cut`` answers only once the unit's reach
+(:mod:`.periodic_reach`: no end past ``s + B * L`` fits while the periodic text runs
+``B * L + M + 1`` characters past ``s``) is held, and says ``WAIT`` before.
 
 Why it is exact.  Every string the two need is a prefix of some ``Y = v * infinity``,
 ``v`` a rotation of the unit: ``T[s:j]`` is a prefix of ``T[s:]``, and for ``i`` in one
@@ -30,11 +33,11 @@ Write ``F(l) = enc.count(Y[:l])`` for ``l <= N`` (``Y[:N]`` the longest one need
    a candidate only at a character boundary of ``Y`` (its residue mod the unit's bytes)
    and, for an overlap class, at the lengths of that class.
 
-Complexity: O(e - s) character comparisons and, when the head is not empty, one split
-of ``T[s + c : e]`` per class (after a split of its first few dozen characters, which
-rejects most text of other shapes) (compiled where the encoding has it); then O(P) per class
-(one periodic run per rotation of the unit, cached by the vocabulary), plus at most
-``margin + g`` direct counts of short prefixes.
+Complexity: a split of the first few dozen characters per class (it rejects most text
+of other shapes, e.g. many short pieces), O(e - s) character comparisons and, when the
+head is not empty, one split of ``T[s + c : e]`` per class (compiled where the encoding
+has it); then O(P) per class (one periodic run per rotation of the unit, cached by the
+vocabulary), plus at most ``margin + g`` direct counts of short prefixes.
 """
 
 from __future__ import annotations
