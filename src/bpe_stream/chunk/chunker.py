@@ -162,6 +162,8 @@ from .headings import HeadingTracker, format_context
 from .level_walk import descending as _descending
 from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
+from .periodic_counts import WAIT as PERIODIC_WAIT
+from .periodic_counts import periodic_cut, periodic_overlap_start
 from .periodic_reach import unit_horizon
 from .periodic_step import step_end
 
@@ -1102,7 +1104,22 @@ class Chunker(Generic[T]):
         """
         text = window.text
         n = len(text)
-        if self._use_scan:
+        # ---- periodic text: in exact mode, a text periodic from s to its end (a step on its
+        # unit's reach, the text's last chunks, a held window) is cut from its unit's period
+        # when it splits into a short head and one long piece (chunk/periodic_counts.py); a
+        # held window shorter than the unit's reach waits for more text
+        cut = None
+        if self._use_scan and not self._semantic and periodic_probe(text, s):
+            reach = None if window.final else self._periodic_reach()
+            if window.final or reach is not None:
+                cut = periodic_cut(self.encoding, text, s, self.max_tokens, reach)
+                if cut is PERIODIC_WAIT:
+                    return _NEED_MORE
+        if cut is not None:
+            e_max, e_count = cut
+            count_from_s = scan_from = None
+        # ---- end of periodic text
+        elif self._use_scan:
             tc = window.text_counts()
             view = None
             semantic_cut = window.semantic_cut
@@ -1255,6 +1272,14 @@ class Chunker(Generic[T]):
             if i0 >= 0:
                 return i0
             i0 = None
+        # ---- periodic text: a chunk that splits into a short head and one long piece per phase
+        # of its unit, the start from the unit's period (chunk/periodic_counts.py), before the
+        # suffix view (whose set-up reads the window; semantic mode needs its counts below)
+        if self._use_scan and not self._semantic and digit_i0 is None:
+            i0 = periodic_overlap_start(self.encoding, text, s, e, k)
+            if i0 is not None and i0 > s:
+                return i0
+        # ----
         if self._use_scan:
             suffix = SuffixView(window.text_counts(), e)
             count_to_e = suffix.count
@@ -1267,6 +1292,10 @@ class Chunker(Generic[T]):
 
         if i0 is None:
             i0 = digit_i0
+        # ---- periodic text (semantic mode; see above)
+        if i0 is None and self._use_scan and self._semantic:
+            i0 = periodic_overlap_start(self.encoding, text, s, e, k)
+        # ----
         if i0 is None:
             part = text[s:e]
             if self._is_text:
