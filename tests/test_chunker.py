@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
+from conftest import CORPUS_FILES, IMPLEMENTATIONS, encoding_with, examples, tiktoken_oracle  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -548,18 +548,20 @@ def test_text_counts_patterns_as_written_agree_on_ascii_texts(text, data):
             assert (a is None) == (b is None), (lazy, text, pos, i)
 
 
-@settings(max_examples=examples(60), deadline=None)
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=ascii_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), budget=st.sampled_from([1, 2, 3, 5, 16]),
-       boundaries=st.sampled_from(["exact", "semantic"]))
-def test_ascii_text_chunks_equal_those_with_rewritten_patterns(text, enc_name, budget, boundaries):
+       boundaries=st.sampled_from(["exact", "semantic"]), repeat=st.sampled_from([1, 8]))
+def test_ascii_text_chunks_equal_those_with_rewritten_patterns(implementation, text, enc_name, budget, boundaries,
+                                                               repeat):
     # A/B: the chunks of an ASCII text (TextCounts on the patterns as written) equal those
     # computed with every pattern rewritten (as_written answering the rewrite itself)
     from unittest import mock
 
     from bpe_stream.pretokenize.unicode import LazyPattern
 
-    enc = ENCODINGS[enc_name]
-    text = text * 8
+    enc = encoding_with(enc_name, implementation)
+    text = text * repeat
     chunker = Chunker(enc, budget, overlap=budget // 2, boundaries=boundaries)
     got = [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
     with mock.patch.object(LazyPattern, "as_written", LazyPattern.compiled):

@@ -232,8 +232,13 @@ _pair = st.one_of(st.lists(_bound, min_size=2, max_size=2), st.lists(_bound, max
 @given(ranges=st.one_of(st.lists(_pair, max_size=6), _bound,
                         st.lists(st.integers(0, 0x10FFFF), max_size=12).map(lambda v: [list(p) for p in zip(v[::2], v[1::2])]),
                         st.lists(st.integers(0, 40), max_size=12, unique=True).map(
+                            lambda v: [list(p) for p in zip(sorted(v)[::2], sorted(v)[1::2])]),
+                        st.lists(st.integers(0, 12), max_size=12).map(  # sorted, some pairs touching
                             lambda v: [list(p) for p in zip(sorted(v)[::2], sorted(v)[1::2])])))
 def test_stored_ranges_check_equals_the_pairwise_check(ranges):
+    assert uc._valid_ranges([[0, 0x10FFFF]]) and uc._valid_ranges([]) and not uc._valid_ranges({})
+    for bad in ([[1, 2], [2, 3]], [[3, 2]], [[-1, 2]], [[1, 0x110000]], [[True, 2]], [[1.0, 2]], [[1, 2, 3]], [(1, 2)]):
+        assert not uc._valid_ranges(bad), bad
     assert uc._valid_ranges(ranges) == _valid_ranges_reference(ranges), ranges
 
 
