@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from conftest import CORPUS_FILES, examples, tiktoken_oracle  # noqa: E402
+from conftest import CORPUS_FILES, IMPLEMENTATIONS, encoding_with, examples, tiktoken_oracle  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -494,15 +494,79 @@ def test_one_piece_runs(head, tail, enc_name):
 def test_run_classes_as_written_agree_on_ascii():
     # TextCounts.in_run / in_letters use the patterns compiled without the class rewrite on
     # ASCII slices: both compilations must agree on every pair of ASCII characters
-    from bpe_stream.chunk.counts import _LETTERS, _as_written
+    from bpe_stream.chunk.counts import _LETTERS
 
     chars = [chr(i) for i in range(128)]
     for table in (_ONE_PIECE_RUN, _LETTERS):
         for lazy in table.values():
-            plain = _as_written(lazy._source[0])
+            plain = lazy.as_written()
             for a in chars:
                 for b in chars:
                     assert (plain.fullmatch(a + b) is None) == (lazy.fullmatch(a + b) is None), (a, b)
+
+
+def _text_counts_patterns():
+    """Every pattern TextCounts matches an ASCII text with as written: each member's rule and
+    runs, the one-piece runs and letters of cl100k/o200k, and the module's own searches."""
+    from bpe_stream.chunk import counts
+    from bpe_stream.chunk.member_runs import member_runs
+    from bpe_stream.pretokenize.family import MEMBERS
+    from bpe_stream.pretokenize.hard_boundaries import hard_rule
+
+    out = [counts._LAST_NON_WS, counts._FIRST_NON_WS, counts._LAST_NON_LETTER,
+           *counts._ONE_PIECE_RUN.values(), *counts._LETTERS.values()]
+    for member in MEMBERS.values():
+        rule = hard_rule(member)
+        if rule is not None:
+            out += [rule.hard_at, rule.letter_run]
+        out += [p for p in member_runs(member) if p is not None]
+    return list({id(p): p for p in out}.values())
+
+
+_ASCII_ATOMS = [" ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "/", "/\n", "!", "'s", "'",
+                "a", "Ab", "ABC", "word", "1", "123", "x" * 70, " " * 70, "!" * 20, "\x00", "~"]
+ascii_texts = st.one_of(st.lists(st.sampled_from(_ASCII_ATOMS), min_size=1, max_size=30).map("".join),
+                        st.text(alphabet=st.characters(max_codepoint=127), min_size=1, max_size=60))
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(text=ascii_texts, data=st.data())
+def test_text_counts_patterns_as_written_agree_on_ascii_texts(text, data):
+    # TextCounts of an ASCII text holds these patterns compiled as written (no class
+    # rewrite): every match, search and reverse search must be the rewritten pattern's
+    n = len(text)
+    pos = data.draw(st.integers(0, n))
+    end = data.draw(st.integers(pos, n))
+    for lazy in _text_counts_patterns():
+        plain = lazy.as_written()
+        want = [m.span() for m in lazy.finditer(text, pos, end, overlapped=True)]
+        assert [m.span() for m in plain.finditer(text, pos, end, overlapped=True)] == want, (lazy, text)
+        for i in range(pos, end + 1):
+            a, b = plain.match(text, i, end), lazy.match(text, i, end)
+            assert (a and a.span()) == (b and b.span()), (lazy, text, i)
+            a, b = plain.fullmatch(text, pos, i), lazy.fullmatch(text, pos, i)
+            assert (a is None) == (b is None), (lazy, text, pos, i)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=ascii_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), budget=st.sampled_from([1, 2, 3, 5, 16]),
+       boundaries=st.sampled_from(["exact", "semantic"]), repeat=st.sampled_from([1, 8]))
+def test_ascii_text_chunks_equal_those_with_rewritten_patterns(implementation, text, enc_name, budget, boundaries,
+                                                               repeat):
+    # A/B: the chunks of an ASCII text (TextCounts on the patterns as written) equal those
+    # computed with every pattern rewritten (as_written answering the rewrite itself)
+    from unittest import mock
+
+    from bpe_stream.pretokenize.unicode import LazyPattern
+
+    enc = encoding_with(enc_name, implementation)
+    text = text * repeat
+    chunker = Chunker(enc, budget, overlap=budget // 2, boundaries=boundaries)
+    got = [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
+    with mock.patch.object(LazyPattern, "as_written", LazyPattern.compiled):
+        want = [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
+    assert got == want
 
 
 @settings(max_examples=examples(150), deadline=None)

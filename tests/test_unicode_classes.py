@@ -8,9 +8,13 @@ bundled patterns on every assigned code point in context against tiktoken.
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 import regex
-from conftest import ENCODING_NAMES, tiktoken_oracle
+from conftest import ENCODING_NAMES, examples, tiktoken_oracle
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_stream import get_encoding
 from bpe_stream.pretokenize import unicode as uc
@@ -186,3 +190,60 @@ def test_corrections_report_counts_per_class():
         extra_ranges, missing_ranges = uc._difference(name)
         assert extra == sum(h - lo + 1 for lo, h in extra_ranges)
         assert missing == sum(h - lo + 1 for lo, h in missing_ranges)
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_every_class_agrees_with_the_reference_on_ascii(name):
+    # LazyPattern.as_written is exact on ASCII texts only because of this: the installed
+    # regex classes each ASCII character as the reference engines do (both signs)
+    members = _members(uc.reference_ranges(name))
+    for negated in (False, True):
+        plain = regex.compile(_escape(name, negated))
+        for c in range(128):
+            assert (plain.match(chr(c)) is not None) == ((c in members) != negated), (name, negated, hex(c))
+    extra, missing = uc._difference(name)
+    assert all(lo >= 0x80 for lo, _ in (*extra, *missing)), name
+
+
+def test_as_written_is_the_pattern_without_the_rewrite():
+    lazy = uc.compile_regex(r"\p{L}+\s", regex.REVERSE)
+    plain = lazy.as_written()
+    assert plain._pattern is None  # compiled on first use
+    assert plain.pattern == r"\p{L}+\s" and plain.flags & regex.REVERSE and not plain.flags & regex.VERSION1
+    assert lazy.as_written() is plain
+    assert lazy._pattern is None  # the rewrite is not compiled for it
+    assert pickle.loads(pickle.dumps(plain)).compiled() is plain.compiled()
+
+
+def _valid_ranges_reference(ranges) -> bool:
+    # the store check pair by pair, as first written
+    ok = isinstance(ranges, list) and all(
+        isinstance(r, list) and len(r) == 2 and all(type(x) is int and 0 <= x <= 0x10FFFF for x in r)
+        and r[0] <= r[1] for r in ranges
+    )
+    return ok and all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
+
+
+_bound = st.one_of(st.integers(-3, 12), st.integers(0x10FFFD, 0x110001), st.sampled_from([True, 1.0, "1", None]))
+_pair = st.one_of(st.lists(_bound, min_size=2, max_size=2), st.lists(_bound, max_size=3), _bound)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(ranges=st.one_of(st.lists(_pair, max_size=6), _bound,
+                        st.lists(st.integers(0, 0x10FFFF), max_size=12).map(lambda v: [list(p) for p in zip(v[::2], v[1::2])]),
+                        st.lists(st.integers(0, 40), max_size=12, unique=True).map(
+                            lambda v: [list(p) for p in zip(sorted(v)[::2], sorted(v)[1::2])]),
+                        st.lists(st.integers(0, 12), max_size=12).map(  # sorted, some pairs touching
+                            lambda v: [list(p) for p in zip(sorted(v)[::2], sorted(v)[1::2])])))
+def test_stored_ranges_check_equals_the_pairwise_check(ranges):
+    assert uc._valid_ranges([[0, 0x10FFFF]]) and uc._valid_ranges([]) and not uc._valid_ranges({})
+    for bad in ([[1, 2], [2, 3]], [[3, 2]], [[-1, 2]], [[1, 0x110000]], [[True, 2]], [[1.0, 2]], [[1, 2, 3]], [(1, 2)]):
+        assert not uc._valid_ranges(bad), bad
+    assert uc._valid_ranges(ranges) == _valid_ranges_reference(ranges), ranges
+
+
+def test_the_stored_classes_pass_the_check():
+    for escape in (r"\p{L}", r"\s"):
+        uc._installed_ranges(escape)
+    stored = uc._read_store()
+    assert stored and all(_valid_ranges_reference([list(r) for r in v]) for v in stored.values())

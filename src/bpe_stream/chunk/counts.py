@@ -98,7 +98,6 @@ Why it is exact.
 
 from __future__ import annotations
 
-import functools
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
@@ -155,12 +154,6 @@ _LETTERS = {
 }
 
 
-@functools.lru_cache(maxsize=8)
-def _as_written(source: str):
-    """``source`` compiled as written (no class rewrite), for ASCII slices (TextCounts.in_run)."""
-    return regex.compile(source)
-
-
 _LAST_NON_LETTER = compile_regex(r"\P{L}", regex.REVERSE)
 _TABLE_MIN = 8  # straddling letter runs longer than this use a PrefixTable
 _RUN_PROBE = 64  # a chunk start inside a piece probes this many characters for run mode
@@ -199,7 +192,8 @@ class TextCounts:
     """The split of one held text: ``bounds`` (piece starts + end) and prefix counts ``cum``."""
 
     __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
-                 "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max", "_native")
+                 "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max", "_native",
+                 "all_ascii", "last_non_ws", "first_non_ws", "last_non_letter")
 
     def __init__(self, enc, text: str):
         self.enc = enc
@@ -219,6 +213,17 @@ class TextCounts:
         if self.run is None:
             self.run, self.letters = member_runs(enc.pretokenizer)
         # ----
+        self.last_non_ws, self.first_non_ws, self.last_non_letter = _LAST_NON_WS, _FIRST_NON_WS, _LAST_NON_LETTER
+        # An ASCII text (str.isascii: O(1)) is only ever matched as written: every class
+        # agrees with the reference on ASCII characters, and the first use of a rewritten
+        # pattern costs 10-28 ms (stored class ranges read, correction sets parsed), more
+        # than the whole chunking of some megabyte texts (LazyPattern.as_written).
+        self.all_ascii = text.isascii()
+        if self.all_ascii:
+            self.hard_at, self.letter_run, self.run, self.letters, self.last_non_ws, self.first_non_ws, \
+                self.last_non_letter = (None if p is None else p.as_written() for p in (
+                    self.hard_at, self.letter_run, self.run, self.letters, _LAST_NON_WS, _FIRST_NON_WS,
+                    _LAST_NON_LETTER))
         self._split = enc._split
         # short strings: the pattern itself (its ASCII translation on ASCII text, as PreSplitter does)
         splitter = getattr(enc._split, "__self__", None)
@@ -255,15 +260,15 @@ class TextCounts:
         reference engines class every ASCII character alike (the tests check all pairs),
         and the rewritten classes cost about 1 µs per character."""
         text = self.text
-        if text[a:b].isascii():
-            return _as_written(self.run._source[0]).fullmatch(text, a, b) is not None
+        if not self.all_ascii and text[a:b].isascii():
+            return self.run.as_written().fullmatch(text, a, b) is not None
         return self.run.fullmatch(text, a, b) is not None
 
     def in_letters(self, a: int, b: int) -> bool:
         """Whether ``text[a:b]`` matches ``_LETTERS`` (``letters`` must be set); see ``in_run``."""
         text = self.text
-        if text[a:b].isascii():
-            return _as_written(self.letters._source[0]).fullmatch(text, a, b) is not None
+        if not self.all_ascii and text[a:b].isascii():
+            return self.letters.as_written().fullmatch(text, a, b) is not None
         return self.letters.fullmatch(text, a, b) is not None
 
     def is_hard(self, h: int, s: int) -> bool:
@@ -486,7 +491,7 @@ class ChunkView:
             return 0
         text = tc.text
         if text[j - 1].isspace():
-            m = _LAST_NON_WS.search(text, s, j)
+            m = tc.last_non_ws.search(text, s, j)
             if m is None:
                 return 0
             lim = min(lim, m.start())  # T[b:j] must hold the non-whitespace character at m
@@ -545,7 +550,7 @@ class ChunkView:
         if j > tc.n:
             return None
         if tc.text[b:j].isspace() or b == j:
-            m = _FIRST_NON_WS.search(tc.text, b, tc.n)
+            m = tc.first_non_ws.search(tc.text, b, tc.n)
             if m is None:
                 return None
             j = max(j, m.start() + 1)
@@ -812,7 +817,7 @@ class SuffixView:
         text = tc.text
         lim = e - tc.margin
         if e > 0 and text[e - 1].isspace():
-            m = _LAST_NON_WS.search(text, 0, e)
+            m = tc.last_non_ws.search(text, 0, e)
             lim = min(lim, m.start()) if m is not None else -1
         else:
             lim = min(lim, e - 1)
@@ -900,7 +905,7 @@ class SuffixView:
             # T[r:g]: letters at the end of the segment, whose suffixes are single pieces (point 4)
             r = g
             if g - start > _TABLE_MIN and tc.letters is not None:
-                m = _LAST_NON_LETTER.search(text, start, g)
+                m = tc.last_non_letter.search(text, start, g)
                 r = start if m is None else m.end()
                 if g - r <= _TABLE_MIN or not tc.letters.fullmatch(text, r, g):
                     r = g
