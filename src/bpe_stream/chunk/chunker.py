@@ -61,8 +61,8 @@ compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk afte
 the steps above run for the rest and are the reference (the tests compare both).  Semantic
 steps from a piece boundary take ``e_max`` from the same call limited to one chunk, and walk
 each level's positions from the last one down (:mod:`bpe_stream.chunk.level_walk`: the
-positions of the level's scan of the slice, without the scan); ``_level_walk = False``
-turns both off (the reference the tests compare with).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+positions of the level's scan of the slice, without the scan; overlap starts walk them
+upwards from the exact earliest start); ``_level_walk = False`` turns these off (the reference the tests compare with).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
 (str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
