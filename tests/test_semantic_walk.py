@@ -4,7 +4,8 @@ and their ``e_max`` from the compiled ``exact_cuts`` against the reference, the 
 ``ChunkView.cut``): identical chunks, whole texts and streams, for cl100k, o200k and a
 tokenizer.json member (Llama 3), budgets 1-512 with overlaps, fill floors, Markdown
 headings, custom levels, with the compiled core on and off; and the walk itself against
-``BoundaryLevel.positions`` on texts dense in every level's boundaries."""
+``BoundaryLevel.positions`` on texts dense in every level's boundaries, both ways (the
+overlap start's walk goes upwards)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import bpe_stream
 import bpe_stream.chunk.chunker as chunker_module
 from bpe_stream.chunk.boundaries import SEMANTIC_LEVELS, BoundaryLevel
 from bpe_stream.chunk.chunker import CharacterOverBudget, Chunker, _grapheme_before, _grapheme_before_scan
-from bpe_stream.chunk.level_walk import descending
+from bpe_stream.chunk.level_walk import ascending, descending
 
 # Pieces dense in the levels' boundaries and in their edge cases: blank lines with
 # blanks and \r, \x1c (whitespace to Python, not to the levels' \s), headings, fences,
@@ -48,6 +49,21 @@ def test_walk_equals_each_levels_scan(text, data):
     for level in (*SEMANTIC_LEVELS, CUSTOM, BoundaryLevel("line", r"\n")):
         assert list(descending(level, text, lo, hi, stop)) == list(reversed(level.positions(text, lo, hi, stop))), (
             level.name, text, lo, hi, stop)
+
+
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, data=st.data())
+def test_upward_walk_equals_each_levels_scan(text, data):
+    """The overlap start's walk: the scan's positions in [start, hi), first first."""
+    n = len(text)
+    if n < 2:
+        return
+    lo = data.draw(st.integers(0, n - 2))
+    hi = data.draw(st.integers(lo + 1, n))
+    start = data.draw(st.integers(lo, hi + 1))
+    for level in (*SEMANTIC_LEVELS, CUSTOM, BoundaryLevel("line", r"\n")):
+        want = [p for p in level.positions(text, lo, hi) if start <= p < hi]
+        assert list(ascending(level, text, lo, hi, start)) == want, (level.name, text, lo, hi, start)
 
 
 @settings(max_examples=examples(400), deadline=None)

@@ -61,8 +61,8 @@ compiled call per run (``_native/chunk_runs.c``, ChunkView's run mode chunk afte
 the steps above run for the rest and are the reference (the tests compare both).  Semantic
 steps from a piece boundary take ``e_max`` from the same call limited to one chunk, and walk
 each level's positions from the last one down (:mod:`bpe_stream.chunk.level_walk`: the
-positions of the level's scan of the slice, without the scan); ``_level_walk = False``
-turns both off (the reference the tests compare with).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
+positions of the level's scan of the slice, without the scan; overlap starts walk them
+upwards from the exact earliest start); ``_level_walk = False`` turns these off (the reference the tests compare with).  Bytes / no-pattern encodings: ``cuts.bytes_split_at`` /
 ``text_split_at`` for the cut and an ``IntervalCounter`` over the text held for
 candidate chunks.  Nothing is re-encoded from scratch per candidate.  In periodic text
 (str) the steps repeat: :mod:`bpe_stream.chunk.periodic` records them and replays the
@@ -159,6 +159,7 @@ from .digit_runs import digit_groups_member
 from .digit_runs import digit_overlap_start as _py_digit_overlap_start
 # ----
 from .headings import HeadingTracker, format_context
+from .level_walk import ascending as _ascending
 from .level_walk import descending as _descending
 from .member_runs import member_runs_mode
 from .periodic import PeriodicReplay, periodic_probe
@@ -1309,18 +1310,10 @@ class Chunker(Generic[T]):
             best = None
             lo = max(s, i0 - _OVERLAP_CONTEXT)
             for level in self.levels:
-                if self._level_walk:
-                    # the level's positions in [i0, e) from the walk (level_walk.py: those of
-                    # the scan of text[lo:e] up to e - 1; the loop below stops before e)
-                    ups = []
-                    if e - 1 > lo:
-                        for p in _descending(level, text, lo, e, e - 1):
-                            if p < i0:
-                                break
-                            ups.append(p)
-                        ups.reverse()
-                else:
-                    ups = level.positions(text, lo, e)
+                # the level's positions in [i0, e), first first: from the walk (level_walk.py:
+                # those of the scan of text[lo:e], read only as far as the search goes), or
+                # the scan itself (the reference)
+                ups = _ascending(level, text, lo, e, i0) if self._level_walk else level.positions(text, lo, e)
                 for p in ups:
                     if p < i0 or not self._is_cut(text, p):
                         continue

@@ -98,12 +98,14 @@ Why it is exact.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 import regex
 
 from ..bpe.intervals import _periodic_run, _single_byte_run
+from ..bpe.native import bisect_right_array
 from ..bpe.prependable import BytesPrependable
 from ..bpe.table import PrefixTable
 from ..pretokenize.family import MEMBERS
@@ -798,6 +800,13 @@ _SHORT_LETTERS = 64
 _SUFFIX_BASE_MAX = 1024
 
 
+def _count_le(a, x: int) -> int:
+    """``bisect_right(a, x)``: how many items of the sorted ints ``a`` are ``<= x``; in C for the
+    compiled split's arrays (no Python int per probe).  ``bisect_left(a, x, 0, hi)`` is
+    ``min(_count_le(a, x - 1), hi)`` (integers; ``a`` sorted)."""
+    return bisect_right_array(a, x) if type(a) is array else bisect_right(a, x)
+
+
 class SuffixView:
     """Exact counts ``enc.count(T[i:e])`` for one end ``e`` and any start ``i <= e``.
 
@@ -821,7 +830,7 @@ class SuffixView:
             lim = min(lim, m.start()) if m is not None else -1
         else:
             lim = min(lim, e - 1)
-        kb = bisect_right(tc.bounds, lim) - 1 if lim >= 0 and tc.hard else -1
+        kb = _count_le(tc.bounds, lim) - 1 if lim >= 0 and tc.hard else -1
         if kb < 0 or e - tc.bounds[kb] > _SUFFIX_BASE_MAX:
             # no stable boundary, or only far back inside one long piece: counting from it
             # for every chunk's end would be quadratic on a text that is one huge piece
@@ -837,7 +846,7 @@ class SuffixView:
         tc = self.tc
         if self.kb < 0:
             return None
-        k = bisect_left(tc.bounds, g, 0, self.kb + 1)
+        k = min(_count_le(tc.bounds, g - 1), self.kb + 1)  # bisect_left(bounds, g, 0, kb + 1)
         if k > self.kb or tc.bounds[k] != g:
             return None
         return self.ce - tc.cum[k]
@@ -878,7 +887,8 @@ class SuffixView:
         text = tc.text
         bounds = tc.bounds
         n = tc.n
-        idx = bisect_left(tc.cum, self.ce - k, 0, self.kb + 1) - 1  # last boundary with suffix > k
+        # the last boundary with suffix > k: bisect_left(cum, ce - k, 0, kb + 1) - 1
+        idx = min(_count_le(tc.cum, self.ce - k - 1), self.kb + 1) - 1
         start = s
         steps = 0
         while idx >= 0 and bounds[idx] > s:

@@ -42,6 +42,22 @@ nothing from ``hi`` on; every position used is at most ``stop < hi``):
   The heading test is the finder's: the line before ``n0``, from the last newline in
   ``[lo, n0)`` or from ``lo``.  Each newline below ``stop`` is read once.
 
+The overlap start searches the other way: ``ascending(L, text, lo, hi, start)`` yields
+exactly the positions ``p`` of ``L.positions(text, lo, hi)`` with ``start <= p < hi``,
+first first (``lo < start``), again for the built-in levels and str text, else from
+``L.positions`` itself.  The search takes the first position that fits, so the walks stop
+where it does instead of reading the whole overlap:
+
+* ``line``: ``str.find`` of the newlines ``start - 1 <= i < hi - 1``, as above.
+* ``word``: its matches have no context before them, so ``finditer(text, start - 1, hi)``
+  (``start - 1 >= lo``) gives the slice's positions from ``start`` on, lazily.
+* ``sentence``: ``finditer(text, lo, hi)`` lazily, under the look-behind condition above
+  (from ``lo``: a later ``pos`` could split a run of ``.!?`` that a match takes whole).
+* ``paragraph``: the finder's own scan (``finditer`` of the run pattern with
+  ``pos``/``endpos``, which has no anchors or look-arounds, and the same heading test),
+  lazily and from ``lo`` (a run starting before ``start`` may end after it).
+* ``markdown``: as above (the ``required`` test, then ``positions``).
+
 Complexity: one ``rfind`` per line position visited (paragraph: and a blank-line test
 of the lines around it); words in blocks of 16, 32, ... characters below ``stop``;
 sentence one regex scan of ``text[lo:stop]`` (plus up to the next match), as before but
@@ -55,13 +71,13 @@ from collections.abc import Iterable
 import regex
 
 from .boundaries import LINE, MARKDOWN, PARAGRAPH, SENTENCE, WORD, BoundaryLevel
-from .boundaries import _HEADING_START
+from .boundaries import _BLANK_RUN, _HEADING_START
 
 # the characters of a blank line (whitespace but the newline), as the paragraph level's
 # run pattern classes them
 _BLANKS = regex.compile(r"[^\S\n]*+")
 
-__all__ = ["descending"]
+__all__ = ["ascending", "descending"]
 
 _WORD_BLOCK = 16  # characters below the top that the word walk reads first
 _SENTENCE_BEHIND = frozenset(".!?\u2026")  # the sentence level's look-behind class
@@ -145,3 +161,66 @@ def descending(level: BoundaryLevel, text, lo: int, hi: int, stop: int) -> Itera
     if walk is None or walk[0] is not level or not isinstance(text, str) or stop >= hi:
         return reversed(level.positions(text, lo, hi, stop))
     return walk[1](text, lo, hi, stop)
+
+
+def _line_asc(text: str, lo: int, hi: int, start: int) -> Iterable[int]:
+    i = text.find("\n", start - 1, hi - 1)
+    while i >= 0:
+        yield i + 1
+        i = text.find("\n", i + 1, hi - 1)
+
+
+def _word_asc(text: str, lo: int, hi: int, start: int) -> Iterable[int]:
+    for m in WORD._compiled.finditer(text, start - 1, hi):  # type: ignore[attr-defined]
+        p = m.end()
+        if p >= hi:
+            return
+        yield p
+
+
+def _sentence_asc(text: str, lo: int, hi: int, start: int) -> Iterable[int]:
+    if lo and text[lo - 1] in _SENTENCE_BEHIND:
+        yield from (p for p in SENTENCE.positions(text, lo, hi) if start <= p < hi)
+        return
+    for m in SENTENCE._compiled.finditer(text, lo, hi):  # type: ignore[attr-defined]
+        p = m.end()
+        if p >= hi:
+            return
+        if p >= start:
+            yield p
+
+
+def _markdown_asc(text: str, lo: int, hi: int, start: int) -> Iterable[int]:
+    for r in MARKDOWN.required:
+        if text.find(r, lo, hi) >= 0:
+            return [p for p in MARKDOWN.positions(text, lo, hi) if start <= p < hi]
+    return ()
+
+
+def _paragraph_asc(text: str, lo: int, hi: int, start: int) -> Iterable[int]:
+    heading = _HEADING_START.match
+    for m in _BLANK_RUN.finditer(text, lo, hi):
+        p = m.end()
+        if p >= hi:
+            return
+        if p < start:
+            continue
+        a = m.start()
+        line_start = text.rfind("\n", lo, a) + 1
+        if line_start == 0:
+            line_start = lo
+        if heading(text, line_start, a + 1) is None:
+            yield p
+
+
+_UP_WALKS = {id(LINE): (LINE, _line_asc), id(WORD): (WORD, _word_asc), id(SENTENCE): (SENTENCE, _sentence_asc),
+             id(MARKDOWN): (MARKDOWN, _markdown_asc), id(PARAGRAPH): (PARAGRAPH, _paragraph_asc)}
+
+
+def ascending(level: BoundaryLevel, text, lo: int, hi: int, start: int) -> Iterable[int]:
+    """The positions ``p`` of ``level.positions(text, lo, hi)`` with ``start <= p < hi``,
+    ascending, lazily where it can be (``lo < start``; see above)."""
+    walk = _UP_WALKS.get(id(level))
+    if walk is None or walk[0] is not level or not isinstance(text, str) or start <= lo:
+        return [p for p in level.positions(text, lo, hi) if start <= p < hi]
+    return walk[1](text, lo, hi, start)
