@@ -587,14 +587,30 @@ def test_ascii_text_chunks_equal_those_with_rewritten_patterns(implementation, t
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(text=agreeing_texts, data=st.data())
+@given(text=st.one_of(agreeing_texts, mixed_texts), data=st.data())
 def test_text_counts_patterns_as_written_agree_on_texts_without_differing_characters(text, data):
-    # TextCounts takes the patterns as written on any text agrees_on accepts (the atoms hold
-    # no differing character): there too they must match as the rewrites do
+    # TextCounts takes the patterns as written on any text agrees_on accepts: there too
+    # they must match as the rewrites do (texts with differing characters: the rewrites)
     from bpe_stream.pretokenize.unicode import agrees_on
 
-    assert agrees_on(text)
-    _check_as_written_agree(text, data)
+    if not any(c in text for c in _DIFFERING_ATOMS):
+        assert agrees_on(text)
+    if agrees_on(text):
+        _check_as_written_agree(text, data)
+
+
+@pytest.mark.parametrize("atom", _DIFFERING_ATOMS)
+def test_text_counts_patterns_as_written_only_where_agrees_on_says(atom):
+    # each differing character next to a letter, a digit, a space or punctuation: where
+    # agrees_on accepts the text, the patterns as written match as the rewrites (a regex
+    # that differs on these characters makes some of them differ: agrees_on must refuse)
+    from bpe_stream.pretokenize.unicode import agrees_on
+
+    for text in (x + atom + y for x in ("a", "A", "1", " ", "!", "") for y in ("a", "1", " ", "")):
+        if agrees_on(text):
+            for lazy in _text_counts_patterns():
+                want = [m.span() for m in lazy.finditer(text, overlapped=True)]
+                assert [m.span() for m in lazy.as_written().finditer(text, overlapped=True)] == want, (lazy, text)
 
 
 def test_differing_atoms_are_differing():
