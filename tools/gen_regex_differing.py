@@ -3,8 +3,8 @@ code points whose Unicode classes it sees differently from the reference engines
 
 ``pretokenize.unicode.agrees_on`` reads that table to decide, with one bit test per
 character and without the per-class comparison (stored class ranges read, class
-differences taken: 8-9 ms on first use in a process), that a text may be matched with
-the patterns as written.  A release not listed is compared at run time instead (same
+differences taken for every class: 18-20 ms on first use in a process), that a text
+may be matched with the patterns as written.  A release not listed is compared at run time instead (same
 answer, slower first use).  Run it with each ``regex`` release to be listed installed::
 
     python tools/gen_regex_differing.py
