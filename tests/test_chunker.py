@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import bpe_stream  # noqa: E402
 from bpe_stream.chunk.boundaries import SEMANTIC_LEVELS, BoundaryLevel  # noqa: E402
-from bpe_stream.chunk.chunker import Chunk, Chunker  # noqa: E402
+from bpe_stream.chunk.chunker import CharacterOverBudget, Chunk, Chunker  # noqa: E402
 
 ENCODINGS = {name: bpe_stream.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
 CL100K = ENCODINGS["cl100k_base"]
@@ -534,6 +534,23 @@ ascii_texts = st.one_of(st.lists(st.sampled_from(_ASCII_ATOMS), min_size=1, max_
 def test_text_counts_patterns_as_written_agree_on_ascii_texts(text, data):
     # TextCounts of an ASCII text holds these patterns compiled as written (no class
     # rewrite): every match, search and reverse search must be the rewritten pattern's
+    _check_as_written_agree(text, data)
+
+
+# Non-ASCII text on which the installed regex classes every character as the reference
+# (pretokenize.unicode.agrees_on), and characters on which some class differs for the
+# installed regex (none if it agrees everywhere).
+_AGREEING_ATOMS = ["a\u0301", "\u00e9t\u00e9", "\u4e2d\u6587", "\u3000", "\u3000 ", "\u00a0", "\u2028", "\u017f",
+                   "\U0001f44d", "\U0001f468\u200d\U0001f469", "\u0663\u0664", "\u00b2", "\u2019s", "\U00020000",
+                   "\ufffd", "!\u0301/", "\u0e01\u0e34", "\u0391\u03b2"]
+_DIFFERING_ATOMS = ["\u0295", "\u1acf", "\ua7ce", "\U00010940", "\U000187f8", "\U0001fac8", "\U000323b0",
+                    "\U0003d000"]
+agreeing_texts = st.lists(st.sampled_from(_ASCII_ATOMS + _AGREEING_ATOMS), min_size=1, max_size=30).map("".join)
+mixed_texts = st.lists(st.sampled_from(_ASCII_ATOMS + _AGREEING_ATOMS + _DIFFERING_ATOMS), min_size=1,
+                       max_size=30).map("".join)
+
+
+def _check_as_written_agree(text, data):
     n = len(text)
     pos = data.draw(st.integers(0, n))
     end = data.draw(st.integers(pos, n))
@@ -566,6 +583,70 @@ def test_ascii_text_chunks_equal_those_with_rewritten_patterns(implementation, t
     got = [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
     with mock.patch.object(LazyPattern, "as_written", LazyPattern.compiled):
         want = [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
+    assert got == want
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(text=st.one_of(agreeing_texts, mixed_texts), data=st.data())
+def test_text_counts_patterns_as_written_agree_on_texts_without_differing_characters(text, data):
+    # TextCounts takes the patterns as written on any text agrees_on accepts: there too
+    # they must match as the rewrites do (texts with differing characters: the rewrites)
+    from bpe_stream.pretokenize.unicode import agrees_on
+
+    if not any(c in text for c in _DIFFERING_ATOMS):
+        assert agrees_on(text)
+    if agrees_on(text):
+        _check_as_written_agree(text, data)
+
+
+@pytest.mark.parametrize("atom", _DIFFERING_ATOMS)
+def test_text_counts_patterns_as_written_only_where_agrees_on_says(atom):
+    # each differing character next to a letter, a digit, a space or punctuation: where
+    # agrees_on accepts the text, the patterns as written match as the rewrites (a regex
+    # that differs on these characters makes some of them differ: agrees_on must refuse)
+    from bpe_stream.pretokenize.unicode import agrees_on
+
+    for text in (x + atom + y for x in ("a", "A", "1", " ", "!", "") for y in ("a", "1", " ", "")):
+        if agrees_on(text):
+            for lazy in _text_counts_patterns():
+                want = [m.span() for m in lazy.finditer(text, overlapped=True)]
+                assert [m.span() for m in lazy.as_written().finditer(text, overlapped=True)] == want, (lazy, text)
+
+
+def test_differing_atoms_are_differing():
+    # the texts below hold characters on which the installed regex differs, if it differs
+    from bpe_stream.pretokenize.unicode import agrees_on, corrections
+
+    differs = any(v != (0, 0) for v in corrections().values())
+    assert [agrees_on("a" + c) for c in _DIFFERING_ATOMS] == [not differs] * len(_DIFFERING_ATOMS)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=mixed_texts, enc_name=st.sampled_from(sorted(ENCODINGS)), budget=st.sampled_from([1, 2, 3, 5, 16]),
+       boundaries=st.sampled_from(["exact", "semantic"]), repeat=st.sampled_from([1, 8]))
+def test_non_ascii_text_chunks_equal_those_with_rewritten_patterns(implementation, text, enc_name, budget,
+                                                                   boundaries, repeat):
+    # A/B, as for ASCII texts: with and without characters on which the classes differ
+    # (TextCounts takes the patterns as written only without), the chunks equal those
+    # computed with every pattern rewritten
+    from unittest import mock
+
+    from bpe_stream.pretokenize.unicode import LazyPattern
+
+    enc = encoding_with(enc_name, implementation)
+    text = text * repeat
+    chunker = Chunker(enc, budget, overlap=budget // 2, boundaries=boundaries)
+
+    def spans():  # a character over the budget: the same refusal both ways
+        try:
+            return [(c.start, c.end, c.token_count) for c in chunker.chunks(text)]
+        except CharacterOverBudget as e:
+            return str(e)
+
+    got = spans()
+    with mock.patch.object(LazyPattern, "as_written", LazyPattern.compiled):
+        want = spans()
     assert got == want
 
 

@@ -8,6 +8,7 @@ bundled patterns on every assigned code point in context against tiktoken.
 
 from __future__ import annotations
 
+import functools
 import pickle
 
 import pytest
@@ -247,3 +248,71 @@ def test_the_stored_classes_pass_the_check():
         uc._installed_ranges(escape)
     stored = uc._read_store()
     assert stored and all(_valid_ranges_reference([list(r) for r in v]) for v in stored.values())
+
+
+@functools.lru_cache(maxsize=1)
+def _differing_members() -> frozenset[int]:
+    # the union of the per-class differences, from the comparisons themselves
+    out: set[int] = set()
+    for name in CLASSES:
+        extra, missing = uc._difference(name)
+        out |= _members(extra) | _members(missing)
+    return frozenset(out)
+
+
+def test_the_differing_table_is_the_installed_releases():
+    # _regex_differing.DIFFERING (what agrees_on reads) regenerated for the installed regex:
+    # tools/gen_regex_differing.py must be run again if this fails
+    listed = uc.DIFFERING.get(regex.__version__)
+    if listed is None:
+        pytest.skip(f"regex {regex.__version__} is not listed (agrees_on compares at run time)")
+    assert listed == uc.differing_ranges()
+    assert (_members(uc._parse(listed)) if listed else set()) == _differing_members()
+
+
+_range = st.tuples(st.integers(0, 0x10FFFF), st.integers(0, 40)).map(lambda p: (p[0], min(0x10FFFF, p[0] + p[1])))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(ranges=st.lists(st.one_of(_range, st.tuples(st.integers(0, 0x10FFFF), st.integers(0, 5000)).map(
+    lambda p: (p[0], min(0x10FFFF, p[0] + p[1])))), max_size=5))
+def test_bitmap_sets_exactly_the_code_points_of_its_ranges(ranges):
+    bits = uc._bitmap(ranges)
+    members = set()
+    for lo, hi in ranges:
+        members.update(range(lo, hi + 1))
+    got = {8 * i + k for i, byte in enumerate(bits) if byte for k in range(8) if byte >> k & 1}
+    assert got == members
+
+
+def _some_differing() -> list[str]:
+    members = sorted(_differing_members())
+    return [chr(c) for c in members[:: max(1, len(members) // 60)]] + [chr(c) for c in members[-3:]]
+
+
+_AGREEING_ATOMS = ["a\u0301", "\u00e9", "\u4e2d\u6587", "\u3000", "\u00a0", "\u2028", "\u017f", "\U0001f44d",
+                   "\u200d", "\u0663", "\u00b2", "\u2019", "\U00020000", "\ufffd", "\U000e0001"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(data=st.data())
+def test_agrees_on_means_no_differing_character(data):
+    # agrees_on(text) is True exactly when text holds no code point on which some class of
+    # the installed regex differs from the reference: with the release's listed table and
+    # with the table computed at run time (a release not listed)
+    differing = _some_differing()
+    atoms = _AGREEING_ATOMS + differing if differing else _AGREEING_ATOMS
+    text = data.draw(st.one_of(
+        st.lists(st.sampled_from(atoms + ["x", " ", "1", "!\n"]), max_size=20).map("".join),
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)))
+    members = _differing_members()
+    want = not any(ord(c) in members for c in text)
+    assert uc.agrees_on(text) == want, text
+    saved = dict(uc.DIFFERING)
+    uc.DIFFERING.clear()
+    uc._differing_everywhere.cache_clear()
+    try:
+        assert uc.agrees_on(text) == want, text
+    finally:
+        uc.DIFFERING.update(saved)
+        uc._differing_everywhere.cache_clear()

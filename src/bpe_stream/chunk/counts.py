@@ -112,7 +112,7 @@ from ..pretokenize.family import MEMBERS
 from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
-from ..pretokenize.unicode import compile_regex
+from ..pretokenize.unicode import agrees_on, compile_regex
 from ..text.cuts import text_split_at_count
 from ..text.piece_encoder import whole_longer_than
 from .far_start import far_cut, far_distance
@@ -195,7 +195,7 @@ class TextCounts:
 
     __slots__ = ("enc", "text", "n", "bounds", "cum", "pattern", "margin", "letter_run", "run", "ws_run_check", "letters", "hard",
                  "hard_at", "_split", "_ascii", "_get", "_encode", "_maxlen", "whole", "whole_max", "_native",
-                 "all_ascii", "last_non_ws", "first_non_ws", "last_non_letter")
+                 "classes_agree", "last_non_ws", "first_non_ws", "last_non_letter")
 
     def __init__(self, enc, text: str):
         self.enc = enc
@@ -216,12 +216,14 @@ class TextCounts:
             self.run, self.letters = member_runs(enc.pretokenizer)
         # ----
         self.last_non_ws, self.first_non_ws, self.last_non_letter = _LAST_NON_WS, _FIRST_NON_WS, _LAST_NON_LETTER
-        # An ASCII text (str.isascii: O(1)) is only ever matched as written: every class
-        # agrees with the reference on ASCII characters, and the first use of a rewritten
-        # pattern costs 10-28 ms (stored class ranges read, correction sets parsed), more
-        # than the whole chunking of some megabyte texts (LazyPattern.as_written).
-        self.all_ascii = text.isascii()
-        if self.all_ascii:
+        # A text holding no character that the installed regex classes differently from
+        # the reference (ASCII text: str.isascii, O(1); else one bit test per character,
+        # pretokenize.unicode.agrees_on) is only ever matched as written: on its characters
+        # every class agrees with the reference, and the first use of a rewritten pattern
+        # costs 10-28 ms (stored class ranges read, correction sets parsed), more than the
+        # whole chunking of some megabyte texts (LazyPattern.as_written).
+        self.classes_agree = agrees_on(text)
+        if self.classes_agree:
             self.hard_at, self.letter_run, self.run, self.letters, self.last_non_ws, self.first_non_ws, \
                 self.last_non_letter = (None if p is None else p.as_written() for p in (
                     self.hard_at, self.letter_run, self.run, self.letters, _LAST_NON_WS, _FIRST_NON_WS,
@@ -262,14 +264,14 @@ class TextCounts:
         reference engines class every ASCII character alike (the tests check all pairs),
         and the rewritten classes cost about 1 µs per character."""
         text = self.text
-        if not self.all_ascii and text[a:b].isascii():
+        if not self.classes_agree and text[a:b].isascii():
             return self.run.as_written().fullmatch(text, a, b) is not None
         return self.run.fullmatch(text, a, b) is not None
 
     def in_letters(self, a: int, b: int) -> bool:
         """Whether ``text[a:b]`` matches ``_LETTERS`` (``letters`` must be set); see ``in_run``."""
         text = self.text
-        if not self.all_ascii and text[a:b].isascii():
+        if not self.classes_agree and text[a:b].isascii():
             return self.letters.as_written().fullmatch(text, a, b) is not None
         return self.letters.fullmatch(text, a, b) is not None
 

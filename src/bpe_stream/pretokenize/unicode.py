@@ -42,9 +42,11 @@ from operator import le, lt
 import regex
 
 from ..bpe.cache_dir import cache_dir, write_atomically
+from ..bpe.native import first_in_bitmap
+from ._regex_differing import DIFFERING
 from ._unicode_data import RANGES
 
-__all__ = ["compile_regex", "reference_ranges", "corrections", "differing_bitmap"]
+__all__ = ["compile_regex", "reference_ranges", "corrections", "differing_bitmap", "differing_ranges", "agrees_on"]
 
 _GROUPS = {
     "L": ("Lu", "Ll", "Lt", "Lm", "Lo"),
@@ -374,13 +376,62 @@ def differing_bitmap(pattern: str) -> bytes | None:
             continue
         extra, missing = _difference(name)
         ranges += [*extra, *missing]
-    if not ranges:
-        return None
+    return _bitmap(ranges) if ranges else None
+
+
+def _bitmap(ranges) -> bytes:
+    """Bit ``c`` set for every code point ``c`` in ``ranges`` (0x110000 bits): whole bytes
+    by slice assignment, so a range costs O(1) Python steps however long it is."""
     bits = bytearray(0x110000 // 8)
     for lo, hi in ranges:
-        for c in range(lo, hi + 1):
+        a, b = (lo + 7) >> 3, (hi + 1) >> 3  # the whole bytes inside [lo, hi]
+        if a < b:
+            bits[a:b] = b"\xff" * (b - a)
+            edges = (*range(lo, a << 3), *range(b << 3, hi + 1))
+        else:
+            edges = range(lo, hi + 1)  # fewer than 16 code points
+        for c in edges:
             bits[c >> 3] |= 1 << (c & 7)
     return bytes(bits)
+
+
+def differing_ranges() -> str:
+    """The code points on which the installed ``regex`` classes differently from the
+    reference engines for some class this module knows (any general category, group,
+    ``Cn``, ``C`` or ``\\s``), as comma-separated hexadecimal ranges ("" if none).
+    Computed from the per-class comparisons (stored class ranges read and compared);
+    :data:`~._regex_differing.DIFFERING` keeps it per ``regex`` release so that
+    :func:`agrees_on` needs neither."""
+    ranges = []
+    for name in (*RANGES, *_GROUPS, "Cn", "C"):
+        extra, missing = _difference(name)
+        ranges += [*extra, *missing]
+    return ",".join(f"{lo:X}" if lo == hi else f"{lo:X}-{hi:X}" for lo, hi in _merge(ranges))
+
+
+@functools.lru_cache(maxsize=1)
+def _differing_everywhere() -> bytes | None:
+    known = DIFFERING.get(getattr(regex, "__version__", None))
+    text = known if known is not None else differing_ranges()
+    return _bitmap(_parse(text)) if text else None
+
+
+def agrees_on(text: str) -> bool:
+    """Whether the installed ``regex`` classes every character of ``text`` as the
+    reference engines do, for every class this module knows.  Then any pattern matches
+    the same on ``text`` (lookarounds included: they see only ``text``) as written and
+    rewritten, so the pattern as written (:meth:`LazyPattern.as_written`) may be used,
+    skipping the 10-28 ms first compile of a rewrite.
+
+    Cost: O(1) on ASCII text (``str.isascii``; the classes agree on ASCII characters);
+    else one bit test per character (under 1 ms per megabyte compiled) against a bitmap
+    built once per process from :data:`~._regex_differing.DIFFERING` (about 80 ranges
+    for a ``regex`` with newer Unicode tables), no stored class ranges read for a
+    ``regex`` release listed there."""
+    if text.isascii():
+        return True
+    bits = _differing_everywhere()
+    return bits is None or first_in_bitmap(text, 0, len(text), bits) < 0
 
 
 def _rewrite(pattern: str) -> str | None:
