@@ -8,8 +8,11 @@ longer suffix can fit; a stop that comes too early returns a later start.  The t
 test it are one-class runs built from long tokens of the vocabulary (words, punctuation
 runs, CJK), with budgets up to 64 so that the first suffix that does not fit is longer
 than the longest token (where the stop skips the ends no crossing token can reach), and
-pinned texts on which a too-early stop was once seen to give a later start.  Each case
-costs one count per character plus one compiled call per budget."""
+pinned texts on which a too-early stop was once seen to give a later start; and random
+vocabularies of letter merges whose longest token (W) is a run token, checked against the
+original BPE (tests/reference_training.py), where first failing suffixes longer than W
+come at small budgets.  Each case costs one count per character plus one compiled call
+per budget."""
 
 from __future__ import annotations
 
@@ -145,3 +148,53 @@ def test_hypothesis_long_tokens(name, cls, picks, start):
     if len(text) < start + 2:
         return
     _check(name, text, starts=(start,))
+
+
+def _random_vocabulary(seed: int, longest: int):
+    """A vocabulary of the 256 bytes and merges of letters a-c only, each merge reachable
+    (the original BPE encodes A + B to [A, B]), tokens up to ``longest`` bytes: its longest
+    token is a letter run, so the stop's skip bound L - q + W is reached by run tokens
+    (in cl100k and o200k the longest tokens are spaces, which are no run)."""
+    from reference_training import bpe_encode
+
+    from bpe_stream import Encoding
+    from bpe_stream.pretokenize.patterns import PATTERNS
+
+    rng = random.Random(seed)
+    ranks = {bytes([b]): b for b in range(256)}
+    letters = [b"a", b"b", b"c"]
+    while len(letters) < 400:
+        a, b = rng.choice(letters), rng.choice(letters)
+        t = a + b
+        if len(t) <= longest and t not in ranks and bpe_encode(t, ranks) == [a, b]:
+            ranks[t] = len(ranks)
+            letters.append(t)
+    enc = Encoding(f"suffix-stop-{seed}", pat_str=PATTERNS["cl100k_base"], mergeable_ranks=ranks, special_tokens={})
+    return enc, ranks, letters
+
+
+@pytest.mark.parametrize("seed", [1, 2] if not FULL else [1, 2, 3, 4, 5, 6])
+def test_random_vocabulary_runs(seed):
+    from reference_training import bpe_encode
+
+    longest = 12 + 4 * seed
+    enc, ranks, letters = _random_vocabulary(seed, longest)
+    assert enc.bpe.max_token_len == longest
+    core = enc.bpe._core
+    mode = chunker_module._run_mode_of(enc.pretokenizer)
+    rng = random.Random(seed)
+    decided = 0
+    for _ in range(150 if FULL else 40):
+        text, length = "", rng.randint(longest, 6 * longest)
+        while len(text) < length:
+            text += rng.choice(letters[-200:] if rng.random() < 0.7 else letters).decode()
+        e = len(text)
+        # the reference: the original BPE's counts of every suffix
+        counts = [len(bpe_encode(text[i:].encode(), ranks)) for i in range(e)]
+        for k in range(1, 17):
+            got = chunker_module._run_overlap_start(core, text, 0, e, k, mode, 0, None)
+            if got < 0:
+                continue
+            assert got == next((i for i in range(1, e) if counts[i] <= k), e), (seed, text, k)
+            decided += 1
+    assert decided > 0
