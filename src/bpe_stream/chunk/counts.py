@@ -112,7 +112,7 @@ from ..pretokenize.family import MEMBERS
 from ..pretokenize.hard_boundaries import hard_rule
 from ..pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 from ..pretokenize.stability import stable_margin
-from ..pretokenize.unicode import agrees_on, compile_regex
+from ..pretokenize.unicode import agrees_on, ascii_agrees, compile_regex
 from ..text.cuts import text_split_at_count
 from ..text.piece_encoder import whole_longer_than
 from .far_start import far_cut, far_distance
@@ -217,7 +217,7 @@ class TextCounts:
         # ----
         self.last_non_ws, self.first_non_ws, self.last_non_letter = _LAST_NON_WS, _FIRST_NON_WS, _LAST_NON_LETTER
         # A text holding no character that the installed regex classes differently from
-        # the reference (ASCII text: str.isascii, O(1); else one bit test per character,
+        # the reference (ASCII text: str.isascii, O(1), where ascii_agrees; else one bit test per character,
         # pretokenize.unicode.agrees_on) is only ever matched as written: on its characters
         # every class agrees with the reference, and the first use of a rewritten pattern
         # costs 10-28 ms (stored class ranges read, correction sets parsed), more than the
@@ -264,14 +264,14 @@ class TextCounts:
         reference engines class every ASCII character alike (the tests check all pairs),
         and the rewritten classes cost about 1 µs per character."""
         text = self.text
-        if not self.classes_agree and text[a:b].isascii():
+        if not self.classes_agree and text[a:b].isascii() and ascii_agrees():
             return self.run.as_written().fullmatch(text, a, b) is not None
         return self.run.fullmatch(text, a, b) is not None
 
     def in_letters(self, a: int, b: int) -> bool:
         """Whether ``text[a:b]`` matches ``_LETTERS`` (``letters`` must be set); see ``in_run``."""
         text = self.text
-        if not self.classes_agree and text[a:b].isascii():
+        if not self.classes_agree and text[a:b].isascii() and ascii_agrees():
             return self.letters.as_written().fullmatch(text, a, b) is not None
         return self.letters.fullmatch(text, a, b) is not None
 

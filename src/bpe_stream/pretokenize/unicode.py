@@ -416,6 +416,16 @@ def _differing_everywhere() -> bytes | None:
     return _bitmap(_parse(text)) if text else None
 
 
+def ascii_agrees() -> bool:
+    """Whether the installed ``regex`` classes every ASCII character as the reference
+    engines do, for every class this module knows: then ASCII text may be matched with
+    a pattern as written (:meth:`LazyPattern.as_written`) with no test of its characters.
+    Once per process: a look at the first 128 bits of the table of differing code
+    points."""
+    bits = _differing_everywhere()
+    return bits is None or not any(bits[:16])
+
+
 def agrees_on(text: str) -> bool:
     """Whether the installed ``regex`` classes every character of ``text`` as the
     reference engines do, for every class this module knows.  Then any pattern matches
@@ -423,12 +433,14 @@ def agrees_on(text: str) -> bool:
     rewritten, so the pattern as written (:meth:`LazyPattern.as_written`) may be used,
     skipping the 10-28 ms first compile of a rewrite.
 
-    Cost: O(1) on ASCII text (``str.isascii``; the classes agree on ASCII characters);
+    Cost: O(1) on ASCII text (``str.isascii``) where the classes agree on every ASCII
+    character (:func:`ascii_agrees`: every release listed in the table; some older ones
+    do not, e.g. 2022.1.18 takes ``\\x00`` into ``\\p{LC}``);
     else one bit test per character (under 1 ms per megabyte compiled) against a bitmap
     built once per process from :data:`~._regex_differing.DIFFERING` (about 80 ranges
     for a ``regex`` with newer Unicode tables), no stored class ranges read for a
     ``regex`` release listed there."""
-    if text.isascii():
+    if text.isascii() and ascii_agrees():
         return True
     bits = _differing_everywhere()
     return bits is None or first_in_bitmap(text, 0, len(text), bits) < 0
