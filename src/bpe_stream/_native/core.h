@@ -434,13 +434,21 @@ utf8_put(Py_UCS4 cp, unsigned char *o)
 }
 
 /* Appends the cut (s, e, count) to the flat list cuts ([s, e, count, ...], as the chunking
-   routines answer); -1 with an exception set. */
+   routines answer); -1 with an exception set.  A start equal to the previous cut's end is
+   that end's int object (chunks without overlap: one object for both; chunk_objects.c's
+   make_chunks then puts it in both chunks). */
 static inline int
 append_cut(PyObject *cuts, Py_ssize_t s, Py_ssize_t e, Py_ssize_t count)
 {
     Py_ssize_t values[3] = {s, e, count};
+    Py_ssize_t len = PyList_GET_SIZE(cuts);
+    PyObject *prev_end = len >= 3 ? PyList_GET_ITEM(cuts, len - 2) : NULL;
     for (int k = 0; k < 3; k++) {
-        PyObject *v = PyLong_FromSsize_t(values[k]);
+        PyObject *v;
+        if (k == 0 && prev_end != NULL && PyLong_CheckExact(prev_end) && PyLong_AsSsize_t(prev_end) == s)
+            v = Py_NewRef(prev_end);
+        else
+            v = PyLong_FromSsize_t(values[k]);
         if (v == NULL)
             return -1;
         int rc = PyList_Append(cuts, v);

@@ -162,7 +162,7 @@ from .headings import HeadingTracker, format_context
 from .level_walk import ascending as _ascending
 from .level_walk import descending as _descending
 from .member_runs import member_runs_mode
-from .periodic import PeriodicReplay, periodic_probe
+from .periodic import PeriodicReplay, RepeatedCuts, periodic_probe
 from .periodic_counts import WAIT as PERIODIC_WAIT
 from .periodic_counts import periodic_cut, periodic_overlap_start
 from .periodic_reach import unit_horizon
@@ -1090,8 +1090,13 @@ class Chunker(Generic[T]):
         return False
 
     @staticmethod
-    def _cut_chunks(text, base: int, cuts: list[int]):
-        """The chunks of flat ``[s, e, count, ...]`` cuts of ``text`` (offsets local to it)."""
+    def _cut_chunks(text, base: int, cuts):
+        """The chunks of flat ``[s, e, count, ...]`` cuts of ``text`` (offsets local to it), or
+        of a replay's ``RepeatedCuts``."""
+        if type(cuts) is RepeatedCuts:
+            if _make_chunks is not None:
+                return _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts.cuts, cuts.shift, cuts.total)
+            cuts = cuts.flat()
         if _make_chunks is not None:
             return _make_chunks(Chunk, _CHUNK_FIELDS, text, base, cuts)
         return [_plain_chunk(text[cuts[i] : cuts[i + 1]], base + cuts[i], base + cuts[i + 1], cuts[i + 2])

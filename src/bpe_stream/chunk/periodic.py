@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from itertools import chain, repeat
 
-__all__ = ["PeriodicReplay", "periodic_probe", "periodic_stretch"]
+__all__ = ["PeriodicReplay", "RepeatedCuts", "periodic_probe", "periodic_stretch"]
 
 _MAX_PERIOD = 8  # periods (in characters) looked for: '!\u0301/', 'a\u0301', '\u3000 ', '/\n'
 _PROBE = 16  # characters compared first: most text fails here
@@ -93,6 +93,49 @@ def periodic_stretch(text: str, s: int, n: int, need: int):
         # characters make p hold wherever q does)
         return None
     return None
+
+
+class RepeatedCuts:
+    """The chunks a replay repeats, without their flat list: chunk ``i`` (``0 <= i <
+    total``) is chunk ``i mod m`` of the flat ``cuts`` (``m`` chunks, as ``[s, e, count,
+    ...]``) with its start and end moved by ``(i // m) * shift``.  ``flat()`` is the flat
+    list; the compiled ``make_chunks`` takes the three as they are (no int per offset made
+    twice), which at a chunk per character is most of the replay's cost."""
+
+    __slots__ = ("cuts", "shift", "total")
+
+    def __init__(self, cuts: list[int], shift: int, total: int):
+        self.cuts = cuts
+        self.shift = shift
+        self.total = total
+
+    def __len__(self) -> int:
+        return 3 * self.total
+
+    def flat(self, first: int = 0) -> list[int]:
+        """Chunks ``first`` to ``total - 1``, flat ``[s, e, count, ...]``: O(their number),
+        in C-level iterators."""
+        cuts, shift, m = self.cuts, self.shift, len(self.cuts) // 3
+        out: list[int] = []
+        i = first
+        if i % m and i < self.total:  # the rest of a partial repetition
+            d = (i // m) * shift
+            stop = min(m, i % m + self.total - i)
+            out += [x + d if j % 3 < 2 else x for j, x in enumerate(cuts[3 * (i % m) : 3 * stop])]
+            i += stop - i % m
+        reps = (self.total - i) // m  # whole repetitions, then the leading chunks of one more
+        if reps:
+            lo, hi = (i // m) * shift, (i // m + reps) * shift
+            columns = []
+            for j in range(0, len(cuts), 3):
+                cs, ce = cuts[j], cuts[j + 1]
+                columns += (range(cs + lo, cs + hi, shift), range(ce + lo, ce + hi, shift), repeat(cuts[j + 2], reps))
+            out += chain.from_iterable(zip(*columns))
+            i += reps * m
+        if i < self.total:
+            d = (i // m) * shift
+            out += [x + d if j % 3 < 2 else x for j, x in enumerate(cuts[: 3 * (self.total - i)])]
+        return out
 
 
 class PeriodicReplay:
@@ -209,23 +252,21 @@ class PeriodicReplay:
             extra += 3
         if reps < 1 and not extra:
             return None
-        stop = (reps + 1) * shift
-        columns = []
-        for i in range(0, len(cycle), 3):
-            cs, ce, count = cycle[i], cycle[i + 1], cycle[i + 2]
-            columns += (range(cs + shift, cs + stop, shift), range(ce + shift, ce + stop, shift), repeat(count, reps))
-        cuts = list(chain.from_iterable(zip(*columns)))
+        m = len(cycle) // 3
+        cuts = RepeatedCuts([x + shift if j % 3 < 2 else x for j, x in enumerate(cycle)], shift,
+                            reps * m + extra // 3)
         if extra:
             # the state after chunk i of a repetition is (start of chunk i + 1, end of chunk i)
-            cuts += [x + stop if j % 3 < 2 else x for j, x in enumerate(cycle[:extra])]
+            stop = (reps + 1) * shift
             s_after, min_after = cycle[extra] + stop, cycle[extra - 2] + stop
             key = (p, text[s_after : s_after + p], min_after - s_after)
         else:
             s_after, min_after = s + reps * shift, min_end + reps * shift
         # the chunks before s_after repeat those of the shift before it (kept for the next
-        # window): that state has the key of s_after
+        # window): that state has the key of s_after; the last cycle's chunks: those of the
+        # recorded cycle followed by the replayed ones
         self.seen = {key: (s_after - shift, 0)}
-        self.cuts = (cycle + cuts)[-len(cycle) :]
+        self.cuts = RepeatedCuts(cycle, shift, cuts.total + m).flat(cuts.total)
         return cuts, s_after, min_after
 
     def reaches_end(self, n: int, s: int) -> bool:
