@@ -118,7 +118,9 @@ class RepeatedCuts:
         cuts, shift, m = self.cuts, self.shift, len(self.cuts) // 3
         out: list[int] = []
         i = first
-        if i % m and i < self.total:  # the rest of a partial repetition
+        if i >= self.total:
+            return out
+        if i % m:  # the rest of a partial repetition
             d = (i // m) * shift
             stop = min(m, i % m + self.total - i)
             out += [x + d if j % 3 < 2 else x for j, x in enumerate(cuts[3 * (i % m) : 3 * stop])]
