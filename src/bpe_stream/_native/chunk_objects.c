@@ -36,6 +36,71 @@ set_field(PyObject *descr, PyObject *obj, PyObject *value)
     return Py_TYPE(descr)->tp_descr_set(descr, obj, value);
 }
 
+/* Short chunk texts, each made once per call: a direct-mapped table of the substrings
+   made so far, keyed by their characters (compared in full: a hit is an equal string).
+   At a small budget most chunks are a few characters that come back (words, digits,
+   the units of periodic text), and an str of its own per chunk cost as much as the
+   chunk; a str is immutable, so chunks that share one are the same as with copies. */
+#define TEXT_CACHE_CHARS 16
+#define TEXT_CACHE_SLOTS 1024
+
+typedef struct {
+    PyObject *slot[TEXT_CACHE_SLOTS];
+} TextCache;
+
+static inline int
+same_chars(PyObject *str, int kind, const void *data, Py_ssize_t s, Py_ssize_t len)
+{
+    if (PyUnicode_GET_LENGTH(str) != len)
+        return 0;
+    int k2 = PyUnicode_KIND(str);
+    const void *d2 = PyUnicode_DATA(str);
+    if (k2 == kind)
+        return memcmp(d2, (const char *)data + s * kind, (size_t)(len * kind)) == 0;
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (PyUnicode_READ(kind, data, s + i) != PyUnicode_READ(k2, d2, i))
+            return 0;
+    return 1;
+}
+
+static inline uint32_t
+hash_chars(int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
+{
+    uint32_t h = 2166136261u;  /* FNV-1a over the code points */
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = s; i < e; i++)
+            h = (h ^ p[i]) * 16777619u;
+    } else {
+        for (Py_ssize_t i = s; i < e; i++)
+            h = (h ^ PyUnicode_READ(kind, data, i)) * 16777619u;
+    }
+    return h ^ (h >> 16);
+}
+
+/* text[s:e] (a new reference), shared through the cache when it is short. */
+static PyObject *
+substring(TextCache *cache, PyObject *text, int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
+{
+    Py_ssize_t len = e - s;
+    if (len > TEXT_CACHE_CHARS || len < 2)  /* (CPython shares the empty and Latin-1 ones) */
+        return PyUnicode_Substring(text, s, e);
+    PyObject **slot = &cache->slot[hash_chars(kind, data, s, e) & (TEXT_CACHE_SLOTS - 1)];
+    if (*slot != NULL && same_chars(*slot, kind, data, s, len))
+        return Py_NewRef(*slot);
+    PyObject *sub = PyUnicode_Substring(text, s, e);
+    if (sub != NULL)
+        Py_XSETREF(*slot, Py_NewRef(sub));
+    return sub;
+}
+
+static void
+text_cache_clear(TextCache *cache)
+{
+    for (int i = 0; i < TEXT_CACHE_SLOTS; i++)
+        Py_CLEAR(cache->slot[i]);
+}
+
 /* The offset of the object slot the member descriptor d writes in instances of cls, or -1
    when d is not a plain writable object slot of cls (then it is written through __set__). */
 static Py_ssize_t
@@ -106,6 +171,20 @@ make_chunks(PyObject *module, PyObject *args)
         if (offsets[f] < 0)
             direct = 0;
     }
+    /* bare: the seven slots are the whole instance (no __dict__, no __weakref__, nothing
+       else), so an instance from PyObject_GC_New (neither zeroed nor tracked) is complete
+       once they are written: what tp_alloc makes, without the memset and the tracking
+       undone at once.  Only for the default allocator. */
+    int bare = direct && cls->tp_alloc == PyType_GenericAlloc && PyType_IS_GC(cls) && cls->tp_itemsize == 0 &&
+               cls->tp_dictoffset == 0 && cls->tp_weaklistoffset == 0 &&
+               cls->tp_basicsize == (Py_ssize_t)(sizeof(PyObject) + CHUNK_FIELDS * sizeof(PyObject *));
+    for (int f = 0; bare && f < CHUNK_FIELDS; f++) {
+        if ((offsets[f] - (Py_ssize_t)sizeof(PyObject)) % (Py_ssize_t)sizeof(PyObject *) != 0)
+            bare = 0;
+        for (int g = f + 1; g < CHUNK_FIELDS; g++)
+            if (offsets[f] == offsets[g])
+                bare = 0;
+    }
     Py_ssize_t m = PyList_GET_SIZE(cuts) / 3;
     if (total < 0)
         total = m;
@@ -120,6 +199,10 @@ make_chunks(PyObject *module, PyObject *args)
     PyObject *prev = NULL;  /* the last position's int */
     Py_ssize_t prev_value = -1;
     int gc_was_enabled = 0;
+    TextCache texts;
+    memset(&texts, 0, sizeof texts);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
     PyObject *out = PyList_New(total);
     if (no_headings == NULL || no_context == NULL || out == NULL)
         goto error;
@@ -149,16 +232,7 @@ make_chunks(PyObject *module, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "make_chunks: a cut outside the text");
             goto error;
         }
-        PyObject *chunk = cls->tp_alloc(cls, 0);
-        if (chunk == NULL)
-            goto error;
-        /* Only str, int and () go into a chunk, so it can hold no cycle: untracked, as
-           CPython untracks tuples of such objects, the cyclic collector does not walk the
-           many chunks a small budget makes (with them tracked it cost 3x the building). */
-        if (PyObject_IS_GC(chunk))
-            PyObject_GC_UnTrack(chunk);
-        PyList_SET_ITEM(out, i, chunk);
-        PyObject *sub = PyUnicode_Substring(text, s, e);
+        PyObject *sub = substring(&texts, text, kind, data, s, e);
         if (sub == NULL)
             goto error;
         PyObject *start = position(s_item, s, base, from_list, &prev, &prev_value);
@@ -167,13 +241,25 @@ make_chunks(PyObject *module, PyObject *args)
             goto error;
         }
         PyObject *end = position(e_item, e, base, from_list, &prev, &prev_value);
-        if (end == NULL) {
+        PyObject *chunk = NULL;
+        if (end != NULL)
+            chunk = bare ? (PyObject *)PyObject_GC_New(PyObject, cls) : cls->tp_alloc(cls, 0);
+        if (chunk == NULL) {
             Py_DECREF(sub);
             Py_DECREF(start);
+            Py_XDECREF(end);
             goto error;
         }
+        /* Only str, int and () go into a chunk, so it can hold no cycle: untracked, as
+           CPython untracks tuples of such objects, the cyclic collector does not walk the
+           many chunks a small budget makes (with them tracked it cost 3x the building).
+           (PyObject_GC_New makes it untracked.) */
+        if (!bare && PyObject_IS_GC(chunk))
+            PyObject_GC_UnTrack(chunk);
+        PyList_SET_ITEM(out, i, chunk);
         if (direct) {
-            /* a fresh instance: every slot is NULL, each takes a new reference */
+            /* a fresh instance: every slot is NULL (bare: not yet written, all seven are
+               below), each takes a new reference */
             char *p = (char *)chunk;
             *(PyObject **)(p + offsets[0]) = sub;
             *(PyObject **)(p + offsets[1]) = start;
@@ -199,6 +285,7 @@ make_chunks(PyObject *module, PyObject *args)
     }
     if (gc_was_enabled)
         PyGC_Enable();
+    text_cache_clear(&texts);
     Py_XDECREF(prev);
     Py_DECREF(no_headings);
     Py_DECREF(no_context);
@@ -206,6 +293,7 @@ make_chunks(PyObject *module, PyObject *args)
 error:
     if (gc_was_enabled)
         PyGC_Enable();
+    text_cache_clear(&texts);
     Py_XDECREF(prev);
     Py_XDECREF(no_headings);
     Py_XDECREF(no_context);
