@@ -31,7 +31,9 @@ recorded step read periodic text only; else they are dropped.
 Complexity: finding a stretch is O(its length) string comparisons (galloping, then
 bisecting the block that differs), tried at most once every few dozen chunks after a
 failure (the back-off keeps the cost on other text under a percent of a chunk's); a
-replay is O(chunks replayed), all in C-level iterators.
+replay is O(the cycle's chunks) here, handed on as a ``RepeatedCuts`` (the cycle, its
+shift, the number of chunks) that the compiled ``make_chunks`` expands in O(chunks
+replayed), or ``RepeatedCuts.flat`` in C-level iterators.
 """
 
 from __future__ import annotations
