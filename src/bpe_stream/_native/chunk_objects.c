@@ -19,10 +19,14 @@ offsets (checked once per call: plain object slots of cls) instead of a descript
 field; a position shared by two chunks (one's end, the next one's start) is one int
 object, taken from the cuts list itself where base is 0 (append_cut in core.h makes a
 start the previous end's object); the count is the list's object, twice, and the
-headings and context one shared () and "" for the call.  Descriptors of another kind are
-written through their __set__ as before.
+headings and context one shared () and "" for the call; equal short texts are one str
+(TextCache below); where the seven slots are the whole instance it comes from
+PyObject_GC_New (not zeroed, not tracked: every slot is written at once); and the cyclic
+collector is paused while the untracked chunks are made (see the loop).  Descriptors of
+another kind are written through their __set__.
 
-Complexity: O(number of chunks + the characters of the chunks), one substring each.
+Complexity: O(number of chunks + the characters of the chunks): at most one substring
+each, a short text hashed and compared once.
 */
 #include "core.h"
 #include <structmember.h>
@@ -117,8 +121,9 @@ slot_offset(PyTypeObject *cls, PyObject *d)
     return def->offset;
 }
 
-/* The int base + v: held (a new reference to) *prev when it has that value, else a new
-   int that becomes *prev.  *prev_value is the value of *prev (-1: none). */
+/* The int base + v (a new reference): *prev when it has that value, else item (the cuts
+   list's int for v, where from_list says that is base + v) or a new int, which becomes
+   *prev.  *prev_value is the v of *prev. */
 static inline PyObject *
 position(PyObject *item, Py_ssize_t v, Py_ssize_t base, int from_list, PyObject **prev, Py_ssize_t *prev_value)
 {
