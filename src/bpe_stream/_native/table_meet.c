@@ -73,7 +73,8 @@ table_fill_meet(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t 
             m->walked = p - M + 1;
         int blocked = 0;
         while (m->walked < m->a) {
-            Py_ssize_t w = trie_fwd_walk(c, data, m->walked, n);
+            /* (a bound at or below p answers as the walk: p only grows) */
+            Py_ssize_t w = trie_fwd_walk_within(c, data, m->walked, n, p);
             if (w < 0) {
                 blocked = 1;  /* the walk reads past the bytes held: no meeting decided here */
                 break;
