@@ -524,25 +524,6 @@ trie_fwd_walk_within(const Core *c, const unsigned char *data, Py_ssize_t r, Py_
     return len;
 }
 
-/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
-   suffix of some token, so at least the longest token ending at d), at most d. */
-static inline Py_ssize_t
-trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
-{
-    const Trie *t = &c->rev;
-    if (d == 0)
-        return 0;
-    uint32_t v = t->root[data[d - 1]];
-    Py_ssize_t len = 0;
-    while (v) {
-        len++;
-        if (len == d)
-            break;
-        v = trie_child(t, v, data[d - 1 - len]);
-    }
-    return len;
-}
-
 /* trie_rev_walk(c, data, d), or an upper bound w on it with d - w >= limit (the mirror of
    trie_fwd_walk_within, for rules asking whether d - walk(d) >= a limit that only falls). */
 static inline Py_ssize_t
@@ -563,6 +544,14 @@ trie_rev_walk_within(const Core *c, const unsigned char *data, Py_ssize_t d, Py_
         v = trie_child(t, v, data[d - 1 - len]);
     }
     return len;
+}
+
+/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
+   suffix of some token, so at least the longest token ending at d), at most d. */
+static inline Py_ssize_t
+trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
+{
+    return trie_rev_walk_within(c, data, d, PY_SSIZE_T_MAX);  /* (no bound settles it) */
 }
 
 /* The suffix counts of d[0:L] (cnt[q]: the count of its last q bytes, raw BPE; first[q] the
