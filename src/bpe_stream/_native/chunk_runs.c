@@ -20,7 +20,9 @@ s, counts[p] the raw count of the first p bytes.  Stop rule: at a position p who
 count exceeds the budget, with fit the last position whose count fits, no longer
 prefix fits when no token can start at or before fit and end after p, that is when
 r + walk(r) <= p for every r <= fit (walk(r): the longest token prefix starting at r,
-the forward trie walked over the bytes).  Why: the encoding of a longer prefix q > p
+the forward trie walked over the bytes; trie_fwd_walk_within stops it at a node whose
+depth plus height is within p, an upper bound that answers the test as the walk does,
+and still does for every later p).  Why: the encoding of a longer prefix q > p
 is a chain of last tokens back from q; the chain's first position at or before p is
 a token start inside (fit, p] (a token from there crosses p), whose count exceeds the
 budget, and counts only grow along the chain.  This is ChunkView._cut_in_run_bpe's

@@ -13,7 +13,8 @@ while old values remain, each compared with the old one there.  Let [a, p] be po
 where the new and the old tables agree on the last token and the two counts differ by
 one same delta, and let no token that starts before a end after p (checked with the
 forward trie walked from each start r in (p - max_token_len, a): r + walk(r) <= p, the
-walk being the longest token prefix, at least the longest token).  Then the tables agree
+walk being the longest token prefix, at least the longest token, or a height bound on it
+within p, trie_fwd_walk_within, which answers the same).  Then the tables agree
 at every q > p, counts differing by that delta.  Why, by induction on q: the recurrence
 at q takes the longest token t ending at q whose pair with last[q - len(t)] is valid
 (data's table also any token from its start, position 0).  Every token ending at q that
