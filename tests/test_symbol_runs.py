@@ -79,6 +79,19 @@ def _emoji_text(rng: random.Random, atoms: int) -> str:
     return "".join(rng.choice(_EMOJI) for _ in range(atoms))
 
 
+def test_no_whitespace_in_symbol_runs():
+    """Every character Python calls whitespace ends a symbol run (past ASCII the C reads
+    only the class flags, which must then hold all of them)."""
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    assert any(ord(ch) > 127 for ch in spaces)
+    for name in sorted(MEMBERS):
+        flags = hard_rule(MEMBERS[name]).flags
+        for ch in spaces:
+            assert not symbol_run(ch, flags), (name, hex(ord(ch)))
+            assert not symbol_run("!" + ch + "!", flags), (name, hex(ord(ch)))
+            assert not symbol_prefixes("!" + ch, flags), (name, hex(ord(ch)))
+
+
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 def test_emoji_chunks_against_python_and_tiktoken(name):
     enc = ENCODINGS[name]

@@ -20,7 +20,9 @@ s, counts[p] the raw count of the first p bytes.  Stop rule: at a position p who
 count exceeds the budget, with fit the last position whose count fits, no longer
 prefix fits when no token can start at or before fit and end after p, that is when
 r + walk(r) <= p for every r <= fit (walk(r): the longest token prefix starting at r,
-the forward trie walked over the bytes).  Why: the encoding of a longer prefix q > p
+the forward trie walked over the bytes; trie_fwd_walk_within stops it at a node whose
+depth plus height is within p, an upper bound that answers the test as the walk does,
+and still does for every later p).  Why: the encoding of a longer prefix q > p
 is a chain of last tokens back from q; the chain's first position at or before p is
 a token start inside (fit, p] (a token from there crosses p), whose count exceeds the
 budget, and counts only grow along the chain.  This is ChunkView._cut_in_run_bpe's
@@ -101,7 +103,21 @@ typedef struct {
     /* the table positions run_cut filled (from s), and after run_restart those of the
        previous chunk's table still in place (table_meet.c takes them over) */
     Py_ssize_t filled, old_filled;
+    /* run_overlap's suffix counts (room for ov_cap + 1 positions), kept from chunk to chunk */
+    int32_t *ov_first, *ov_cnt;
+    Py_ssize_t ov_cap;
 } RunBytes;
+
+static void
+run_free(RunBytes *r)
+{
+    PyMem_RawFree(r->buf);
+    PyMem_RawFree(r->boff);
+    PyMem_RawFree(r->last);
+    PyMem_RawFree(r->counts);
+    PyMem_RawFree(r->ov_first);
+    PyMem_RawFree(r->ov_cnt);
+}
 
 static int
 run_grow(RunBytes *r, Py_ssize_t chars)
@@ -295,7 +311,8 @@ run_cut(const Core *core, RunBytes *r, Py_ssize_t max_tokens, Py_ssize_t whole_m
             if (walked < p - W + 1)
                 walked = p - W + 1;  /* a token from r <= p - W ends by p: no walk needed */
             while (walked <= fit_any) {
-                Py_ssize_t w = trie_fwd_walk(core, r->buf, walked, r->nbytes);
+                /* (a bound at or below p answers as the walk: p only grows) */
+                Py_ssize_t w = trie_fwd_walk_within(core, r->buf, walked, r->nbytes, p);
                 if (w < 0) {
                     blocked = 1;  /* the walk reads past the bytes held: decided later */
                     break;
@@ -349,19 +366,22 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
         x = 1;
     const unsigned char *d = r->buf + r->boff[x];
     Py_ssize_t L = r->boff[ce] - r->boff[x];
-    int32_t *first = PyMem_RawMalloc((size_t)(L + 1) * sizeof(int32_t));
-    int32_t *cnt = PyMem_RawMalloc((size_t)(L + 1) * sizeof(int32_t));
-    if (first == NULL || cnt == NULL) {
-        PyMem_RawFree(first);
-        PyMem_RawFree(cnt);
-        return -1;
+    if (r->ov_first == NULL || L > r->ov_cap) {
+        /* (the same L, about (k + 1) * max_token_len bytes, comes back chunk after chunk) */
+        int32_t *f = PyMem_RawRealloc(r->ov_first, (size_t)(L + 1) * sizeof(int32_t));
+        if (f == NULL)
+            return -1;
+        r->ov_first = f;
+        int32_t *cn = PyMem_RawRealloc(r->ov_cnt, (size_t)(L + 1) * sizeof(int32_t));
+        if (cn == NULL)
+            return -1;
+        r->ov_cnt = cn;
+        r->ov_cap = L;
     }
-    Py_ssize_t read = suffix_counts(core, d, L, k, first, cnt, toks);
-    if (read < 0) {
-        PyMem_RawFree(first);
-        PyMem_RawFree(cnt);
+    int32_t *cnt = r->ov_cnt;
+    Py_ssize_t read = suffix_counts(core, d, L, k, r->ov_first, cnt, toks);
+    if (read < 0)
         return read;
-    }
     Py_ssize_t e_bytes = r->boff[ce];
     Py_ssize_t answer = ce;
     for (Py_ssize_t i = x; i < ce; i++) {
@@ -375,8 +395,6 @@ run_overlap(const Core *core, RunBytes *r, Py_ssize_t ce, Py_ssize_t k, Py_ssize
             break;
         }
     }
-    PyMem_RawFree(first);
-    PyMem_RawFree(cnt);
     return r->s + answer;
 }
 
@@ -450,17 +468,11 @@ run_cuts(PyObject *module, PyObject *args)
         s = next;
     }
     PyMem_RawFree(cand);
-    PyMem_RawFree(r.buf);
-    PyMem_RawFree(r.boff);
-    PyMem_RawFree(r.last);
-    PyMem_RawFree(r.counts);
+    run_free(&r);
     return Py_BuildValue("(NnnN)", out, s, min_end, PyBool_FromLong(need_more));
 error:
     PyMem_RawFree(cand);
-    PyMem_RawFree(r.buf);
-    PyMem_RawFree(r.boff);
-    PyMem_RawFree(r.last);
-    PyMem_RawFree(r.counts);
+    run_free(&r);
     Py_XDECREF(out);
     return NULL;
 }
@@ -524,10 +536,7 @@ run_overlap_start(PyObject *module, PyObject *args)
         result = -1;
 out:
     PyMem_RawFree(cand);
-    PyMem_RawFree(r.buf);
-    PyMem_RawFree(r.boff);
-    PyMem_RawFree(r.last);
-    PyMem_RawFree(r.counts);
+    run_free(&r);
     if (PyErr_Occurred())
         return NULL;
     return PyLong_FromSsize_t(result);

@@ -45,7 +45,9 @@ symbol_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule)
     uint8_t excluded = PF_L | PF_N | PF_WS | ((rule & SR_MARK_CONT) ? PF_M : 0);
     for (Py_ssize_t i = p; i < q; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if ((presplit_flags(c) & excluded) || c == '\r' || c == '\n' || Py_UNICODE_ISSPACE(c))
+        /* (Python's whitespace past ASCII is all Unicode White_Space, so PF_WS: only ASCII
+           needs the call, for \x1c-\x1f; the test asks it of every such character) */
+        if ((presplit_flags(c) & excluded) || c == '\r' || c == '\n' || (c < 128 && Py_UNICODE_ISSPACE(c)))
             return 0;
     }
     return 1;
@@ -67,7 +69,7 @@ symbol_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int rule
     for (Py_ssize_t i = p; i < q; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         uint8_t f = presplit_flags(c);
-        if ((f & (PF_L | PF_N | PF_WS)) || c == '\r' || c == '\n' || Py_UNICODE_ISSPACE(c))
+        if ((f & (PF_L | PF_N | PF_WS)) || c == '\r' || c == '\n' || (c < 128 && Py_UNICODE_ISSPACE(c)))
             return 0;
         if ((f & PF_M) && (rule & SR_MARK_CONT) && (i < p + 2 || !(rule & SR_CASED)))
             return 0;
@@ -123,6 +125,13 @@ prefix_counts_until(const Core *c, const uint8_t *data, Py_ssize_t n, Py_ssize_t
             while (v) {
                 if (t->node[v].token >= 0)
                     end = i;
+                Py_ssize_t h = t->height[v];
+                if (h < TRIE_TALL && i + h <= p) {
+                    /* every token through v ends by i + h <= p: the bound settles the rule
+                       as the walk would (p only grows) */
+                    end = i + h;
+                    break;
+                }
                 if (i == n)
                     break;
                 v = trie_child(t, v, data[i++]);

@@ -25,8 +25,13 @@ Trie invariant: nodes are numbered breadth first with the children of a node
 contiguous and sorted by their byte, so the children of v are the nodes
 node[v].first .. node[v + 1].first - 1; node 0 is the root (root[b] is its child by byte b,
 0 if none); node[v].token is the token spelled by the path to v, or -1.  Stepping is a
-binary search over at most 256 sorted labels (a few on average).  Size: one node
-per distinct token prefix (o200k: 422k forward, 490k reversed), 9 bytes each.
+binary search over at most 256 sorted labels (a few on average), but from the root's
+children, the nodes most walks pass and the ones with the most children (up to 256),
+a direct table does it (dense: 256 entries a child of the root, at most 256 KB).  height[v] is the
+length of the longest path below v, so a walk that reached v at depth len is at most
+len + height[v] long (the bounded walks stop there once that settles their question).
+Size: one node per distinct token prefix (o200k: 422k forward, 490k reversed), 11 bytes
+each.
 
 The object is immutable after construction, but for its piece cache (piece_cache.h,
 whose entries are seqlocks): every routine reads it without the GIL and works on its
@@ -55,8 +60,14 @@ typedef struct {
     uint32_t n_nodes;
     TrieNode *node;   /* n_nodes + 1 entries (the last one only ends the children) */
     uint8_t *label;   /* label[v]: the byte on the edge into v */
+    uint16_t *height; /* height[v]: the longest path below v (TRIE_TALL: that many or more) */
+    uint32_t n_dense; /* the root's children are the nodes 1 .. n_dense - 1 */
+    uint32_t *dense;  /* dense[(v - 1) * 256 + b]: the child of such a node v by byte b, or 0 */
     uint32_t root[256];
 } Trie;
+
+/* Trie.height's cap: a node this tall bounds no walk (trie_fwd_walk_within) */
+#define TRIE_TALL 65535
 
 typedef struct {
     PyObject_HEAD
@@ -351,6 +362,8 @@ trie_child(const Trie *t, uint32_t v, unsigned char b)
 {
     if (v == 0)
         return t->root[b];
+    if (v < t->n_dense)
+        return t->dense[(size_t)(v - 1) * 256 + b];
     uint32_t lo = t->node[v].first, hi = t->node[v + 1].first;
     while (hi - lo > 4) {
         uint32_t mid = (lo + hi) >> 1;
@@ -496,10 +509,33 @@ trie_fwd_walk(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t
     return len;
 }
 
-/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
-   suffix of some token, so at least the longest token ending at d), at most d. */
+/* trie_fwd_walk(c, data, r, n), or an upper bound w on it (over any bytes past n as well)
+   with r + w <= limit: the walk stops at the first node v (depth len) where
+   r + len + height[v] <= limit.  For rules that only ask whether r + walk(r) <= limit
+   for a limit that only grows (the stop rules of the table passes): the bound answers
+   them as the walk would, in fewer steps (usually one, at a start far from limit). */
 static inline Py_ssize_t
-trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
+trie_fwd_walk_within(const Core *c, const unsigned char *data, Py_ssize_t r, Py_ssize_t n, Py_ssize_t limit)
+{
+    const Trie *t = &c->fwd;
+    uint32_t v = t->root[data[r]];
+    Py_ssize_t len = 0;
+    while (v) {
+        len++;
+        Py_ssize_t h = t->height[v];
+        if (h < TRIE_TALL && r + len + h <= limit)
+            return len + h;
+        if (r + len == n)
+            return -1;
+        v = trie_child(t, v, data[r + len]);
+    }
+    return len;
+}
+
+/* trie_rev_walk(c, data, d), or an upper bound w on it with d - w >= limit (the mirror of
+   trie_fwd_walk_within, for rules asking whether d - walk(d) >= a limit that only falls). */
+static inline Py_ssize_t
+trie_rev_walk_within(const Core *c, const unsigned char *data, Py_ssize_t d, Py_ssize_t limit)
 {
     const Trie *t = &c->rev;
     if (d == 0)
@@ -508,11 +544,22 @@ trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
     Py_ssize_t len = 0;
     while (v) {
         len++;
+        Py_ssize_t h = t->height[v];
+        if (h < TRIE_TALL && d - len - h >= limit)
+            return len + h;
         if (len == d)
             break;
         v = trie_child(t, v, data[d - 1 - len]);
     }
     return len;
+}
+
+/* The length of the longest reversed-trie path ending at data[d] (walked back from d: a
+   suffix of some token, so at least the longest token ending at d), at most d. */
+static inline Py_ssize_t
+trie_rev_walk(const Core *c, const unsigned char *data, Py_ssize_t d)
+{
+    return trie_rev_walk_within(c, data, d, PY_SSIZE_T_MAX);  /* (no bound settles it) */
 }
 
 /* The suffix counts of d[0:L] (cnt[q]: the count of its last q bytes, raw BPE; first[q] the
@@ -559,7 +606,8 @@ suffix_counts(const Core *core, const unsigned char *d, Py_ssize_t L, Py_ssize_t
         if (lowed > L - q + W)
             lowed = L - q + W;  /* a token ending after L - q + W starts after L - q */
         while (lowed >= L - fit_any) {
-            Py_ssize_t low = lowed - trie_rev_walk(core, d, lowed);
+            /* (a bound at or above L - q answers as the walk: the limit only falls) */
+            Py_ssize_t low = lowed - trie_rev_walk_within(core, d, lowed, L - q);
             if (low < lowest)
                 lowest = low;
             lowed--;

@@ -13,7 +13,8 @@ while old values remain, each compared with the old one there.  Let [a, p] be po
 where the new and the old tables agree on the last token and the two counts differ by
 one same delta, and let no token that starts before a end after p (checked with the
 forward trie walked from each start r in (p - max_token_len, a): r + walk(r) <= p, the
-walk being the longest token prefix, at least the longest token).  Then the tables agree
+walk being the longest token prefix, at least the longest token, or a height bound on it
+within p, trie_fwd_walk_within, which answers the same).  Then the tables agree
 at every q > p, counts differing by that delta.  Why, by induction on q: the recurrence
 at q takes the longest token t ending at q whose pair with last[q - len(t)] is valid
 (data's table also any token from its start, position 0).  Every token ending at q that
@@ -73,7 +74,8 @@ table_fill_meet(const Core *c, const unsigned char *data, Py_ssize_t n, int32_t 
             m->walked = p - M + 1;
         int blocked = 0;
         while (m->walked < m->a) {
-            Py_ssize_t w = trie_fwd_walk(c, data, m->walked, n);
+            /* (a bound at or below p answers as the walk: p only grows) */
+            Py_ssize_t w = trie_fwd_walk_within(c, data, m->walked, n, p);
             if (w < 0) {
                 blocked = 1;  /* the walk reads past the bytes held: no meeting decided here */
                 break;

@@ -47,8 +47,13 @@ trie_free(Trie *t)
 {
     PyMem_RawFree(t->node);
     PyMem_RawFree(t->label);
+    PyMem_RawFree(t->height);
+    PyMem_RawFree(t->dense);
+    t->dense = NULL;
+    t->n_dense = 0;
     t->node = NULL;
     t->label = NULL;
+    t->height = NULL;
     t->n_nodes = 0;
 }
 
@@ -352,6 +357,29 @@ build_trie(Trie *t, const Core *c, const unsigned char *blob, const uint32_t *of
     for (uint32_t v = t->node[0].first; v < t->node[1].first; v++)
         t->root[t->label[v]] = v;
     t->n_nodes = nodes;
+    /* the height of each node (children are numbered after their parent: one pass back) */
+    PyMem_RawFree(t->height);
+    t->height = PyMem_RawCalloc(nodes, sizeof(uint16_t));
+    if (!t->height)
+        goto out;
+    for (uint32_t v = nodes - 1; v >= 1; v--) {
+        uint32_t h = (uint32_t)t->height[v] + 1;
+        if (h > TRIE_TALL)
+            h = TRIE_TALL;
+        if (h > t->height[parent[v]])
+            t->height[parent[v]] = (uint16_t)h;
+    }
+    /* the children of the root's children, by byte (trie_child's direct table) */
+    PyMem_RawFree(t->dense);
+    t->n_dense = 0;
+    uint32_t n_root = t->node[1].first - 1;
+    t->dense = PyMem_RawCalloc((size_t)(n_root ? n_root : 1) * 256, sizeof(uint32_t));
+    if (!t->dense)
+        goto out;
+    for (uint32_t v = 1; v <= n_root; v++)
+        for (uint32_t u = t->node[v].first; u < t->node[v + 1].first; u++)
+            t->dense[(size_t)(v - 1) * 256 + t->label[u]] = u;
+    t->n_dense = n_root + 1;
     /* shrink to the nodes made */
     uint8_t *label = PyMem_RawRealloc(t->label, nodes);
     TrieNode *node = PyMem_RawRealloc(t->node, (size_t)(nodes + 1) * sizeof(TrieNode));
@@ -1150,7 +1178,7 @@ Core_memory_bytes(Core *self, PyObject *unused)
                    (size_t)self->n_masks * 32 + self->n_unreachable * 4;
     const Trie *ts[2] = {&self->fwd, &self->rev};
     for (int k = 0; k < 2; k++)
-        total += (size_t)ts[k]->n_nodes * 9 + 4;
+        total += (size_t)ts[k]->n_nodes * 11 + 4 + (size_t)(ts[k]->n_dense ? ts[k]->n_dense - 1 : 0) * 1024;
     return PyLong_FromSize_t(total);
 }
 
