@@ -27,7 +27,9 @@ pieces' starts and prefix counts):
   in (p, e) (rule 5), count(T[g:e]) = C_e - cum[g] for global boundaries g up to the
   last one stable for e (rule 2: C_e = cum[b_e] + count(T[b_e:e])).  A hard boundary g
   with count(T[g:e]) > overlap rules out every start up to g, so the walk starts after
-  the last such g before e.
+  the last such g before e.  After a cut of counted_cut, C_e = count(T[s:e]) + base
+  (its sums) when b_e is at or after its h: b_e is then also the base of e in the split
+  from s, whose boundaries from h on are the global ones.
 * Bounds that skip a recount: count(T[b:j]) >= 1 for j > b; a suffix's BPE count is
   at least the fewest tokens that concatenate to it (suffix_tilings; with no
   whole-piece tokens, for a run of pieces too).
@@ -178,8 +180,9 @@ local_sync(const CountedText *t, Py_ssize_t s, Py_ssize_t *g_idx, Py_ssize_t *he
 
 Py_ssize_t
 counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
-            Py_ssize_t *count_out)
+            Py_ssize_t *count_out, CutSums *sums)
 {
+    sums->h = -1;
     const int64_t *bounds = t->bounds, *cum = t->cum;
     Py_ssize_t nb = t->nb, n = t->n;
     /* h: the first global boundary >= s that is s or hard */
@@ -261,6 +264,8 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
             return -1;
         if (cb + c <= max_tokens) {
             *count_out = cb + c;
+            sums->h = h;
+            sums->base = base;
             return j;
         }
     }
@@ -268,7 +273,8 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
 }
 
 Py_ssize_t
-counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap)
+counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap, Py_ssize_t count,
+                      const CutSums *sums)
 {
     const int64_t *bounds = t->bounds, *cum = t->cum;
     Py_ssize_t nb = t->nb;
@@ -279,10 +285,19 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
     Py_ssize_t kb = lim >= 0 ? last_le(bounds, lim, 0, nb) : -1;
     if (kb < 0)
         return -1;
-    Py_ssize_t tail = slice_count(t, bounds[kb], e);
-    if (tail < 0)
-        return -1;
-    Py_ssize_t c_e = cum[kb] + tail;  /* count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e */
+    /* c_e: count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e.  When b_e is at or after
+       the h of the cut's sums, b_e is the same base of e in the split from s (its
+       boundaries from h on are the global ones), so count = C(b_e) + count(T[b_e:e]) =
+       cum[kb] - base + count(T[b_e:e]) and c_e = count + base without a recount. */
+    Py_ssize_t c_e;
+    if (sums != NULL && sums->h >= 0 && bounds[kb] >= sums->h) {
+        c_e = count + sums->base;
+    } else {
+        Py_ssize_t tail = slice_count(t, bounds[kb], e);
+        if (tail < 0)
+            return -1;
+        c_e = cum[kb] + tail;
+    }
     /* the last hard boundary in (s, b_e] whose suffix is over the overlap */
     Py_ssize_t idx = last_le(cum, c_e - overlap - 1, 0, kb + 1);
     Py_ssize_t start = s + 1, steps = 0;

@@ -453,6 +453,7 @@ exact_cuts(PyObject *module, PyObject *args)
         int by_count = 0;
         Py_ssize_t e, count, a = s, k = 0, first = s;
         Py_ssize_t cut_tail = -1;  /* count(T[a:e]) where the cut code found it */
+        CutSums cut_sums = {-1, 0};  /* what counted_cut knew of the split from s */
         gi = bisect_left_list(bounds, s, gi, nb);
         if (gi < 0)
             goto error;
@@ -566,7 +567,7 @@ exact_cuts(PyObject *module, PyObject *args)
         /* ---- chunk_nospace_cuts.c first: text without whitespace around the cut */
         e = nospace_cut(&counted_text, s, max_tokens, horizon, final, &count);
         if (e < 0)
-            e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
+            e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count, &cut_sums);
         /* ---- end of chunk_nospace_cuts.c */
         if (e < 0)
             break;
@@ -602,7 +603,7 @@ exact_cuts(PyObject *module, PyObject *args)
             next = tiled_overlap_start(&counted_text, s, e, overlap);
         /* ---- end of chunk_nospace_cuts.c */
         if (next == -1 && use_counted)
-            next = counted_overlap_start(&counted_text, s, e, overlap);
+            next = counted_overlap_start(&counted_text, s, e, overlap, count, &cut_sums);
         s = next;
         if (next < 0)
             break;  /* the caller finds this overlap start */
