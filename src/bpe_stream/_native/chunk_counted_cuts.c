@@ -32,7 +32,8 @@ pieces' starts and prefix counts):
   from s, whose boundaries from h on are the global ones.
 * Bounds that skip a recount: count(T[b:j]) >= 1 for j > b; a suffix's BPE count is
   at least the fewest tokens that concatenate to it (suffix_tilings; with no
-  whole-piece tokens, for a run of pieces too).
+  whole-piece tokens, for a run of pieces too); count(T[b:j]) >= 2 where T[b:j] splits
+  into two pieces at least (two_pieces, argued there), each at least one token.
 
 Also here, for chunk_cuts.c's letter runs: prefix_counts (the counts of all prefixes of
 a short piece in one table pass) and suffix_tilings.
@@ -112,6 +113,43 @@ has_non_space(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
         if (surely_not_space(PyUnicode_READ(t->kind, t->data, p)))
             return 1;
     return 0;
+}
+
+/* HB_* bits (chunk_cuts.c) of members whose pieces two_pieces does not argue for: GPT-2's
+   space lead, DeepSeek-V3, the CJK and digit chains, GPT-2's lone whitespace */
+#define TWO_PIECES_OTHER_RULES (32 | 64 | 256 | 512 | 1024)
+
+/* Whether T[b:j] surely splits into two pieces at least (0: not known), by the shape of
+   every alternative of the cl100k/o200k patterns: a piece holding a character that is
+   no whitespace (\s) has at most one character before its first such one (a letter
+   run's or punctuation's lead, ` ?` before digits; contractions none) and ends in no
+   whitespace or in a tail of \r, \n, "/" (letters, marks, digits, [^\s\p{L}\p{N}]
+   and those tails hold no space or tab).  So (a) if T[b:j] ends in a space or tab and
+   holds a surely non-whitespace character, its last piece is whitespace only and that
+   character lies in another; (b) a surely non-whitespace character c after two spaces
+   or tabs lies in a piece that starts at c - 1 at the earliest, so T[c - 2] lies in
+   another.  One pass over the slice, no split. */
+static int
+two_pieces(const CountedText *t, Py_ssize_t b, Py_ssize_t j)
+{
+    if ((t->rule & TWO_PIECES_OTHER_RULES) || ((t->spec >> 13) & 3) != 0)
+        return 0;
+    Py_ssize_t blanks = 0;  /* spaces and tabs just before q */
+    int seen = 0;           /* a surely non-whitespace character before q */
+    for (Py_ssize_t q = b; q < j; q++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, q);
+        if (c == ' ' || c == '\t') {
+            blanks++;
+            continue;
+        }
+        if (surely_not_space(c)) {
+            if (blanks >= 2)
+                return 1;  /* (b) */
+            seen = 1;
+        }
+        blanks = 0;
+    }
+    return seen && blanks > 0;  /* (a) */
 }
 
 /* The split of T[s:] from a chunk start s inside a piece up to its first boundary g that
@@ -259,6 +297,8 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
         }
         if (cb + (j > b) > max_tokens)
             continue;  /* count(T[b:j]) >= 1: no need to count it */
+        if (cb + 2 > max_tokens && two_pieces(t, b, j))
+            continue;  /* count(T[b:j]) >= 2 */
         Py_ssize_t c = slice_count(t, b, j);
         if (c < 0)
             return -1;
