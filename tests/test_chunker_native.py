@@ -405,3 +405,26 @@ def test_hypothesis_counted_cuts(atoms, budget, share, name, seed):
     overlap = min(budget - 1, int(share * budget))
     _same(enc, text, budget, overlap)
     _same(enc, text, budget, overlap, _random_pieces(random.Random(seed), text, 30))
+
+
+# Slices the counted cuts skip by their two-piece bound (chunk_counted_cuts.c two_pieces):
+# ends in spaces or tabs after text, two blanks before a word, digits, punctuation or a
+# character the classes may take as whitespace (NBSP, U+3000, \x0b, \x1c), and the
+# o200k tails ("!\n\n/") whose pieces hold whitespace between non-whitespace; small
+# budgets put the cut and the overlap start in them.
+BLANK_ATOMS = ["  ", "\t", " \t", "\t ", " ", "x", "ab", " word", "(", ")", ",", "!\n\n/", "/", "\n", "\r\n", "   \n",
+               "12", " 345", "\xa0", "\u3000", "\x0b", "\x1c", "'s", "é", "中文", "x\u0301", "  #", "=", "\xa0x"]
+
+
+@settings(max_examples=examples(300, fast=30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(atoms=st.lists(st.sampled_from(BLANK_ATOMS), min_size=1, max_size=60), budget=st.sampled_from([1, 2, 3, 4, 5, 8, 16]),
+       share=st.sampled_from([0, 1, 2, 4]), name=st.sampled_from(sorted(ENCODINGS) + ["gpt2", "llama3", "tekken"]),
+       seed=st.integers(0, 2**32))
+def test_hypothesis_blank_runs(atoms, budget, share, name, seed):
+    text = "".join(atoms)
+    overlap = 0 if share == 0 or budget == 1 else max(1, budget // share) if share > 1 else budget - 1
+    if name in ENCODINGS:
+        _same(ENCODINGS[name], text, budget, overlap)
+        _same(ENCODINGS[name], text, budget, overlap, _random_pieces(random.Random(seed), text, 20))
+    else:
+        _member_case(name, text, budget, overlap, brute=len(text) < 120)

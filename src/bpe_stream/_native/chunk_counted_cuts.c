@@ -27,10 +27,13 @@ pieces' starts and prefix counts):
   in (p, e) (rule 5), count(T[g:e]) = C_e - cum[g] for global boundaries g up to the
   last one stable for e (rule 2: C_e = cum[b_e] + count(T[b_e:e])).  A hard boundary g
   with count(T[g:e]) > overlap rules out every start up to g, so the walk starts after
-  the last such g before e.
+  the last such g before e.  After a cut of counted_cut, C_e = count(T[s:e]) + base
+  (its sums) when b_e is at or after its h: b_e is then also the base of e in the split
+  from s, whose boundaries from h on are the global ones.
 * Bounds that skip a recount: count(T[b:j]) >= 1 for j > b; a suffix's BPE count is
   at least the fewest tokens that concatenate to it (suffix_tilings; with no
-  whole-piece tokens, for a run of pieces too).
+  whole-piece tokens, for a run of pieces too); count(T[b:j]) >= 2 where T[b:j] splits
+  into two pieces at least (two_pieces, argued there), each at least one token.
 
 Also here, for chunk_cuts.c's letter runs: prefix_counts (the counts of all prefixes of
 a short piece in one table pass) and suffix_tilings.
@@ -112,6 +115,43 @@ has_non_space(const CountedText *t, Py_ssize_t p, Py_ssize_t q)
     return 0;
 }
 
+/* HB_* bits (chunk_cuts.c) of members whose pieces two_pieces does not argue for: GPT-2's
+   space lead, DeepSeek-V3, the CJK and digit chains, GPT-2's lone whitespace */
+#define TWO_PIECES_OTHER_RULES (32 | 64 | 256 | 512 | 1024)
+
+/* Whether T[b:j] surely splits into two pieces at least (0: not known), by the shape of
+   every alternative of the cl100k/o200k patterns: a piece holding a character that is
+   no whitespace (\s) has at most one character before its first such one (a letter
+   run's or punctuation's lead, ` ?` before digits; contractions none) and ends in no
+   whitespace or in a tail of \r, \n, "/" (letters, marks, digits, [^\s\p{L}\p{N}]
+   and those tails hold no space or tab).  So (a) if T[b:j] ends in a space or tab and
+   holds a surely non-whitespace character, its last piece is whitespace only and that
+   character lies in another; (b) a surely non-whitespace character c after two spaces
+   or tabs lies in a piece that starts at c - 1 at the earliest, so T[c - 2] lies in
+   another.  One pass over the slice, no split. */
+static int
+two_pieces(const CountedText *t, Py_ssize_t b, Py_ssize_t j)
+{
+    if ((t->rule & TWO_PIECES_OTHER_RULES) || ((t->spec >> 13) & 3) != 0)
+        return 0;
+    Py_ssize_t blanks = 0;  /* spaces and tabs just before q */
+    int seen = 0;           /* a surely non-whitespace character before q */
+    for (Py_ssize_t q = b; q < j; q++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, q);
+        if (c == ' ' || c == '\t') {
+            blanks++;
+            continue;
+        }
+        if (surely_not_space(c)) {
+            if (blanks >= 2)
+                return 1;  /* (b) */
+            seen = 1;
+        }
+        blanks = 0;
+    }
+    return seen && blanks > 0;  /* (a) */
+}
+
 /* The split of T[s:] from a chunk start s inside a piece up to its first boundary g that
    is a global boundary (rule 1: from g on it is the global split), by the compiled
    scanner on T[s:x]: the pieces of that split ending at or before its stable limit
@@ -178,8 +218,9 @@ local_sync(const CountedText *t, Py_ssize_t s, Py_ssize_t *g_idx, Py_ssize_t *he
 
 Py_ssize_t
 counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
-            Py_ssize_t *count_out)
+            Py_ssize_t *count_out, CutSums *sums)
 {
+    sums->h = -1;
     const int64_t *bounds = t->bounds, *cum = t->cum;
     Py_ssize_t nb = t->nb, n = t->n;
     /* h: the first global boundary >= s that is s or hard */
@@ -256,11 +297,15 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
         }
         if (cb + (j > b) > max_tokens)
             continue;  /* count(T[b:j]) >= 1: no need to count it */
+        if (cb + 2 > max_tokens && two_pieces(t, b, j))
+            continue;  /* count(T[b:j]) >= 2 */
         Py_ssize_t c = slice_count(t, b, j);
         if (c < 0)
             return -1;
         if (cb + c <= max_tokens) {
             *count_out = cb + c;
+            sums->h = h;
+            sums->base = base;
             return j;
         }
     }
@@ -268,7 +313,8 @@ counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_
 }
 
 Py_ssize_t
-counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap)
+counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap, Py_ssize_t count,
+                      const CutSums *sums)
 {
     const int64_t *bounds = t->bounds, *cum = t->cum;
     Py_ssize_t nb = t->nb;
@@ -279,10 +325,19 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
     Py_ssize_t kb = lim >= 0 ? last_le(bounds, lim, 0, nb) : -1;
     if (kb < 0)
         return -1;
-    Py_ssize_t tail = slice_count(t, bounds[kb], e);
-    if (tail < 0)
-        return -1;
-    Py_ssize_t c_e = cum[kb] + tail;  /* count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e */
+    /* c_e: count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e.  When b_e is at or after
+       the h of the cut's sums, b_e is the same base of e in the split from s (its
+       boundaries from h on are the global ones), so count = C(b_e) + count(T[b_e:e]) =
+       cum[kb] - base + count(T[b_e:e]) and c_e = count + base without a recount. */
+    Py_ssize_t c_e;
+    if (sums != NULL && sums->h >= 0 && bounds[kb] >= sums->h) {
+        c_e = count + sums->base;
+    } else {
+        Py_ssize_t tail = slice_count(t, bounds[kb], e);
+        if (tail < 0)
+            return -1;
+        c_e = cum[kb] + tail;
+    }
     /* the last hard boundary in (s, b_e] whose suffix is over the overlap */
     Py_ssize_t idx = last_le(cum, c_e - overlap - 1, 0, kb + 1);
     Py_ssize_t start = s + 1, steps = 0;

@@ -42,7 +42,9 @@ Every piece (or part of a letter run, which is one piece) counted here counts 1 
 equals a whole-piece token of ``whole`` (``whole_set``: tiktoken's rule for tokens BPE
 merges cannot build), else its BPE count (``piece_count``).
 
-Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups).
+Complexity: O(log n) per chunk (two bisects over the lists, a few class lookups), plus
+for an overlap start inside one piece a backward pass over that piece's bytes, stopped a
+few bytes before the longest suffix that fits (suffix_counts, core.h).
 */
 #include "core.h"
 #include "unicode_classes.h"
@@ -336,10 +338,16 @@ one_piece_prefixes(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, int r
    * else g = bounds[i], the first boundary whose suffix fits (rest = its count), hard:
      every start before g costs count(T[p:g]) + rest.  If rest == overlap none fits
      and the answer is g; else the starts inside the piece before g (a letter run after
-     a hard boundary, or the head piece the chunk started in) are tried first. */
+     a hard boundary, or the head piece the chunk started in) are tried first.
+
+   tail: count(T[a:e]) when the cut code knows it (the table or count that chose e:
+   count(T[s:e]) = C(a) + count(T[a:e]) by rule 5 at a), else -1.  The starts inside
+   the one piece T[lo_p:g] take their counts from one backward pass over its bytes
+   (suffix_counts, the mirror of the prefix table: raw BPE counts of every suffix, with
+   a stop past which no suffix has overlap - rest tokens or fewer), not a count each. */
 static Py_ssize_t
 overlap_start(const Core *core, const void *whole, int kind, const void *data, const IntSeq *bounds, const IntSeq *cum, Py_ssize_t s,
-              Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int rule)
+              Py_ssize_t gi, int s_is_boundary, Py_ssize_t k, Py_ssize_t a, Py_ssize_t e, Py_ssize_t tail, Py_ssize_t overlap, unsigned char *buf, Py_ssize_t *off, int rule)
 {
     Py_ssize_t lo_p, g, rest;
     if (a <= s || k - 1 < gi) {
@@ -353,8 +361,9 @@ overlap_start(const Core *core, const void *whole, int kind, const void *data, c
         goto suffixes;
     }
     Py_ssize_t c_a_global = item_at(cum, k - 1);
-    Py_ssize_t tail = 0;
-    if (e != a) {
+    if (e == a) {
+        tail = 0;
+    } else if (tail < 0) {
         utf8_of_slice(kind, data, a, e, buf, off);
         tail = piece_count(core, whole, buf, off[e - a]);
         if (tail < 0)
@@ -397,17 +406,17 @@ suffixes:
     if (lo_p < g) {
         utf8_of_slice(kind, data, lo_p, g, buf, off);
         Py_ssize_t total = off[g - lo_p];
-        /* suffixes that no concatenation of fewer than overlap - rest + 1 tokens makes
-           cannot fit: skipped without encoding them (a whole-piece token still counts 1) */
-        int32_t tilings[4 * MAX_RUN_CHARS + 1];
-        int bounded = suffix_tilings(core, buf, total, tilings) == 0;
+        /* cnt[len]: the raw BPE count of the piece's last len bytes, for len up to read;
+           no longer suffix has overlap - rest tokens or fewer (a whole-piece token still
+           counts 1: asked of every start) */
+        int32_t first[4 * MAX_RUN_CHARS + 1], cnt[4 * MAX_RUN_CHARS + 1], toks[4 * MAX_RUN_CHARS + 1];
+        Py_ssize_t read = suffix_counts(core, buf, total, overlap - rest, first, cnt, toks);
+        if (read < 0)
+            return -1;  /* a byte that is no token: the Python path raises its error */
         for (Py_ssize_t p = lo_p; p < g; p++) {
-            if (bounded && tilings[off[p - lo_p]] > overlap - rest &&
-                !(whole != NULL && presplit_is_whole(whole, buf + off[p - lo_p], total - off[p - lo_p])))
-                continue;
-            Py_ssize_t c = piece_count(core, whole, buf + off[p - lo_p], total - off[p - lo_p]);
-            if (c < 0)
-                return -1;
+            Py_ssize_t len = total - off[p - lo_p];
+            Py_ssize_t c = whole != NULL && presplit_is_whole(whole, buf + off[p - lo_p], len) ? 1
+                           : len <= read ? cnt[len] : overlap + 1;
             if (c + rest <= overlap)
                 return p;
         }
@@ -463,6 +472,8 @@ exact_cuts(PyObject *module, PyObject *args)
     while (s < n) {
         int by_count = 0;
         Py_ssize_t e, count, a = s, k = 0, first = s;
+        Py_ssize_t cut_tail = -1;  /* count(T[a:e]) where the cut code found it */
+        CutSums cut_sums = {-1, 0};  /* what counted_cut knew of the split from s */
         gi = gallop_left_list(bounds, s, gi, nb);
         if (gi < 0)
             goto error;
@@ -561,6 +572,7 @@ exact_cuts(PyObject *module, PyObject *args)
                 if (j > a && e != j)
                     break;  /* a byte that is no token: the Python path raises its error */
             }
+            cut_tail = count - c_a;
             if (e <= s)
                 break;
             if (!final && e + lookahead > n) {
@@ -575,7 +587,7 @@ exact_cuts(PyObject *module, PyObject *args)
         /* ---- chunk_nospace_cuts.c first: text without whitespace around the cut */
         e = nospace_cut(&counted_text, s, max_tokens, horizon, final, &count);
         if (e < 0)
-            e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count);
+            e = counted_cut(&counted_text, s, max_tokens, horizon, final, &count, &cut_sums);
         /* ---- end of chunk_nospace_cuts.c */
         if (e < 0)
             break;
@@ -603,7 +615,7 @@ exact_cuts(PyObject *module, PyObject *args)
             continue;
         }
         Py_ssize_t next = by_count ? -1 : overlap_start(core, whole, kind, data, bounds, cum, s, gi, first == s, k, a,
-                                                        e, overlap, buf, off, rule);
+                                                        e, cut_tail, overlap, buf, off, rule);
         if (next == -2)
             goto error;
         /* ---- chunk_nospace_cuts.c: a chunk that fits one table first */
@@ -611,7 +623,7 @@ exact_cuts(PyObject *module, PyObject *args)
             next = tiled_overlap_start(&counted_text, s, e, overlap);
         /* ---- end of chunk_nospace_cuts.c */
         if (next == -1 && use_counted)
-            next = counted_overlap_start(&counted_text, s, e, overlap);
+            next = counted_overlap_start(&counted_text, s, e, overlap, count, &cut_sums);
         s = next;
         if (next < 0)
             break;  /* the caller finds this overlap start */

@@ -88,13 +88,15 @@ ns_last_le(const int64_t *v, Py_ssize_t x, Py_ssize_t lo, Py_ssize_t hi)
 static Py_ssize_t
 ns_utf8(const CountedText *t, Py_ssize_t p, Py_ssize_t q, uint8_t *buf, Py_ssize_t *off)
 {
+    /* (inline, not presplit_utf8 a character at a time: the overlap start of every chunk
+       converts its whole chunk; the same bytes, a lone surrogate refused the same way) */
     Py_ssize_t m = 0;
     for (Py_ssize_t i = p; i < q; i++) {
         off[i - p] = m;
-        Py_ssize_t w = presplit_utf8(t->kind, (const char *)t->data + i * t->kind, 1, buf + m);
-        if (w < 0)
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        if (c >= 0xD800 && c <= 0xDFFF)
             return -1;
-        m += w;
+        m += utf8_put(c, buf + m);
     }
     off[q - p] = m;
     return m;

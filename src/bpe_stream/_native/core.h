@@ -750,9 +750,16 @@ typedef struct {
     int rule;  /* the member's hard-boundary bits (pretokenize/hard_boundaries.py) */
     struct PieceCache *cache;  /* piece_cache.h, or NULL */
 } CountedText;
+/* What counted_cut knew of the split from s when it found the cut: C(bounds[i]) =
+   count(T[s:bounds[i]]) = cum[i] - base for every global boundary bounds[i] >= h (h -1:
+   nothing known); counted_overlap_start then needs no recount of the chunk's tail. */
+typedef struct {
+    Py_ssize_t h, base;
+} CutSums;
 Py_ssize_t counted_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
-                       Py_ssize_t *count_out);
-Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap);
+                       Py_ssize_t *count_out, CutSums *sums);
+Py_ssize_t counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t overlap,
+                                 Py_ssize_t count, const CutSums *sums);
 /* ---- chunk_nospace_cuts.c: the cut in text without whitespace near it, by the global
    boundaries whether hard or not (-1: not that case; the caller tries counted_cut) */
 Py_ssize_t nospace_cut(const CountedText *t, Py_ssize_t s, Py_ssize_t max_tokens, Py_ssize_t horizon, int final,
