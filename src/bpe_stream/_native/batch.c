@@ -30,8 +30,8 @@ released for the whole batch: the list copy keeps the texts alive, and a str nev
 changes.  The threads are the calling thread and the persistent workers of pool.c (raw
 OS threads that call no Python API; pool_run returns when every one is done).  Cost:
 the sum of the texts' costs (linear in each text) spread over the threads, plus one
-wake-up per extra thread (a thread start the first time) and one UTF-8 buffer per
-thread.
+wake-up per extra thread (a thread start the first time), one UTF-8 buffer per
+thread, O(n) to split the runs and O(threads) per text taken from another thread's run.
 */
 #include "core.h"
 #include "ascii_split.h"
