@@ -23,7 +23,7 @@ takes texts from the far end of the run with the most left.  Neighbouring texts 
 batch often share text (overlapping slices of one document, a file's sections), and a
 text read right after its neighbour finds the piece-cache lines of their shared pieces
 in its core's own L1/L2 cache: 100 slices of 10 KB of a 650 KB source file, 36 % of each
-shared with the next, cost one thread 16 % more taken in a shuffled or alternating order
+shared with the next, cost one thread 14-16 % more taken in a shuffled or alternating order
 than in input order, which is what two threads taking every other text from one counter
 amounted to.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
