@@ -109,6 +109,51 @@ def first_call(make, docs, threads, count):
     return sorted(times)[len(times) // 2]
 
 
+def order_costs(repeat: int) -> list[str]:
+    """CPU time of one thread's warm ``count_batch`` of the documents in input order, shuffled,
+    and split in two halves (each run alone, times added): every other document (what two
+    threads taking the next text from one counter each read) and the two contiguous
+    halves (what each of two threads reads from its own run of neighbours, batch.c).  The
+    code and multilingual documents overlap their neighbours (their files are under 1 MB),
+    and a document read right after its neighbour finds their shared pieces' cache lines
+    in the core's caches.  CPU time of one thread: the other core's load matters little."""
+    import random
+    import statistics
+
+    from bpe_stream import get_encoding
+
+    rows = ["| vocabulary | documents | text shared with the next | in order (ms) | shuffled | every other, two halves | contiguous halves |",
+            "|---|---|---|---|---|---|---|"]
+    for name in ("cl100k_base", "o200k_base"):
+        enc = get_encoding(name)
+        for label, fname in CORPORA.items():
+            docs = docs_of(fname)
+            size = len(corpus(fname).encode())
+            shared = max(0, 10_000 - max(1, (size - 10_000) // 100)) / 10_000
+            shuffled = docs[:]
+            random.Random(1).shuffle(shuffled)
+            runs = {"in order": [docs], "shuffled": [shuffled], "alternate": [docs[0::2], docs[1::2]],
+                    "contiguous": [docs[:50], docs[50:]]}
+            times = {k: [] for k in runs}
+            for parts in runs.values():
+                for part in parts:
+                    enc.count_batch(part, num_threads=1)
+            for _ in range(repeat):
+                for k, parts in runs.items():
+                    t = 0.0
+                    for part in parts:
+                        c = time.thread_time()
+                        enc.count_batch(part, num_threads=1)
+                        t += time.thread_time() - c
+                    times[k].append(t)
+            med = {k: statistics.median(v) for k, v in times.items()}
+            base = med["in order"]
+            rows.append(f"| {name} | {label} | {shared:.0%} | {base * 1e3:.2f} | {med['shuffled'] / base:.3f}x "
+                        f"| {med['alternate'] / base:.3f}x | {med['contiguous'] / base:.3f}x |")
+            print(rows[-1], flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=7)
@@ -116,7 +161,12 @@ def main():
     ap.add_argument("--wait-for-core", type=float, default=0, metavar="SECONDS",
                     help="first wait (up to SECONDS) until the control finds the second core free (>= 1.8x)")
     ap.add_argument("--markdown")
+    ap.add_argument("--order-costs", action="store_true",
+                    help="only the 1-thread CPU time of the documents in four orders (order_costs), printed")
     args = ap.parse_args()
+    if args.order_costs:
+        print("\n".join(order_costs(args.repeat)))
+        return
     import tempfile
 
     from bpe_stream import Encoding, get_encoding

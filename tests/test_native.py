@@ -579,6 +579,34 @@ def test_short_piece_count_table_keys_length_and_evicts_exactly():
         assert [enc.count(nul) for nul in nul_runs] == [len(oracle.encode_ordinary(nul)) for nul in nul_runs]
 
 
+@functools.lru_cache(maxsize=None)
+def _neighbour_source():
+    return corpus_text("code_python_black.py.txt")[:40_000] + corpus_text("multilingual_sentences.txt")[:20_000]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 55_000), st.sampled_from((0, 1, 7, 60, 300, 900, 2500, 9000))),
+                min_size=2, max_size=40),
+       st.integers(2, 9))
+def test_batch_runs_of_neighbours_take_every_text_once(spans, threads):
+    # The batch hands its texts out as runs of neighbours, one run per thread, the other
+    # threads taking from a run's far end once theirs is done, the long texts (over twice
+    # the mean) first from a shared counter (batch.c split_ranges, take_range): texts of
+    # very different lengths, overlapping slices, fewer texts than threads, empty texts;
+    # every result in its slot, equal to tiktoken's, counted and encoded, through the
+    # member's scanner (text_batch) and the ASCII scanner (ascii_batch).
+    enc = get_encoding("cl100k_base")
+    oracle = tiktoken_oracle("cl100k_base")
+    source = _neighbour_source()
+    texts = [source[a : a + n] for a, n in spans]
+    tokens = [oracle.encode_ordinary(t) for t in texts]
+    assert enc.count_batch(texts, num_threads=threads) == [len(t) for t in tokens]
+    assert enc.encode_ordinary_batch(texts, num_threads=threads) == tokens
+    ascii_texts = [t for t in texts if t.isascii()]
+    core = enc._compiled()
+    assert core.ascii_batch(ascii_texts, 1, threads, False) == [len(oracle.encode_ordinary(t)) for t in ascii_texts]
+
+
 def _pool_texts():
     """Texts of very different lengths (so the threads take them out of turn), nearly all
     with different counts (so a result in the wrong slot shows)."""

@@ -10,16 +10,28 @@ then every text must be ASCII), after its conversion to UTF-8 in the worker thre
 Core.ascii_batch(texts, kind, num_threads, encode) is the ASCII-only form.
 
 Invariant: result[i] is what count_text / encode_text (or count_ascii / encode_ascii)
-give for texts[i] alone; the threads share nothing but a counter of the next text to
-take (atomic; the long texts first, see long_texts_first), the Core's piece cache (piece_cache.h: seqlocked entries, so threads that
+give for texts[i] alone; every text is taken by exactly one thread (see take_range); the
+threads share nothing but the counters that hand the texts out (atomic), the Core's piece
+cache (piece_cache.h: seqlocked entries, so threads that
 meet the same pieces share what each learnt, within the call and across calls) and the
-immutable rest of the Core and whole set, and each writes only its own texts' slots.  The pointers to the texts' characters are taken with the GIL, which is then
+immutable rest of the Core and whole set, and each writes only its own texts' slots.
+
+The texts are handed out in runs of neighbours: the long ones first, one at a time from a
+shared counter (long_texts_first), then each thread takes its own run of the rest in
+input order (about 1/threads of their characters, split_ranges) and, when that is done,
+takes texts from the far end of the run with the most left.  Neighbouring texts of a
+batch often share text (overlapping slices of one document, a file's sections), and a
+text read right after its neighbour finds the piece-cache lines of their shared pieces
+in its core's own L1/L2 cache: 100 slices of 10 KB of a 650 KB source file, 36 % of each
+shared with the next, cost one thread 14-16 % more taken in a shuffled or alternating order
+than in input order, which is what two threads taking every other text from one counter
+amounted to.  The pointers to the texts' characters are taken with the GIL, which is then
 released for the whole batch: the list copy keeps the texts alive, and a str never
 changes.  The threads are the calling thread and the persistent workers of pool.c (raw
 OS threads that call no Python API; pool_run returns when every one is done).  Cost:
 the sum of the texts' costs (linear in each text) spread over the threads, plus one
-wake-up per extra thread (a thread start the first time) and one UTF-8 buffer per
-thread.
+wake-up per extra thread (a thread start the first time), one UTF-8 buffer per
+thread, O(n) to split the runs and O(threads) per text taken from another thread's run.
 */
 #include "core.h"
 #include "ascii_split.h"
@@ -27,6 +39,30 @@ thread.
 
 #include <stdatomic.h>
 #include <stdlib.h>
+
+/* A run of positions lo .. hi - 1 still to take, lo in bits 0-31, hi in bits 32-63: one
+   word, so one compare-and-swap moves either end and no position is taken twice (the
+   run's owner takes from lo, other threads from hi).  One cache line per run: the owner's
+   steps do not touch the other runs' lines. */
+typedef struct {
+    _Atomic uint64_t w;
+    char pad[64 - sizeof(uint64_t)];
+} RangeLine;
+
+/* The position at the front (back false) or at the back of run r, or -1 if it is empty. */
+static Py_ssize_t
+take_range(RangeLine *r, int back)
+{
+    uint64_t v = atomic_load_explicit(&r->w, memory_order_relaxed);
+    for (;;) {
+        uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+        if (lo >= hi)
+            return -1;
+        uint64_t rest = back ? lo | (hi - 1) << 32 : v + 1;
+        if (atomic_compare_exchange_weak_explicit(&r->w, &v, rest, memory_order_relaxed, memory_order_relaxed))
+            return (Py_ssize_t)(back ? hi - 1 : lo);
+    }
+}
 
 typedef struct {
     const Core *core;
@@ -43,7 +79,11 @@ typedef struct {
     Py_ssize_t *count;  /* per text: the count, or -1 (C does not take it), -2 (no memory) */
     int32_t **tokens;   /* per text (encode): its tokens, malloc'ed */
     Py_ssize_t *order;  /* the texts in the order the threads take them (NULL: input order) */
+    Py_ssize_t n_long;  /* order[0:n_long]: the long texts, taken through next */
     atomic_size_t next;
+    atomic_int joined;  /* the threads that entered work (a thread's own run: its number) */
+    int n_ranges;       /* the runs of positions n_long .. n - 1 (0: none, all through next) */
+    RangeLine *range;   /* per run: the positions still to take, see take_range */
 } Batch;
 
 #ifndef BATCH_AHEAD
@@ -129,6 +169,13 @@ one_of_batch(Batch *b, Py_ssize_t i, uint8_t **utf8, size_t *cap, PieceCache *ca
         b->tokens[i] = out;
 }
 
+/* The text at position k of the order the threads take them in. */
+static inline Py_ssize_t
+text_at(const Batch *b, Py_ssize_t k)
+{
+    return b->order ? b->order[k] : k;
+}
+
 static void
 work(void *arg)
 {
@@ -137,11 +184,33 @@ work(void *arg)
     size_t cap = 0;
     /* the Core's piece cache, shared by the threads (none if out of memory) */
     PieceCache *cache = core_piece_cache(b->core);
+    Py_ssize_t limit = b->n_ranges > 0 ? b->n_long : b->n;
     for (;;) {
         size_t k = atomic_fetch_add(&b->next, 1);
-        if (k >= (size_t)b->n)
+        if (k >= (size_t)limit)
             break;
-        one_of_batch(b, b->order ? b->order[k] : (Py_ssize_t)k, &utf8, &cap, cache);
+        one_of_batch(b, text_at(b, (Py_ssize_t)k), &utf8, &cap, cache);
+    }
+    int me = atomic_fetch_add(&b->joined, 1);
+    for (Py_ssize_t k; me < b->n_ranges && (k = take_range(&b->range[me], 0)) >= 0;)
+        one_of_batch(b, text_at(b, k), &utf8, &cap, cache);
+    /* then from the back of the run with the most left (its far end from its owner) */
+    for (;;) {
+        int most = -1;
+        uint64_t left = 0;
+        for (int r = 0; r < b->n_ranges; r++) {
+            uint64_t v = atomic_load_explicit(&b->range[r].w, memory_order_relaxed);
+            uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+            if (hi > lo && hi - lo > left) {
+                left = hi - lo;
+                most = r;
+            }
+        }
+        if (most < 0)
+            break;
+        Py_ssize_t k = take_range(&b->range[most], 1);
+        if (k >= 0)
+            one_of_batch(b, text_at(b, k), &utf8, &cap, cache);
     }
     free(utf8);
 }
@@ -166,9 +235,37 @@ long_texts_first(Batch *b)
     for (Py_ssize_t i = 0; i < n; i++)
         if (b->len[i] > 2 * mean)
             b->order[at++] = i;
+    b->n_long = at;
     for (Py_ssize_t i = 0; i < n; i++)
         if (b->len[i] <= 2 * mean)
             b->order[at++] = i;
+}
+
+/* The positions n_long .. n - 1 of the order as threads runs of neighbours, about equal
+   in characters, into b->range (0 runs if out of memory or too many texts for a run's
+   32-bit ends: then every text goes through the shared counter, as the long ones).  The
+   runs' shares need not be exact: a thread whose run is done takes from the others'.
+   raw: the allocation (freed by the caller), b->range its first 64-byte boundary.  O(n). */
+static void
+split_ranges(Batch *b, int threads, void **raw)
+{
+    Py_ssize_t n = b->n, total = 0;
+    if (n >= ((Py_ssize_t)1 << 31) || (*raw = PyMem_RawMalloc((size_t)(threads + 1) * sizeof(RangeLine))) == NULL)
+        return;
+    b->range = (RangeLine *)(((uintptr_t)*raw + sizeof(RangeLine) - 1) & ~(uintptr_t)(sizeof(RangeLine) - 1));
+    for (Py_ssize_t k = b->n_long; k < n; k++)
+        total += b->len[text_at(b, k)];
+    Py_ssize_t at = b->n_long, seen = 0;
+    for (int r = 0; r < threads; r++) {
+        Py_ssize_t from = at;
+        /* run r takes the texts whose middle lies in the r-th of threads equal shares of
+           the characters (the last run: all that are left) */
+        double share = (double)total * (r + 1) / threads;
+        for (; at < n && (r == threads - 1 || seen + b->len[text_at(b, at)] / 2.0 < share); at++)
+            seen += b->len[text_at(b, at)];
+        atomic_init(&b->range[r].w, (uint64_t)from | (uint64_t)at << 32);
+    }
+    b->n_ranges = threads;
 }
 
 /* The result list of a batch run, built with the GIL. */
@@ -210,6 +307,7 @@ run_batch(Batch *b, PyObject *list, int threads)
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(list);
+    void *ranges = NULL; /* split_ranges' allocation */
     b->n = n;
     PyObject *keep = PyList_GetSlice(list, 0, n); /* the texts stay alive whatever the caller does */
     b->data = PyMem_RawMalloc((size_t)(n + 1) * sizeof(*b->data));
@@ -240,9 +338,12 @@ run_batch(Batch *b, PyObject *list, int threads)
     }
     if (threads > n)
         threads = n > 0 ? (int)n : 1;
-    if (threads > 1)
+    if (threads > 1) {
         long_texts_first(b);
+        split_ranges(b, threads, &ranges);
+    }
     atomic_init(&b->next, 0);
+    atomic_init(&b->joined, 0);
     Py_BEGIN_ALLOW_THREADS
     pool_run(work, b, threads);
     Py_END_ALLOW_THREADS
@@ -258,6 +359,7 @@ out:
     PyMem_RawFree(b->ukind);
     PyMem_RawFree(b->count);
     PyMem_RawFree(b->order);
+    PyMem_RawFree(ranges);
     Py_XDECREF(keep);
     return result;
 }
