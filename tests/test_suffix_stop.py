@@ -11,8 +11,12 @@ than the longest token (where the stop skips the ends no crossing token can reac
 pinned texts on which a too-early stop was once seen to give a later start; and random
 vocabularies of letter merges whose longest token (W) is a run token, checked against the
 original BPE (tests/reference_training.py), where first failing suffixes longer than W
-come at small budgets.  Each case costs one count per character plus one compiled call
-per budget."""
+come at small budgets.  The skip bound L - q + W itself is tested on tiny vocabularies
+(three letters, a dozen merges, W of 3 to 5): there the reversed-trie walks are short, so
+no other end's bound reaches past L - q and a skip bound below L - q + W (W - 2, W / 2)
+misses the one crossing token and stops at a later start; the pinned ones were found by
+a search over such vocabularies, the property test draws more.  Each case costs one
+count per character plus one compiled call per budget."""
 
 from __future__ import annotations
 
@@ -150,51 +154,108 @@ def test_hypothesis_long_tokens(name, cls, picks, start):
     _check(name, text, starts=(start,))
 
 
-def _random_vocabulary(seed: int, longest: int):
-    """A vocabulary of the 256 bytes and merges of letters a-c only, each merge reachable
-    (the original BPE encodes A + B to [A, B]), tokens up to ``longest`` bytes: its longest
-    token is a letter run, so the stop's skip bound L - q + W is reached by run tokens
-    (in cl100k and o200k the longest tokens are spaces, which are no run)."""
+def _random_vocabulary(seed: int, longest: int, letters: str = "abc", size: int = 400, tries: int | None = None):
+    """A vocabulary of the 256 bytes and merges of the given letters only, each merge
+    reachable (the original BPE encodes A + B to [A, B]), tokens up to ``longest`` bytes,
+    ``size`` letter tokens (or fewer once ``tries`` draws are spent): its longest token is
+    a letter run, so the stop's skip bound L - q + W is reached by run tokens (in cl100k
+    and o200k the longest tokens are spaces, which are no run)."""
     from reference_training import bpe_encode
-
-    from bpe_stream import Encoding
-    from bpe_stream.pretokenize.patterns import PATTERNS
 
     rng = random.Random(seed)
     ranks = {bytes([b]): b for b in range(256)}
-    letters = [b"a", b"b", b"c"]
-    while len(letters) < 400:
-        a, b = rng.choice(letters), rng.choice(letters)
+    tokens = [c.encode() for c in letters]
+    drawn = 0
+    while len(tokens) < size and (tries is None or drawn < tries):
+        drawn += 1
+        a, b = rng.choice(tokens), rng.choice(tokens)
         t = a + b
         if len(t) <= longest and t not in ranks and bpe_encode(t, ranks) == [a, b]:
             ranks[t] = len(ranks)
-            letters.append(t)
-    enc = Encoding(f"suffix-stop-{seed}", pat_str=PATTERNS["cl100k_base"], mergeable_ranks=ranks, special_tokens={})
-    return enc, ranks, letters
+            tokens.append(t)
+    return _letter_encoding(f"suffix-stop-{seed}-{longest}-{letters}-{size}", ranks), ranks, tokens
+
+
+def _letter_encoding(name: str, ranks: dict[bytes, int]):
+    from bpe_stream import Encoding
+    from bpe_stream.pretokenize.patterns import PATTERNS
+
+    return Encoding(name, pat_str=PATTERNS["cl100k_base"], mergeable_ranks=ranks, special_tokens={})
+
+
+def _check_reference(enc, ranks, text: str, ks, starts=(0,)) -> dict[tuple[int, int], int]:
+    """Asserts run_overlap_start's start is the original BPE's (brute force over every
+    suffix) for every budget in ks and chunk start in starts; the decided starts by (s, k)."""
+    from reference_training import bpe_encode
+
+    core = enc.bpe._core
+    mode = chunker_module._run_mode_of(enc.pretokenizer)
+    e = len(text)
+    counts = [len(bpe_encode(text[i:].encode(), ranks)) for i in range(e)]
+    decided = {}
+    for s in starts:
+        for k in ks:
+            got = chunker_module._run_overlap_start(core, text, s, e, k, mode, 0, None)
+            if got < 0:
+                continue
+            assert got == next((i for i in range(s + 1, e) if counts[i] <= k), e), (sorted(ranks.items())[256:], text, s, k)
+            decided[s, k] = got
+    return decided
 
 
 @pytest.mark.parametrize("seed", [1, 2] if not FULL else [1, 2, 3, 4, 5, 6])
 def test_random_vocabulary_runs(seed):
-    from reference_training import bpe_encode
-
     longest = 12 + 4 * seed
     enc, ranks, letters = _random_vocabulary(seed, longest)
     assert enc.bpe.max_token_len == longest
-    core = enc.bpe._core
-    mode = chunker_module._run_mode_of(enc.pretokenizer)
     rng = random.Random(seed)
     decided = 0
     for _ in range(150 if FULL else 40):
         text, length = "", rng.randint(longest, 6 * longest)
         while len(text) < length:
             text += rng.choice(letters[-200:] if rng.random() < 0.7 else letters).decode()
-        e = len(text)
-        # the reference: the original BPE's counts of every suffix
-        counts = [len(bpe_encode(text[i:].encode(), ranks)) for i in range(e)]
-        for k in range(1, 17):
-            got = chunker_module._run_overlap_start(core, text, 0, e, k, mode, 0, None)
-            if got < 0:
-                continue
-            assert got == next((i for i in range(1, e) if counts[i] <= k), e), (seed, text, k)
-            decided += 1
+        decided += len(_check_reference(enc, ranks, text, range(1, 17)))
     assert decided > 0
+
+
+# Tiny vocabularies (merges in rank order after the 256 bytes), a text, a budget and its
+# overlap start from 0: the first suffix over the budget (from the start after the
+# expected one) is one byte shorter than a token of W bytes that crosses into it, ending
+# W - 1 or W bytes past that suffix's start, and no other end's walk reaches past it, so
+# a skip bound of L - q + W - 2 (or W / 2) stops before that token and answers later.
+SMALL_VOCABULARY_CASES = [
+    (["ac", "bb", "cb", "abb", "bbc", "acb", "cc", "bcc", "aca", "acc", "cca"], "cabbccaacacc", 4, 1),
+    (["ac", "ab", "cab", "ccab", "cac", "ccac", "cacb", "aa", "ba", "abc", "baab"], "accacbaabcacb", 3, 1),
+    (["ac", "ab", "cab", "ccab", "cac", "ccac", "cacb", "aa", "ba", "abc", "baab"], "babccacccacccacbaab", 2, 11),
+    (["bc", "abc", "aabc", "bcabc", "bcbc", "ba", "bcc", "bccb", "bab", "bbccb", "bca", "bcbcc", "bcbca", "bb",
+      "aabcc", "abcba", "bbcc", "cc"], "caabccabcba", 2, 1),
+    (["bc", "abc", "aabc", "bcabc", "bcbc", "ba", "bcc", "bccb", "bab", "bbccb", "bca", "bcbcc", "bcbca", "bb",
+      "aabcc", "abcba", "bbcc", "cc"], "abcbcabcbcaaabccbbcc", 2, 11),
+]
+
+
+@pytest.mark.parametrize("merges, text, k, start", SMALL_VOCABULARY_CASES)
+def test_small_vocabulary_skip_bound(merges, text, k, start):
+    from reference_training import bpe_encode
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for m in merges:
+        t = m.encode()
+        assert any(bpe_encode(t, ranks) == [t[:i], t[i:]] for i in range(1, len(t)))  # reachable
+        ranks[t] = len(ranks)
+    enc = _letter_encoding("suffix-stop-small-" + "-".join(merges), ranks)
+    decided = _check_reference(enc, ranks, text, range(1, 7))
+    assert decided[0, k] == start
+
+
+@settings(max_examples=examples(600, fast=60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32), st.integers(3, 7), st.sampled_from(["abc", "abcd"]), st.integers(8, 30),
+       st.text("abcd", min_size=1, max_size=3), st.lists(st.integers(0, 2**20), min_size=1, max_size=4))
+def test_hypothesis_small_vocabularies(seed, longest, letters, size, head, picks):
+    enc, ranks, tokens = _random_vocabulary(seed, longest, letters, size, tries=50 * size)
+    # a few letters, then tokens mostly from the longest eighth
+    longest_first = sorted(tokens, key=len, reverse=True)
+    text = head + "".join(longest_first[p % (len(tokens) if p & 1 else max(3, len(tokens) // 8))].decode()
+                          for p in picks)
+    if len(text) >= 2:
+        _check_reference(enc, ranks, text, range(1, 7), starts=(0, 1))
