@@ -219,10 +219,11 @@ def test_random_vocabulary_runs(seed):
 
 
 # Tiny vocabularies (merges in rank order after the 256 bytes), a text, a budget and its
-# overlap start from 0: the first suffix over the budget (from the start after the
-# expected one) is one byte shorter than a token of W bytes that crosses into it, ending
-# W - 1 or W bytes past that suffix's start, and no other end's walk reaches past it, so
-# a skip bound of L - q + W - 2 (or W / 2) stops before that token and answers later.
+# overlap start from 0.  In the first three, every suffix shorter than the one from the
+# expected start + 1 fits, that one does not, and the fitting suffix from the expected
+# start opens with a token of W bytes (ending W - 1 bytes into the failing suffix, its
+# merge a lone byte + the rest); no end nearer to the failing suffix's start has a walk
+# past it, so a skip bound of L - q + W - 2 (or W / 2) stops there and answers later.
 SMALL_VOCABULARY_CASES = [
     (["ac", "bb", "cb", "abb", "bbc", "acb", "cc", "bcc", "aca", "acc", "cca"], "cabbccaacacc", 4, 1),
     (["ac", "ab", "cab", "ccab", "cac", "ccac", "cacb", "aa", "ba", "abc", "baab"], "accacbaabcacb", 3, 1),
@@ -259,3 +260,22 @@ def test_hypothesis_small_vocabularies(seed, longest, letters, size, head, picks
                           for p in picks)
     if len(text) >= 2:
         _check_reference(enc, ranks, text, range(1, 7), starts=(0, 1))
+
+
+@pytest.mark.parametrize("block", (0, 7, 23) if not FULL else range(40))
+def test_small_vocabulary_sweep(block):
+    # vocabularies drawn as the pinned cases were found (three letters, W of 3 to 5, 10 to
+    # 22 letter tokens), 40 of them per block, 20 texts each; a skip bound of W / 2
+    # answers differently in blocks 7, 23 and 25, one of W - 2 in blocks 23 and 25 (the
+    # fast tier keeps block 0 and the first of each)
+    decided = 0
+    for seed in range(40 * block, 40 * block + 40):
+        rng = random.Random(seed)
+        enc, ranks, tokens = _random_vocabulary(seed, rng.randint(3, 5), "abc", rng.randint(10, 22), tries=2000)
+        longest_first = sorted(tokens, key=len, reverse=True)[: max(3, len(tokens) // 8)]
+        for _ in range(20):
+            text = "".join(rng.choice("abc") for _ in range(rng.randint(1, 3)))
+            for _ in range(rng.randint(1, 4)):
+                text += rng.choice(longest_first if rng.random() < 0.8 else tokens).decode()
+            decided += len(_check_reference(enc, ranks, text, range(1, 7), starts=(0, 1, 2)))
+    assert decided > 0
