@@ -328,7 +328,10 @@ counted_overlap_start(const CountedText *t, Py_ssize_t s, Py_ssize_t e, Py_ssize
     /* c_e: count(T[g:e]) = c_e - cum[g] for boundaries g <= b_e.  When b_e is at or after
        the h of the cut's sums, b_e is the same base of e in the split from s (its
        boundaries from h on are the global ones), so count = C(b_e) + count(T[b_e:e]) =
-       cum[kb] - base + count(T[b_e:e]) and c_e = count + base without a recount. */
+       cum[kb] - base + count(T[b_e:e]) and c_e = count + base without a recount.  (With
+       b_e before h, count + base is no c_e, but no hard boundary lies in (s, b_e]: h is
+       at or before the first one after s; c_e is read only at such boundaries, so the
+       answer needs no c_e there, only the -1 of the step limit below may move.) */
     Py_ssize_t c_e;
     if (sums != NULL && sums->h >= 0 && bounds[kb] >= sums->h) {
         c_e = count + sums->base;

@@ -533,7 +533,9 @@ trie_fwd_walk_within(const Core *c, const unsigned char *data, Py_ssize_t r, Py_
 }
 
 /* trie_rev_walk(c, data, d), or an upper bound w on it with d - w >= limit (the mirror of
-   trie_fwd_walk_within, for rules asking whether d - walk(d) >= a limit that only falls). */
+   trie_fwd_walk_within, for rules asking whether d - walk(d) >= a limit that only falls).
+   In suffix_counts a looser bound (d - w below the limit) would only stop the pass later
+   (its counts are exact either way): the limit keeps the stop where the walk puts it. */
 static inline Py_ssize_t
 trie_rev_walk_within(const Core *c, const unsigned char *data, Py_ssize_t d, Py_ssize_t limit)
 {
